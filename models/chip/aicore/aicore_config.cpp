@@ -1,0 +1,73 @@
+#include "models/chip/aicore/aicore_params.h"
+
+#include <cmath>
+
+#include "models/common/config.h"
+
+namespace asim {
+
+uint64_t AiCoreParams::vector_cycles(const std::string& func, uint64_t elements,
+                                     uint32_t elem_bytes) const {
+    const auto it = vector_cost.find(func);
+    const double cost = it == vector_cost.end() ? 1.0 : it->second;
+    const double lanes = static_cast<double>(vector_bytes_per_cycle) * vector_issue_width / elem_bytes;
+    return static_cast<uint64_t>(std::ceil(static_cast<double>(elements) * cost / lanes));
+}
+
+std::vector<std::pair<std::string, std::string>> AiCoreParams::validate() const {
+    std::vector<std::pair<std::string, std::string>> problems;
+    if (cube_fractals.empty()) problems.emplace_back("cube.fractals", "needs at least one dtype");
+    for (const auto& [dtype, f] : cube_fractals) {
+        if (f.m == 0 || f.k == 0 || f.n == 0) {
+            problems.emplace_back("cube.fractals." + std::string(to_string(dtype)),
+                                  "fractal dimensions must be positive");
+        }
+    }
+    for (const auto& [func, cost] : vector_cost) {
+        if (!(cost > 0)) problems.emplace_back("vector.cost." + func, "must be greater than zero");
+    }
+    if (l0c_bytes < 16 * 16 * 4) problems.emplace_back("buffers.l0c", "smaller than one fractal");
+    return problems;
+}
+
+AiCoreParams parse_aicore_params(const ConfigNode& node) {
+    AiCoreParams p;
+    const ConfigNode cube = node.child("cube");
+    const ConfigNode fractals = cube.child("fractals");
+    for (const std::string& key : fractals.keys()) {
+        const auto dtype = dtype_from_string(key);
+        if (!dtype) fractals.fail(key, "unknown dtype (use fp32, tf32, fp16, bf16, fp8, hif8, int8, fp4, hif4, int4)");
+        const auto mkn = fractals.integer_list(key, Range{1, 1024});
+        if (mkn.size() != 3) fractals.fail(key, "needs [m, k, n]");
+        p.cube_fractals[*dtype] = {static_cast<uint32_t>(mkn[0]), static_cast<uint32_t>(mkn[1]),
+                                   static_cast<uint32_t>(mkn[2])};
+    }
+    p.cube_fractals_per_cycle = static_cast<uint32_t>(cube.integer("fractals_per_cycle", Range{1, 64}));
+
+    const ConfigNode vector = node.child("vector");
+    p.vector_cores = static_cast<uint32_t>(vector.integer("cores", Range{0, 16}));
+    p.vector_bytes_per_cycle = static_cast<uint32_t>(vector.integer("bytes_per_cycle", Range{1, 65536}));
+    p.vector_issue_width = static_cast<uint32_t>(vector.integer("issue_width", Range{1, 8}));
+    const ConfigNode cost = vector.child("cost");
+    for (const std::string& func : cost.keys()) p.vector_cost[func] = cost.real(func, Range{1e-6, 1e6});
+
+    const ConfigNode buffers = node.child("buffers");
+    p.l1_bytes = buffers.size_bytes("l1");
+    p.l0a_bytes = buffers.size_bytes("l0a");
+    p.l0b_bytes = buffers.size_bytes("l0b");
+    p.l0c_bytes = buffers.size_bytes("l0c");
+    p.ub_bytes = buffers.size_bytes("ub");
+
+    const ConfigNode paths = node.child("paths_bytes_per_cycle");
+    p.aic_gm_read = paths.real("aic_gm_read", Range{1e-3, 1e6});
+    p.aic_gm_write = paths.real("aic_gm_write", Range{1e-3, 1e6});
+    p.l1_to_l0a = paths.real("l1_to_l0a", Range{1e-3, 1e6});
+    p.l1_to_l0b = paths.real("l1_to_l0b", Range{1e-3, 1e6});
+    p.aiv_gm_read = paths.real("aiv_gm_read", Range{1e-3, 1e6});
+    p.aiv_gm_write = paths.real("aiv_gm_write", Range{1e-3, 1e6});
+
+    for (const auto& [key, message] : p.validate()) node.fail(key, message);
+    return p;
+}
+
+}  // namespace asim

@@ -1,0 +1,191 @@
+#include "models/chip/aicore/tile_pipeline.h"
+
+#include <algorithm>
+#include <array>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+namespace {
+// Tiles in flight per pipeline: two loaded ahead of compute, plus those computed but not yet
+// stored. A power of two above that bound.
+constexpr std::size_t kRing = 8;
+constexpr Picoseconds kUnknown = ~Picoseconds{0};
+}  // namespace
+
+TilePipeline::TilePipeline(sc_core::sc_module_name name, const ClockDomain& clock,
+                           const TilePipelineParams& params, StatsRegistry& stats,
+                           FailureSink& failures)
+    : sc_module(name),
+      l2_out("l2_out"),
+      m_clock(clock),
+      m_failures(failures),
+      m_load_port(&clock, params.load_bytes_per_cycle),
+      m_store_port(&clock, params.store_bytes_per_cycle),
+      m_tiles(stats.counter(std::string(this->name()) + ".tiles", "tiles processed")),
+      m_cube_busy(stats.counter(std::string(this->name()) + ".cube_busy_cycles",
+                                "cycles the Cube issued fractals", "cycles")),
+      m_vector_busy(stats.counter(std::string(this->name()) + ".vector_busy_cycles",
+                                  "cycles the vector unit was busy", "cycles")),
+      m_mte1_busy(stats.counter(std::string(this->name()) + ".mte1_busy_cycles",
+                                "cycles MTE1 moved L1 -> L0A/L0B", "cycles")),
+      m_load_bytes(stats.counter(std::string(this->name()) + ".load_bytes",
+                                 "bytes loaded from GM (MTE2)", "B")),
+      m_store_bytes(stats.counter(std::string(this->name()) + ".store_bytes",
+                                  "bytes stored to GM (FixPipe/MTE3)", "B")) {
+    SC_THREAD(run);
+}
+
+void TilePipeline::submit(PipelineWork work) {
+    m_queue.push_back(std::move(work));
+    m_work_arrived.notify(sc_core::SC_ZERO_TIME);
+}
+
+void TilePipeline::run() {
+    try {
+        while (true) {
+            while (m_queue.empty()) wait(m_work_arrived);
+            m_busy = true;
+            PipelineWork work = std::move(m_queue.front());
+            m_queue.pop_front();
+            execute(work);
+            m_busy = false;
+            if (work.on_done) work.on_done();
+        }
+    } catch (...) {
+        m_failures.fail(std::current_exception());
+    }
+}
+
+Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count, bool is_write,
+                                   BandwidthServer& port, uint64_t op_id) {
+    const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    Picoseconds done = now;
+    for (std::size_t i = 0; i < count; ++i) {
+        const MemAccess& a = accesses[i];
+        const auto grant = port.reserve(now, a.bytes);
+        tlm::tlm_generic_payload* p = m_pool.acquire();
+        p->set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        p->set_address(a.addr);
+        p->set_data_length(static_cast<unsigned>(a.bytes));
+        p->set_streaming_width(static_cast<unsigned>(a.bytes));
+        TransactionInfo* info = info_of(*p);
+        info->stream = a.stream;
+        info->op_id = op_id;
+        info->engine = name();
+        info->issue_time = sc_core::sc_time_stamp();
+        // The request leaves the port when its last byte has been sent (writes) or may start to
+        // return data as soon as the L2 answers (reads); either way it finishes when both the
+        // port and the memory side are done.
+        sc_core::sc_time delay = is_write ? ClockDomain::from_ps(grant.start - now) : sc_core::SC_ZERO_TIME;
+        l2_out->b_transport(*p, delay);
+        check_response(*p, name());
+        p->release();
+        done = std::max({done, grant.end, now + ClockDomain::to_ps(delay)});
+        (is_write ? m_store_bytes : m_load_bytes) += a.bytes;
+    }
+    return done;
+}
+
+void TilePipeline::execute(PipelineWork& work) {
+    struct Slot {
+        Tile tile;
+        uint64_t block = 0;
+        Picoseconds load_end = kUnknown;
+        Picoseconds compute_end = kUnknown;
+    };
+    std::array<Slot, kRing> ring;
+    std::array<Picoseconds, kRing> block_store_end{};  // by block index
+    uint64_t next_load = 0, next_compute = 0, next_store = 0;
+    uint64_t block = 0;  // blocks begun so far
+    bool exhausted = false, have_pending = false;
+    Picoseconds last_end = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    const uint64_t out_bufs = std::max<uint32_t>(1, work.output_buffers);
+
+    auto cyc = [&](Picoseconds ps) { return m_clock.ps_to_cycles_ceil(ps); };
+    auto ps = [&](Cycles c) { return m_clock.cycles_to_ps(c); };
+
+    while (true) {
+        // Fetch the next tile description when there is room for it.
+        if (!have_pending && !exhausted && next_load - next_store < kRing) {
+            Slot& s = ring[next_load % kRing];
+            s.tile = Tile{};
+            if (work.tiles->next(s.tile)) {
+                have_pending = true;
+            } else {
+                exhausted = true;
+            }
+        }
+        // Compute every loaded tile whose output buffer is free (pure arithmetic).
+        while (next_compute < next_load) {
+            Slot& s = ring[next_compute % kRing];
+            Picoseconds out_free = 0;
+            const bool new_block = s.tile.starts_output_block && next_compute > 0;
+            if (new_block) ++block;
+            s.block = block;
+            if (s.tile.starts_output_block && block >= out_bufs) {
+                // The block out_bufs back must have been stored; it is, when next_store passed it.
+                const uint64_t older = block - out_bufs;
+                bool stored = true;
+                for (uint64_t t = next_store; t < next_compute; ++t) {
+                    if (ring[t % kRing].block <= older) stored = false;
+                }
+                if (!stored) {
+                    if (new_block) --block;
+                    break;
+                }
+                out_free = block_store_end[older % kRing];
+            }
+            if (new_block || next_compute == 0) block_store_end[block % kRing] = 0;
+            const Cycles mte1_start = std::max(cyc(s.load_end), m_mte1_free);
+            m_mte1_free = mte1_start + s.tile.mte1_cycles;
+            const Cycles cube_start = std::max({m_mte1_free, m_cube_free, cyc(out_free)});
+            m_cube_free = cube_start + s.tile.cube_cycles;
+            const Cycles vec_start = std::max(m_cube_free, m_vector_free);
+            m_vector_free = vec_start + s.tile.vector_cycles;
+            s.compute_end = ps(m_vector_free);
+            m_cube_busy += s.tile.cube_cycles;
+            m_vector_busy += s.tile.vector_cycles;
+            m_mte1_busy += s.tile.mte1_cycles;
+            ++m_tiles;
+            ++next_compute;
+        }
+        // Candidate actions and the time each can happen.
+        Picoseconds load_ready = kUnknown, store_ready = kUnknown;
+        if (have_pending && (next_load < 2 || next_compute > next_load - 2)) {
+            load_ready = next_load < 2 ? 0 : ring[(next_load - 2) % kRing].compute_end;
+        }
+        if (next_store < next_compute) store_ready = ring[next_store % kRing].compute_end;
+        if (load_ready == kUnknown && store_ready == kUnknown) {
+            if (exhausted && next_store == next_load) break;
+            throw SimulationError(std::string(name()) + ": pipeline deadlock in op " +
+                                  std::to_string(work.op_id));
+        }
+        const bool do_store = store_ready <= load_ready;
+        const Picoseconds when = do_store ? store_ready : load_ready;
+        const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+        if (when > now) wait(ClockDomain::from_ps(when - now));
+        if (do_store) {
+            Slot& s = ring[next_store % kRing];
+            const Picoseconds end =
+                s.tile.store_count ? transfer(s.tile.stores.data(), s.tile.store_count, true,
+                                              m_store_port, work.op_id)
+                                   : s.compute_end;
+            block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
+            last_end = std::max(last_end, end);
+            ++next_store;
+        } else {
+            Slot& s = ring[next_load % kRing];
+            s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, m_load_port,
+                                  work.op_id);
+            last_end = std::max(last_end, s.load_end);
+            have_pending = false;
+            ++next_load;
+        }
+    }
+    const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    if (last_end > now) wait(ClockDomain::from_ps(last_end - now));
+}
+
+}  // namespace asim

@@ -1,0 +1,88 @@
+// One engine's pipeline: MTE2 loads -> MTE1 -> Cube -> Vector -> stores (FixPipe/MTE3), with
+// double-buffered inputs and `output_buffers` output buffers.
+//
+// Timing model. Each stage is a unit that serves tiles in order; a tile enters a stage when it
+// has left the previous one and the stage is free. Loads and stores are TLM transactions to the
+// L2 at the time they issue, through this engine's port (a bandwidth server of the path's
+// bytes/cycle), so they queue behind each other and behind every other engine in the L2 and HBM.
+// Compute stages are arithmetic: a tile's cube time is its fractal count. The overlap between
+// loading tile i+1 and computing tile i therefore follows from the buffer dependencies:
+//   load(i)   waits for compute(i-2) to finish (its input buffer is free again);
+//   compute(i) waits for load(i), and, when it starts an output block, for the store of the
+//              block `output_buffers` back;
+//   store(i)  waits for compute(i).
+// The thread waits only when a memory transaction has to be issued (twice per tile at most), so
+// kernel events scale with tiles, never with cycles; an idle engine costs nothing.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "models/chip/aicore/tile.h"
+#include "models/common/bandwidth_server.h"
+#include "models/common/clock_domain.h"
+#include "models/common/failure_sink.h"
+#include "models/common/payload.h"
+#include "models/common/stats.h"
+
+namespace asim {
+
+struct PipelineWork {
+    std::unique_ptr<TileSource> tiles;
+    uint64_t op_id = 0;
+    uint32_t output_buffers = 2;
+    std::function<void()> on_done;  // called at the simulated time the last store completes
+};
+
+struct TilePipelineParams {
+    double load_bytes_per_cycle = 100;   // MTE2 path from the L2
+    double store_bytes_per_cycle = 128;  // FixPipe / MTE3 path to the L2
+};
+
+class TilePipeline : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<TilePipeline> l2_out;
+
+    TilePipeline(sc_core::sc_module_name name, const ClockDomain& clock,
+                 const TilePipelineParams& params, StatsRegistry& stats, FailureSink& failures);
+
+    void submit(PipelineWork work);
+    bool idle() const { return m_queue.empty() && !m_busy; }
+
+    Cycles cube_busy_cycles() const { return m_cube_busy.value(); }
+    Cycles vector_busy_cycles() const { return m_vector_busy.value(); }
+
+private:
+    SC_HAS_PROCESS(TilePipeline);
+    void run();
+    void execute(PipelineWork& work);
+    Picoseconds transfer(const MemAccess* accesses, std::size_t count, bool is_write,
+                         BandwidthServer& port, uint64_t op_id);
+
+    const ClockDomain& m_clock;
+    FailureSink& m_failures;
+    BandwidthServer m_load_port;
+    BandwidthServer m_store_port;
+    // Stage free times, in cycles of m_clock; they carry over from one work item to the next.
+    Cycles m_mte1_free = 0, m_cube_free = 0, m_vector_free = 0;
+    std::deque<PipelineWork> m_queue;
+    bool m_busy = false;
+    sc_core::sc_event m_work_arrived;
+    PayloadPool m_pool;
+
+    Counter& m_tiles;
+    Counter& m_cube_busy;
+    Counter& m_vector_busy;
+    Counter& m_mte1_busy;
+    Counter& m_load_bytes;
+    Counter& m_store_bytes;
+};
+
+}  // namespace asim

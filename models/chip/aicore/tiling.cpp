@@ -1,0 +1,363 @@
+#include "models/chip/aicore/tiling.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+namespace {
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
+uint64_t bytes_of(uint64_t elements, uint32_t bits) { return ceil_div(elements * bits, 8); }
+
+[[noreturn]] void refuse(const trace::Op& op, const std::string& why) {
+    throw InputError("trace line " + std::to_string(op.line) + ": op " + std::to_string(op.id) +
+                     " (" + std::string(trace::to_string(op.kind)) + "): " + why);
+}
+
+// Address of tile `index` of size `bytes` inside `t`, wrapping inside the tensor.
+uint64_t tile_addr(const trace::Tensor& t, uint64_t index, uint64_t bytes) {
+    if (t.bytes <= bytes) return t.addr;
+    return t.addr + (index * bytes) % (t.bytes - bytes + 1);
+}
+
+// Storage bits per element of `t` when it holds `elements` (at least 4, at most 32).
+uint32_t tensor_bits(const trace::Tensor& t, uint64_t elements, uint32_t fallback) {
+    if (elements == 0) return fallback;
+    const uint64_t bits = t.bytes * 8 / elements;
+    return static_cast<uint32_t>(std::clamp<uint64_t>(bits, 4, 32));
+}
+
+struct MatmulGeometry {
+    uint64_t batch, m, n, k;
+    uint64_t bm, bn, bk;
+    uint64_t mb, nb, kb;  // block counts
+    uint32_t a_bits, b_bits, c_bits;
+    CubeFractal f;
+    uint32_t fractals_per_cycle;
+    double l1_to_l0a, l1_to_l0b;
+    trace::Tensor a, b, c;
+};
+
+class MatmulTiles : public TileSource {
+public:
+    MatmulTiles(const MatmulGeometry& g, uint64_t first_block, uint64_t stride)
+        : m_g(g), m_block(first_block), m_stride(stride) {}
+
+    bool next(Tile& tile) override {
+        const uint64_t blocks = m_g.batch * m_g.mb * m_g.nb;
+        if (m_block >= blocks) return false;
+        const uint64_t batch = m_block / (m_g.mb * m_g.nb);
+        const uint64_t bi = m_block / m_g.nb % m_g.mb;
+        const uint64_t bj = m_block % m_g.nb;
+        const uint64_t rows = std::min(m_g.bm, m_g.m - bi * m_g.bm);
+        const uint64_t cols = std::min(m_g.bn, m_g.n - bj * m_g.bn);
+        const uint64_t depth = std::min(m_g.bk, m_g.k - m_k * m_g.bk);
+        const uint64_t a_bytes = bytes_of(rows * depth, m_g.a_bits);
+        const uint64_t b_bytes = bytes_of(depth * cols, m_g.b_bits);
+        tile.add_load(tile_addr(m_g.a, (batch * m_g.mb + bi) * m_g.kb + m_k, bytes_of(m_g.bm * m_g.bk, m_g.a_bits)),
+                      a_bytes, m_g.a.stream);
+        tile.add_load(tile_addr(m_g.b, (batch * m_g.nb + bj) * m_g.kb + m_k, bytes_of(m_g.bk * m_g.bn, m_g.b_bits)),
+                      b_bytes, m_g.b.stream);
+        tile.mte1_cycles = std::max(static_cast<Cycles>(static_cast<double>(a_bytes) / m_g.l1_to_l0a + 0.999),
+                                    static_cast<Cycles>(static_cast<double>(b_bytes) / m_g.l1_to_l0b + 0.999));
+        tile.cube_cycles = ceil_div(ceil_div(rows, m_g.f.m) * ceil_div(cols, m_g.f.n) *
+                                        ceil_div(depth, m_g.f.k),
+                                    m_g.fractals_per_cycle);
+        tile.starts_output_block = m_k == 0;
+        if (++m_k == m_g.kb) {
+            const uint64_t c_bytes = bytes_of(rows * cols, m_g.c_bits);
+            tile.add_store(tile_addr(m_g.c, m_block, bytes_of(m_g.bm * m_g.bn, m_g.c_bits)), c_bytes,
+                           m_g.c.stream);
+            m_k = 0;
+            m_block += m_stride;
+        }
+        return true;
+    }
+
+private:
+    MatmulGeometry m_g;
+    uint64_t m_block;
+    uint64_t m_stride;
+    uint64_t m_k = 0;
+};
+
+struct AttentionGeometry {
+    trace::AttentionShape s;
+    uint64_t q_tile = 128, kv_tile = 128;
+    uint64_t q_tiles, kv_tiles;
+    uint32_t bits;
+    CubeFractal f;
+    uint32_t fractals_per_cycle;
+    const AiCoreParams* core;
+    uint32_t vector_cores;
+    trace::Tensor q, k, v, o;
+};
+
+class AttentionTiles : public TileSource {
+public:
+    AttentionTiles(const AttentionGeometry& g, uint64_t first_unit, uint64_t stride)
+        : m_g(g), m_unit(first_unit), m_stride(stride) {}
+
+    bool next(Tile& tile) override {
+        const auto& s = m_g.s;
+        const uint64_t units = s.batch * s.heads * m_g.q_tiles;
+        while (true) {
+            if (m_unit >= units) return false;
+            if (m_kv < kv_limit()) break;
+            m_unit += m_stride;
+            m_kv = 0;
+        }
+        const uint64_t qt = m_unit % m_g.q_tiles;
+        const uint64_t head = m_unit / m_g.q_tiles % s.heads;
+        const uint64_t batch = m_unit / m_g.q_tiles / s.heads;
+        const uint64_t kv_head = head / (s.heads / s.kv_heads);
+        const uint64_t q_rows = std::min(m_g.q_tile, s.q_len - qt * m_g.q_tile);
+        const uint64_t kv_rows = std::min(m_g.kv_tile, s.kv_len - m_kv * m_g.kv_tile);
+        const uint64_t d = s.head_dim;
+        const uint64_t kv_tile_bytes = bytes_of(m_g.kv_tile * d, m_g.bits);
+        const uint64_t kv_index = (batch * s.kv_heads + kv_head) * m_g.kv_tiles + m_kv;
+        if (m_kv == 0) {
+            tile.add_load(tile_addr(m_g.q, m_unit, bytes_of(m_g.q_tile * d, m_g.bits)),
+                          bytes_of(q_rows * d, m_g.bits), m_g.q.stream);
+        }
+        tile.add_load(tile_addr(m_g.k, kv_index, kv_tile_bytes), bytes_of(kv_rows * d, m_g.bits),
+                      m_g.k.stream);
+        tile.add_load(tile_addr(m_g.v, kv_index, kv_tile_bytes), bytes_of(kv_rows * d, m_g.bits),
+                      m_g.v.stream);
+        const uint64_t fm = m_g.f.m, fk = m_g.f.k, fn = m_g.f.n;
+        const uint64_t qk = ceil_div(q_rows, fm) * ceil_div(kv_rows, fn) * ceil_div(d, fk);
+        const uint64_t pv = ceil_div(q_rows, fm) * ceil_div(d, fn) * ceil_div(kv_rows, fk);
+        tile.cube_cycles = ceil_div(qk + pv, m_g.fractals_per_cycle);
+        tile.mte1_cycles = 0;  // K and V go L1 -> L0B while the Cube works on the previous tile
+        // Online softmax over the q_rows x kv_rows scores, in fp32, split over the AIVs.
+        tile.vector_cycles = ceil_div(
+            m_g.core->vector_cycles("softmax", q_rows * kv_rows, 4), std::max<uint32_t>(1, m_g.vector_cores));
+        tile.starts_output_block = m_kv == 0;
+        if (++m_kv == kv_limit()) {
+            tile.add_store(tile_addr(m_g.o, m_unit, bytes_of(m_g.q_tile * d, m_g.bits)),
+                           bytes_of(q_rows * d, m_g.bits), m_g.o.stream);
+        }
+        return true;
+    }
+
+private:
+    // K/V tiles this unit's Q tile attends to.
+    uint64_t kv_limit() const {
+        const auto& s = m_g.s;
+        if (!s.causal) return m_g.kv_tiles;
+        const uint64_t qt = m_unit % m_g.q_tiles;
+        const uint64_t last_q = std::min(s.q_len, (qt + 1) * m_g.q_tile);  // exclusive
+        // Query i (0-based) sees keys [0, kv_len - q_len + i].
+        const uint64_t keys = s.kv_len - s.q_len + last_q;
+        return std::min(m_g.kv_tiles, ceil_div(keys, m_g.kv_tile));
+    }
+
+    AttentionGeometry m_g;
+    uint64_t m_unit;
+    uint64_t m_stride;
+    uint64_t m_kv = 0;
+};
+
+class VectorTiles : public TileSource {
+public:
+    VectorTiles(std::vector<trace::Tensor> ins, std::vector<trace::Tensor> outs, uint64_t total,
+                uint64_t begin, uint64_t end, uint64_t chunk, const AiCoreParams* core,
+                std::string func, uint32_t bits)
+        : m_ins(std::move(ins)), m_outs(std::move(outs)), m_total(total), m_pos(begin), m_end(end),
+          m_chunk(chunk), m_core(core), m_func(std::move(func)), m_bits(bits) {}
+
+    bool next(Tile& tile) override {
+        if (m_pos >= m_end) return false;
+        const uint64_t n = std::min(m_chunk, m_end - m_pos);
+        for (const auto& t : m_ins) {
+            tile.add_load(t.addr + share(t.bytes, m_pos), share(t.bytes, m_pos + n) - share(t.bytes, m_pos), t.stream);
+        }
+        for (const auto& t : m_outs) {
+            tile.add_store(t.addr + share(t.bytes, m_pos), share(t.bytes, m_pos + n) - share(t.bytes, m_pos), t.stream);
+        }
+        tile.vector_cycles = m_core->vector_cycles(m_func, n, std::max<uint32_t>(1, m_bits / 8));
+        tile.starts_output_block = true;
+        m_pos += n;
+        return true;
+    }
+
+private:
+    // Byte offset in a tensor of `bytes` that corresponds to element `e` of the op.
+    uint64_t share(uint64_t bytes, uint64_t e) const {
+        return static_cast<uint64_t>(static_cast<unsigned __int128>(bytes) * e / m_total);
+    }
+    std::vector<trace::Tensor> m_ins, m_outs;
+    uint64_t m_total, m_pos, m_end, m_chunk;
+    const AiCoreParams* m_core;
+    std::string m_func;
+    uint32_t m_bits;
+};
+
+const CubeFractal& fractal_for(const AiCoreParams& core, const trace::Op& op) {
+    const auto it = core.cube_fractals.find(op.dtype);
+    if (it == core.cube_fractals.end()) {
+        refuse(op, "the Cube has no fractal for dtype " + std::string(to_string(op.dtype)));
+    }
+    return it->second;
+}
+
+}  // namespace
+
+FoundationTiler::FoundationTiler(const AiCoreParams& core, uint32_t ai_cores)
+    : m_core(core), m_ai_cores(ai_cores) {}
+
+OpPlan FoundationTiler::plan(const trace::Op& op) const {
+    switch (op.kind) {
+        case trace::OpKind::kMatmul: return plan_matmul(op);
+        case trace::OpKind::kFusedAttention: return plan_attention(op);
+        case trace::OpKind::kElementwise:
+        case trace::OpKind::kActivation:
+        case trace::OpKind::kNorm:
+        case trace::OpKind::kSoftmax:
+        case trace::OpKind::kReduce:
+            return plan_vector(op, op.vector.func.c_str(), op.vector.elements(),
+                               op.kind == trace::OpKind::kElementwise || op.kind == trace::OpKind::kActivation
+                                   ? 1
+                                   : op.vector.cols);
+        case trace::OpKind::kMemcpy: {
+            uint64_t bytes = 0;
+            for (const auto& t : op.inputs) bytes += t.bytes;
+            return plan_vector(op, "copy", std::max<uint64_t>(1, bytes), 1);
+        }
+        case trace::OpKind::kCollective:
+            refuse(op, "collectives need a supernode platform; a single die cannot run them");
+    }
+    refuse(op, "unsupported op kind");
+}
+
+OpPlan FoundationTiler::plan_matmul(const trace::Op& op) const {
+    if (op.inputs.size() < 2 || op.outputs.empty()) {
+        refuse(op, "a matmul needs two input tensors (A, B) and one output tensor (C)");
+    }
+    const auto& s = op.matmul;
+    MatmulGeometry g{};
+    g.batch = s.batch;
+    g.m = s.m;
+    g.n = s.n;
+    g.k = s.k;
+    g.f = fractal_for(m_core, op);
+    g.fractals_per_cycle = m_core.cube_fractals_per_cycle;
+    g.l1_to_l0a = m_core.l1_to_l0a;
+    g.l1_to_l0b = m_core.l1_to_l0b;
+    g.a = op.inputs[0];
+    g.b = op.inputs[1];
+    g.c = op.outputs[0];
+    const uint32_t bits = dtype_bits(op.dtype);
+    g.a_bits = bits;
+    g.b_bits = bits;
+    g.c_bits = tensor_bits(g.c, s.batch * s.m * s.n, 16);
+
+    // Output block: as large as L0C allows (fp32 accumulators), up to 256 x 256.
+    g.bm = std::min<uint64_t>(256, round_up(s.m, g.f.m));
+    g.bn = std::min<uint64_t>(256, round_up(s.n, g.f.n));
+    while (g.bm * g.bn * 4 > m_core.l0c_bytes && g.bn > g.f.n) g.bn /= 2;
+    while (g.bm * g.bn * 4 > m_core.l0c_bytes && g.bm > g.f.m) g.bm /= 2;
+    // Too few blocks to occupy every core: shrink blocks (N first) down to 64.
+    auto blocks = [&] { return s.batch * ceil_div(s.m, g.bm) * ceil_div(s.n, g.bn); };
+    while (blocks() < m_ai_cores && (g.bn > 64 || g.bm > 64)) {
+        if (g.bn >= g.bm && g.bn > 64) {
+            g.bn /= 2;
+        } else {
+            g.bm /= 2;
+        }
+    }
+    // K step: one 256 B row of the input dtype, shrunk until double-buffered A and B fit L1.
+    g.bk = std::max<uint64_t>(g.f.k, 256 * 8 / bits);
+    while (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes && g.bk > g.f.k) g.bk /= 2;
+    g.bk = std::min(g.bk, round_up(s.k, g.f.k));
+    if (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes) {
+        refuse(op, "no tile fits L1 (" + std::to_string(m_core.l1_bytes) + " B)");
+    }
+    g.mb = ceil_div(s.m, g.bm);
+    g.nb = ceil_div(s.n, g.bn);
+    g.kb = ceil_div(s.k, g.bk);
+    const uint32_t out_buffers = 2 * g.bm * g.bn * 4 <= m_core.l0c_bytes ? 2 : 1;
+
+    OpPlan plan;
+    plan.cube_work.resize(m_ai_cores);
+    plan.vector_work.resize(static_cast<std::size_t>(m_ai_cores) * m_core.vector_cores);
+    const uint64_t total_blocks = g.batch * g.mb * g.nb;
+    for (uint32_t c = 0; c < m_ai_cores && c < total_blocks; ++c) {
+        plan.cube_work[c].tiles = std::make_unique<MatmulTiles>(g, c, m_ai_cores);
+        plan.cube_work[c].output_buffers = out_buffers;
+    }
+    return plan;
+}
+
+OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
+    if (op.inputs.size() < 3 || op.outputs.empty()) {
+        refuse(op, "fused attention needs input tensors Q, K, V and an output tensor O");
+    }
+    AttentionGeometry g{};
+    g.s = op.attention;
+    g.q_tiles = ceil_div(g.s.q_len, g.q_tile);
+    g.kv_tiles = ceil_div(g.s.kv_len, g.kv_tile);
+    g.bits = dtype_bits(op.dtype);
+    g.f = fractal_for(m_core, op);
+    g.fractals_per_cycle = m_core.cube_fractals_per_cycle;
+    g.core = &m_core;
+    g.vector_cores = m_core.vector_cores;
+    g.q = op.inputs[0];
+    g.k = op.inputs[1];
+    g.v = op.inputs[2];
+    g.o = op.outputs[0];
+    if (g.vector_cores == 0) refuse(op, "fused attention needs vector cores for the softmax");
+
+    OpPlan plan;
+    plan.cube_work.resize(m_ai_cores);
+    plan.vector_work.resize(static_cast<std::size_t>(m_ai_cores) * m_core.vector_cores);
+    const uint64_t units = g.s.batch * g.s.heads * g.q_tiles;
+    for (uint32_t c = 0; c < m_ai_cores && c < units; ++c) {
+        plan.cube_work[c].tiles = std::make_unique<AttentionTiles>(g, c, m_ai_cores);
+        plan.cube_work[c].output_buffers = 2;
+    }
+    return plan;
+}
+
+OpPlan FoundationTiler::plan_vector(const trace::Op& op, const char* func, uint64_t elements,
+                                    uint64_t row) const {
+    if (op.inputs.size() > Tile::kMaxLoads || op.outputs.size() > Tile::kMaxStores) {
+        refuse(op, "at most " + std::to_string(Tile::kMaxLoads) + " inputs and " +
+                       std::to_string(Tile::kMaxStores) + " outputs per vector op");
+    }
+    const uint32_t engines = m_ai_cores * m_core.vector_cores;
+    if (engines == 0) refuse(op, "this die has no vector cores");
+    OpPlan plan;
+    plan.cube_work.resize(m_ai_cores);
+    plan.vector_work.resize(engines);
+
+    // Bytes per element over all tensors, for the UB budget (half the UB: double buffering).
+    uint64_t tensor_bytes = 0;
+    for (const auto& t : op.inputs) tensor_bytes += t.bytes;
+    for (const auto& t : op.outputs) tensor_bytes += t.bytes;
+    const double per_elem =
+        std::max(1.0, static_cast<double>(tensor_bytes) / static_cast<double>(elements));
+    uint64_t chunk = static_cast<uint64_t>(static_cast<double>(m_core.ub_bytes / 2) / per_elem);
+    chunk = std::max<uint64_t>(1, chunk);
+    if (row > 1 && chunk >= row) chunk -= chunk % row;  // whole rows when a row fits
+
+    // Split in whole rows across engines.
+    const uint64_t rows = ceil_div(elements, std::max<uint64_t>(1, row));
+    const uint32_t bits = dtype_bits(op.dtype);
+    for (uint32_t e = 0; e < engines; ++e) {
+        const uint64_t r0 = rows * e / engines, r1 = rows * (e + 1) / engines;
+        const uint64_t begin = std::min(elements, r0 * row), end = std::min(elements, r1 * row);
+        if (begin >= end) continue;
+        plan.vector_work[e].tiles = std::make_unique<VectorTiles>(
+            op.inputs, op.outputs, elements, begin, end, chunk, &m_core, func, bits);
+        plan.vector_work[e].output_buffers = 2;
+    }
+    return plan;
+}
+
+}  // namespace asim

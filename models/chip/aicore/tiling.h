@@ -1,0 +1,54 @@
+// Foundation tiling: how an op becomes tiles on the AI cores' Cube pipelines (AIC) and vector
+// pipelines (AIV). Simple and explicit, so that its timing is easy to check; the Compute issue
+// replaces it with pluggable tilers (K split, FlashAttention variants, Cube-to-Vector path).
+//
+//  matmul     output blocks bm x bn (256 x 256 when L0C holds it, smaller when the op has too
+//             few blocks to occupy every core), K in steps of bk (a 256 B row of the input
+//             dtype, shrunk until the double-buffered A and B tiles fit L1); blocks dealt
+//             round-robin to the AIC pipelines; the output is stored once per block.
+//  attention  one work unit per (batch, head, 128-row Q tile), dealt round-robin to the AIC
+//             pipelines; per 128-row K/V tile: Q K^T and P V on the Cube, online softmax on the
+//             two vector cores of that AI core; causal masking skips K/V tiles wholly above the
+//             diagonal.
+//  vector ops elements (or whole rows) split evenly over all AIV pipelines, chunked so that
+//             inputs and outputs of a chunk fill at most half the UB (double buffering).
+//  memcpy     as a vector "copy" through the UB.
+//
+// Tensors are taken to be stored tile-contiguous (the blocked layout the MTEs produce), so a
+// tile is one contiguous transfer at an address that depends only on the tile's coordinates:
+// tiles re-read by several cores hit the same L2 lines, as they would in hardware.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/chip/aicore/aicore_params.h"
+#include "models/chip/aicore/tile_pipeline.h"
+#include "models/common/trace.h"
+
+namespace asim {
+
+struct OpPlan {
+    // One entry per AIC pipeline and per AIV pipeline; an entry without tiles gets no work.
+    std::vector<PipelineWork> cube_work;
+    std::vector<PipelineWork> vector_work;
+};
+
+class FoundationTiler {
+public:
+    FoundationTiler(const AiCoreParams& core, uint32_t ai_cores);
+
+    // Throws InputError when the op cannot run on this die (unsupported dtype, missing tensors,
+    // collectives on a single die).
+    OpPlan plan(const trace::Op& op) const;
+
+private:
+    OpPlan plan_matmul(const trace::Op& op) const;
+    OpPlan plan_attention(const trace::Op& op) const;
+    OpPlan plan_vector(const trace::Op& op, const char* func, uint64_t elements, uint64_t row) const;
+
+    const AiCoreParams& m_core;
+    uint32_t m_ai_cores;
+};
+
+}  // namespace asim

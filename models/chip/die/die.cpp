@@ -1,0 +1,55 @@
+#include "models/chip/die/die.h"
+
+namespace asim {
+
+double DieParams::peak_flops(DType dtype) const {
+    const auto it = core.cube_fractals.find(dtype);
+    if (it == core.cube_fractals.end()) return 0.0;
+    return 2.0 * static_cast<double>(it->second.macs()) * core.cube_fractals_per_cycle * ai_cores *
+           static_cast<double>(clock_hz);
+}
+
+double DieParams::vector_peak_ops(uint32_t elem_bytes) const {
+    return static_cast<double>(core.vector_bytes_per_cycle) * core.vector_issue_width / elem_bytes *
+           core.vector_cores * ai_cores * static_cast<double>(clock_hz);
+}
+
+Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
+         FailureSink& failures)
+    : sc_module(name), m_params(params), m_clock(std::string(this->name()) + ".clock", params.clock_hz) {
+    m_hbm = std::make_unique<HbmFlat>("hbm", params.hbm, stats);
+    m_l2 = std::make_unique<L2Cache>("l2", params.l2, stats);
+    m_l2->hbm_out.bind(m_hbm->l2_in);
+
+    const TilePipelineParams aic{params.core.aic_gm_read, params.core.aic_gm_write};
+    const TilePipelineParams aiv{params.core.aiv_gm_read, params.core.aiv_gm_write};
+    std::vector<TilePipeline*> cube, vector;
+    for (uint32_t c = 0; c < params.ai_cores; ++c) {
+        const std::string core = "core" + std::to_string(c);
+        m_cube_pipes.push_back(
+            std::make_unique<TilePipeline>((core + "_aic").c_str(), m_clock, aic, stats, failures));
+        m_cube_pipes.back()->l2_out.bind(m_l2->core_in);
+        cube.push_back(m_cube_pipes.back().get());
+        for (uint32_t v = 0; v < params.core.vector_cores; ++v) {
+            m_vector_pipes.push_back(std::make_unique<TilePipeline>(
+                (core + "_aiv" + std::to_string(v)).c_str(), m_clock, aiv, stats, failures));
+            m_vector_pipes.back()->l2_out.bind(m_l2->core_in);
+            vector.push_back(m_vector_pipes.back().get());
+        }
+    }
+    m_tiler = std::make_unique<FoundationTiler>(m_params.core, params.ai_cores);
+    m_dispatcher = std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
+}
+
+Cycles Die::cube_busy_cycles() const {
+    Cycles n = 0;
+    for (const auto& p : m_cube_pipes) n += p->cube_busy_cycles();
+    return n;
+}
+
+void Die::finalize_stats() {
+    m_l2->finalize_stats();
+    m_hbm->finalize_stats();
+}
+
+}  // namespace asim

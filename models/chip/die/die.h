@@ -1,0 +1,70 @@
+// One Ascend-960-class die as the Foundation models it: AI cores (each one Cube pipeline and two
+// vector pipelines), a shared L2 and HBM, and the op dispatcher, composed from DieParams.
+//
+// The on-die network is a direct multi-port connection to the L2 here (no hop latency or link
+// bandwidth of its own): each engine's port bandwidth and the L2 slices carry the contention.
+// The Compute issue adds the NoC.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/chip/aicore/aicore_params.h"
+#include "models/chip/aicore/tile_pipeline.h"
+#include "models/chip/aicore/tiling.h"
+#include "models/chip/die/op_dispatcher.h"
+#include "models/common/clock_domain.h"
+#include "models/common/failure_sink.h"
+#include "models/common/stats.h"
+#include "models/memory/hbm_flat/hbm_flat.h"
+#include "models/memory/l2/l2_cache.h"
+
+namespace asim {
+
+class ConfigNode;
+
+struct DieParams {
+    uint64_t clock_hz = 1'650'000'000;
+    uint32_t ai_cores = 72;
+    AiCoreParams core;
+    L2Params l2;
+    HbmFlatParams hbm;
+
+    // Derived figures for `info` and the summary.
+    double peak_flops(DType dtype) const;  // Cube only; 0 when the dtype has no fractal
+    double vector_peak_ops(uint32_t elem_bytes) const;
+};
+
+// Reads the `die` map of a platform config.
+DieParams parse_die_params(const ConfigNode& die);
+
+class Die : public sc_core::sc_module {
+public:
+    Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
+        FailureSink& failures);
+
+    const DieParams& params() const { return m_params; }
+    const ClockDomain& clock() const { return m_clock; }
+    OpDispatcher& dispatcher() { return *m_dispatcher; }
+    const OpDispatcher& dispatcher() const { return *m_dispatcher; }
+    const L2Cache& l2() const { return *m_l2; }
+    const HbmFlat& hbm() const { return *m_hbm; }
+    Cycles cube_busy_cycles() const;
+    void finalize_stats();
+
+private:
+    DieParams m_params;
+    ClockDomain m_clock;
+    std::unique_ptr<HbmFlat> m_hbm;
+    std::unique_ptr<L2Cache> m_l2;
+    std::vector<std::unique_ptr<TilePipeline>> m_cube_pipes;
+    std::vector<std::unique_ptr<TilePipeline>> m_vector_pipes;
+    std::unique_ptr<FoundationTiler> m_tiler;
+    std::unique_ptr<OpDispatcher> m_dispatcher;
+};
+
+}  // namespace asim

@@ -1,0 +1,16 @@
+#include "models/chip/die/die.h"
+#include "models/common/config.h"
+
+namespace asim {
+
+DieParams parse_die_params(const ConfigNode& die) {
+    DieParams p;
+    p.clock_hz = static_cast<uint64_t>(die.frequency_hz("clock"));
+    p.ai_cores = static_cast<uint32_t>(die.integer("ai_cores", Range{1, 4096}));
+    p.core = parse_aicore_params(die.child("aicore"));
+    p.hbm = parse_hbm_flat_params(die.child("hbm"));
+    p.l2 = parse_l2_params(die.child("l2"), p.hbm.capacity_bytes);
+    return p;
+}
+
+}  // namespace asim

@@ -1,0 +1,105 @@
+#include "models/chip/die/op_dispatcher.h"
+
+#include <algorithm>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+namespace {
+constexpr std::array<trace::OpKind, OpDispatcher::kOpKinds> kKinds = {
+    trace::OpKind::kMatmul,  trace::OpKind::kFusedAttention, trace::OpKind::kElementwise,
+    trace::OpKind::kActivation, trace::OpKind::kNorm,        trace::OpKind::kSoftmax,
+    trace::OpKind::kReduce,  trace::OpKind::kMemcpy,         trace::OpKind::kCollective};
+}  // namespace
+
+OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& tiler,
+                           std::vector<TilePipeline*> cube_pipes,
+                           std::vector<TilePipeline*> vector_pipes, StatsRegistry& stats,
+                           FailureSink& failures)
+    : sc_module(name),
+      m_tiler(tiler),
+      m_cube_pipes(std::move(cube_pipes)),
+      m_vector_pipes(std::move(vector_pipes)),
+      m_failures(failures),
+      m_ops_done(stats.counter(std::string(this->name()) + ".ops", "ops completed")) {
+    for (trace::OpKind kind : kKinds) {
+        const std::string base = std::string(this->name()) + ".by_class." + std::string(trace::to_string(kind));
+        m_class_stats.push_back({stats.counter(base + ".count", "ops of this class"),
+                                 stats.counter(base + ".time_ps", "sum of op durations", "ps"),
+                                 stats.counter(base + ".flops", "mathematical FLOPs", "FLOP")});
+    }
+    SC_THREAD(run);
+}
+
+void OpDispatcher::run() {
+    try {
+        if (!m_reader) throw SimulationError(std::string(name()) + ": no trace");
+        trace::Op op;
+        while (m_reader->next(op)) {
+            // Wait for the op's dependencies and for room in the window.
+            auto blocked = [&] {
+                if (m_in_flight.size() >= kMaxOpsInFlight) return true;
+                return std::any_of(op.deps.begin(), op.deps.end(),
+                                   [&](uint64_t d) { return m_in_flight.count(d) != 0; });
+            };
+            while (blocked()) wait(m_op_completed);
+            dispatch(op);
+        }
+        while (!m_in_flight.empty()) wait(m_op_completed);
+        m_finished = true;
+    } catch (...) {
+        m_failures.fail(std::current_exception());
+    }
+}
+
+void OpDispatcher::dispatch(const trace::Op& op) {
+    OpPlan plan = m_tiler.plan(op);
+    const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    const double flops = trace::op_flops(op);
+    m_flops += flops;
+    if (op.kind == trace::OpKind::kMatmul || op.kind == trace::OpKind::kFusedAttention) {
+        m_cube_flops_by_dtype[op.dtype] += flops;
+    }
+    InFlight& rec = m_in_flight[op.id];
+    rec = {op.kind, now, flops, 0};
+    const uint64_t id = op.id;
+    auto submit = [&](std::vector<PipelineWork>& work, std::vector<TilePipeline*>& pipes) {
+        for (std::size_t i = 0; i < work.size() && i < pipes.size(); ++i) {
+            if (!work[i].tiles) continue;
+            work[i].op_id = id;
+            work[i].on_done = [this, id] { work_done(id); };
+            ++rec.remaining;
+            pipes[i]->submit(std::move(work[i]));
+        }
+    };
+    submit(plan.cube_work, m_cube_pipes);
+    submit(plan.vector_work, m_vector_pipes);
+    if (rec.remaining == 0) {
+        // Nothing to do on this die (e.g. a zero-work op): complete now.
+        ++rec.remaining;
+        work_done(id);
+    }
+}
+
+void OpDispatcher::work_done(uint64_t op_id) {
+    auto it = m_in_flight.find(op_id);
+    if (it == m_in_flight.end() || it->second.remaining == 0) {
+        m_failures.fail(std::make_exception_ptr(
+            SimulationError(std::string(name()) + ": completion for unknown op " + std::to_string(op_id))));
+        return;
+    }
+    if (--it->second.remaining > 0) return;
+    const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    OpClassStats& cs = m_class_stats[static_cast<std::size_t>(it->second.kind)];
+    ++cs.count;
+    cs.time_ps += now - it->second.start;
+    cs.flops += static_cast<uint64_t>(it->second.flops);
+    m_end_ps = std::max(m_end_ps, now);
+    m_in_flight.erase(it);
+    ++m_ops_done;
+    m_op_completed.notify(sc_core::SC_ZERO_TIME);
+    if (m_progress) m_progress(m_ops_done.value());
+}
+
+}  // namespace asim

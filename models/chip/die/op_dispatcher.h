@@ -1,0 +1,91 @@
+// The die's op dispatcher: reads the trace one op at a time, waits for the op's dependencies,
+// has the tiler split it into per-engine work and submits that to the Cube and vector
+// pipelines. An op completes when its last engine finishes. Ops whose dependencies are met may
+// overlap (up to kMaxOpsInFlight), so overlap follows from the trace's dependencies.
+//
+// Errors in a process (a bad trace line found mid-run, a pipeline deadlock) are caught where they
+// happen, kept in the FailureSink, and the simulation is stopped; the platform rethrows them
+// after sc_start returns so the exit code stays right (2 for input, 1 for simulation).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/chip/aicore/tile_pipeline.h"
+#include "models/chip/aicore/tiling.h"
+#include "models/common/clock_domain.h"
+#include "models/common/failure_sink.h"
+#include "models/common/stats.h"
+#include "models/common/trace.h"
+
+namespace asim {
+
+// Per op class (OpKind) totals.
+struct OpClassStats {
+    Counter& count;
+    Counter& time_ps;   // sum of op durations (dispatch to completion)
+    Counter& flops;
+};
+
+class OpDispatcher : public sc_core::sc_module {
+public:
+    static constexpr std::size_t kMaxOpsInFlight = 16;
+    static constexpr std::size_t kOpKinds = 9;
+
+    OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& tiler,
+                 std::vector<TilePipeline*> cube_pipes, std::vector<TilePipeline*> vector_pipes,
+                 StatsRegistry& stats, FailureSink& failures);
+
+    // Must be called before the simulation starts.
+    void set_trace(trace::TraceReader* reader) { m_reader = reader; }
+    // Called after each op completes, with the number completed so far.
+    void set_progress(std::function<void(uint64_t)> progress) { m_progress = std::move(progress); }
+
+    bool finished() const { return m_finished; }
+    uint64_t ops_completed() const { return m_ops_done.value(); }
+    double flops() const { return m_flops; }
+    Picoseconds end_time_ps() const { return m_end_ps; }
+    const OpClassStats& class_stats(trace::OpKind kind) const {
+        return m_class_stats[static_cast<std::size_t>(kind)];
+    }
+    // FLOPs per dtype (matmul and attention), to pick the peak the run is measured against.
+    const std::map<DType, double>& cube_flops_by_dtype() const { return m_cube_flops_by_dtype; }
+
+private:
+    SC_HAS_PROCESS(OpDispatcher);
+    struct InFlight {
+        trace::OpKind kind;
+        Picoseconds start;
+        double flops;
+        uint32_t remaining;
+    };
+
+    void run();
+    void dispatch(const trace::Op& op);
+    void work_done(uint64_t op_id);
+
+    const FoundationTiler& m_tiler;
+    std::vector<TilePipeline*> m_cube_pipes;
+    std::vector<TilePipeline*> m_vector_pipes;
+    FailureSink& m_failures;
+    trace::TraceReader* m_reader = nullptr;
+    std::function<void(uint64_t)> m_progress;
+
+    std::map<uint64_t, InFlight> m_in_flight;
+    sc_core::sc_event m_op_completed;
+    bool m_finished = false;
+    double m_flops = 0.0;
+    Picoseconds m_end_ps = 0;
+    std::map<DType, double> m_cube_flops_by_dtype;
+
+    Counter& m_ops_done;
+    std::vector<OpClassStats> m_class_stats;
+};
+
+}  // namespace asim

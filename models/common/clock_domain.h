@@ -1,0 +1,48 @@
+// Clock domains with integer-cycle time. Components count in cycles of their own domain and
+// convert at the boundary; the kernel's resolution is 1 ps. Conversions are exact integer
+// arithmetic on the frequency in Hz (cycle n starts at floor(n * 1e12 / f) ps), so a 1.65 GHz
+// clock accumulates no drift however long the run, even though its period (606.06 ps) is not a
+// whole number of picoseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+namespace asim {
+
+// Sets the SystemC time resolution to 1 ps. Call first thing, before any sc_time exists.
+// Idempotent (a second call is a no-op).
+void set_kernel_time_resolution();
+
+using Cycles = uint64_t;
+using Picoseconds = uint64_t;
+
+class ClockDomain {
+public:
+    ClockDomain() = default;
+    ClockDomain(std::string name, uint64_t frequency_hz);
+
+    const std::string& name() const { return m_name; }
+    uint64_t frequency_hz() const { return m_frequency_hz; }
+
+    // Start of cycle n, in ps (floor).
+    Picoseconds cycles_to_ps(Cycles n) const;
+    // The first cycle boundary at or after `ps` (ceil): work can start there.
+    Cycles ps_to_cycles_ceil(Picoseconds ps) const;
+    // Cycles wholly elapsed by `ps` (floor).
+    Cycles ps_to_cycles_floor(Picoseconds ps) const;
+
+    sc_core::sc_time to_time(Cycles n) const;
+    Cycles cycles_at(const sc_core::sc_time& t) const { return ps_to_cycles_ceil(to_ps(t)); }
+
+    static Picoseconds to_ps(const sc_core::sc_time& t);
+    static sc_core::sc_time from_ps(Picoseconds ps);
+
+private:
+    std::string m_name;
+    uint64_t m_frequency_hz = 1'000'000'000;
+};
+
+}  // namespace asim

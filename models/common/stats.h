@@ -1,0 +1,122 @@
+// The statistics registry. Components register named statistics at construction (paths follow
+// the module hierarchy: "die.core3.cube.busy_cycles") and update them while running; only the
+// platform turns the registry into files (JSON tree and CSV), so components never write files.
+//
+// Kinds: Counter (an integer that only grows), Average (sum, count, min, max of samples) and
+// Histogram (log-linear buckets: 8 per power of two, so percentiles are within 1/8 of a power of
+// two of the true value with bounded memory whatever the number of samples).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace asim {
+
+class Stat {
+public:
+    virtual ~Stat() = default;
+    const std::string& description() const { return m_description; }
+    const std::string& unit() const { return m_unit; }
+    virtual const char* kind() const = 0;
+    virtual nlohmann::json to_json() const = 0;
+    // Rows "field,value" for CSV (one per exported field).
+    virtual std::vector<std::pair<std::string, std::string>> csv_fields() const = 0;
+
+protected:
+    Stat(std::string description, std::string unit)
+        : m_description(std::move(description)), m_unit(std::move(unit)) {}
+
+private:
+    std::string m_description;
+    std::string m_unit;
+};
+
+class Counter final : public Stat {
+public:
+    Counter(std::string description, std::string unit) : Stat(std::move(description), std::move(unit)) {}
+    Counter& operator+=(uint64_t n) { m_value += n; return *this; }
+    Counter& operator++() { ++m_value; return *this; }
+    void set(uint64_t v) { m_value = v; }
+    uint64_t value() const { return m_value; }
+    const char* kind() const override { return "counter"; }
+    nlohmann::json to_json() const override { return m_value; }
+    std::vector<std::pair<std::string, std::string>> csv_fields() const override;
+
+private:
+    uint64_t m_value = 0;
+};
+
+class Average final : public Stat {
+public:
+    Average(std::string description, std::string unit) : Stat(std::move(description), std::move(unit)) {}
+    void sample(double v);
+    uint64_t count() const { return m_count; }
+    double sum() const { return m_sum; }
+    double mean() const { return m_count ? m_sum / static_cast<double>(m_count) : 0.0; }
+    double min() const { return m_count ? m_min : 0.0; }
+    double max() const { return m_count ? m_max : 0.0; }
+    const char* kind() const override { return "average"; }
+    nlohmann::json to_json() const override;
+    std::vector<std::pair<std::string, std::string>> csv_fields() const override;
+    void restore(uint64_t count, double sum, double min, double max);
+
+private:
+    uint64_t m_count = 0;
+    double m_sum = 0.0, m_min = 0.0, m_max = 0.0;
+};
+
+class Histogram final : public Stat {
+public:
+    Histogram(std::string description, std::string unit) : Stat(std::move(description), std::move(unit)) {}
+    void sample(uint64_t v);
+    uint64_t count() const { return m_count; }
+    double mean() const { return m_count ? static_cast<double>(m_sum) / static_cast<double>(m_count) : 0.0; }
+    uint64_t min() const { return m_count ? m_min : 0; }
+    uint64_t max() const { return m_max; }
+    // The value below which a fraction q of the samples fall (upper edge of the bucket, clamped
+    // to the observed maximum).
+    uint64_t percentile(double q) const;
+    const char* kind() const override { return "histogram"; }
+    nlohmann::json to_json() const override;
+    std::vector<std::pair<std::string, std::string>> csv_fields() const override;
+    void restore(const nlohmann::json& j);
+
+    static std::size_t bucket_of(uint64_t v);
+    static uint64_t bucket_low(std::size_t b);
+    static uint64_t bucket_high(std::size_t b);  // exclusive
+
+private:
+    std::vector<uint64_t> m_buckets;  // grown on demand
+    uint64_t m_count = 0, m_sum = 0, m_min = 0, m_max = 0;
+};
+
+class StatsRegistry {
+public:
+    // Registration. A path may be registered once; a second registration is a programming error
+    // (std::logic_error). Paths are dotted; no path may be a prefix-directory of a leaf.
+    Counter& counter(const std::string& path, std::string description, std::string unit = "");
+    Average& average(const std::string& path, std::string description, std::string unit = "");
+    Histogram& histogram(const std::string& path, std::string description, std::string unit = "");
+
+    const Stat* find(const std::string& path) const;
+    std::size_t size() const { return m_stats.size(); }
+
+    // Nested JSON object keyed by path components, leaves as Stat::to_json().
+    nlohmann::json to_json() const;
+    // "path,kind,field,value,unit,description" with a header row.
+    std::string to_csv() const;
+    // Rebuilds a registry from to_json() output (used to compare and merge runs).
+    static StatsRegistry from_json(const nlohmann::json& tree);
+
+private:
+    template <typename T>
+    T& add(const std::string& path, std::string description, std::string unit);
+    std::map<std::string, std::unique_ptr<Stat>> m_stats;  // sorted: deterministic output
+};
+
+}  // namespace asim

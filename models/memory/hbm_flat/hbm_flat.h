@@ -1,0 +1,78 @@
+// HBM as a set of independent channels, each a first-come first-served bandwidth server with a
+// fixed unloaded access latency. Addresses interleave across channels in `interleave_bytes`
+// blocks through a hash, so sequential and strided streams both spread.
+//
+// Models: per-channel occupancy and queueing, peak bandwidth = channels x per-channel rate,
+// unloaded latency. Leaves out (the Memory issue's detailed controller adds them): banks, row
+// buffers and JEDEC timing, refresh, read/write turnaround, scheduling. So bandwidth here is the
+// pin peak, an upper bound that a real controller approaches but never reaches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "models/common/bandwidth_server.h"
+#include "models/common/clock_domain.h"
+#include "models/common/stats.h"
+
+namespace asim {
+
+class ConfigNode;
+
+struct HbmFlatParams {
+    uint64_t capacity_bytes = 288ULL << 30;
+    uint32_t stacks = 8;
+    uint32_t channels_per_stack = 16;
+    double bandwidth_bytes_per_s = 9.6e12;  // all stacks, one direction shared by reads and writes
+    uint64_t clock_hz = 1'600'000'000;      // controller clock: the granularity of occupancy
+    uint64_t interleave_bytes = 256;
+    int64_t latency_ps = 100'000;           // unloaded: request arrival to data return
+
+    uint32_t channels() const { return stacks * channels_per_stack; }
+    // Every problem, one per line, as "key: message"; empty when valid.
+    std::vector<std::pair<std::string, std::string>> validate() const;
+};
+
+HbmFlatParams parse_hbm_flat_params(const ConfigNode& node);
+
+struct HbmFlatStats {
+    Counter& reads;
+    Counter& writes;
+    Counter& read_bytes;
+    Counter& write_bytes;
+    Histogram& read_latency_ns;
+    Counter& busy_cycles;  // summed over channels
+};
+
+class HbmFlat : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<HbmFlat> l2_in;
+
+    HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, StatsRegistry& stats);
+
+    const HbmFlatParams& params() const { return m_params; }
+    uint64_t read_bytes() const { return m_stats.read_bytes.value(); }
+    uint64_t write_bytes() const { return m_stats.write_bytes.value(); }
+    void finalize_stats();
+
+    // The timing core without TLM, for callers inside this folder's tests: returns the
+    // completion time of an access of `bytes` at `addr` arriving at `arrival`.
+    Picoseconds access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write);
+
+private:
+    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    uint32_t channel_of(uint64_t addr) const;
+
+    HbmFlatParams m_params;
+    ClockDomain m_clock;
+    std::vector<BandwidthServer> m_channels;
+    HbmFlatStats m_stats;
+};
+
+}  // namespace asim

@@ -1,0 +1,42 @@
+// Platforms: YAML presets built into the binary (platforms/*.yaml) or files on disk, loaded with
+// `base:` inheritance and `--set` overrides, and elaborated into model parameters. Unknown keys
+// are caught once every parameter has been read (Config::check_unused).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/chip/die/die.h"
+#include "models/common/config.h"
+
+namespace asim {
+
+struct BuiltinPreset {
+    const char* name;          // file stem, e.g. "ascend960"
+    const char* display_name;  // "platforms/ascend960.yaml", used in messages
+    const char* yaml;
+};
+
+const std::vector<BuiltinPreset>& builtin_presets();
+
+// Resolves a name to a built-in preset, or to a YAML file when it names one (contains a '/',
+// ends in .yaml/.yml, or exists on disk). An unknown name lists the presets with "did you mean".
+class PlatformResolver : public PresetResolver {
+public:
+    std::pair<std::string, std::string> resolve(const std::string& name,
+                                                const std::string& relative_to) const override;
+};
+
+constexpr const char* kDefaultPlatform = "ascend960";
+
+struct Platform {
+    Config config;       // effective configuration (bases merged, overrides applied)
+    std::string name;
+    std::string description;
+    DieParams die;
+};
+
+// Loads, overrides, parses and checks a platform. Throws ConfigError (exit 2) on any problem.
+Platform load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides);
+
+}  // namespace asim

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ascend-sim needs, and only those that are missing.
+# Idempotent: a second run installs nothing. Needs root (or sudo) when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+    build-essential cmake ninja-build pkg-config git
+    libsystemc-dev          # SystemC 2.3.4 with TLM-2.0
+    verilator               # Verilator 5 (RTL co-simulation)
+    libyaml-cpp-dev         # platform YAML
+    libgtest-dev            # GoogleTest
+    nlohmann-json3-dev      # stats.json, trace reader
+    libcli11-dev            # command line
+    libfmt-dev              # formatting
+    zlib1g-dev              # .gz traces
+    python3                 # scripts and calibration checks
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#PACKAGES[@]} packages present"
+    exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything (Release) and runs the whole test suite.
+#   scripts/test.sh            Release build, all tests
+#   scripts/test.sh asan       the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   scripts/test.sh release -L unit    extra arguments go to ctest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"
+shift || true
+scripts/install-deps.sh
+scripts/build.sh "$preset"
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+ctest --preset "$preset" --parallel "$(nproc)" "$@"

@@ -1,0 +1,54 @@
+#include "testbenches/cli/info_job.h"
+
+#include <fmt/format.h>
+
+#include "models/common/units.h"
+#include "platforms/platform.h"
+
+namespace asim {
+
+std::string info_job(const std::string& platform_name, const std::vector<std::string>& overrides) {
+    const Platform p = load_platform(platform_name, overrides);
+    const DieParams& d = p.die;
+    const double clock = static_cast<double>(d.clock_hz);
+    std::string out;
+    out += fmt::format("platform {}{}\n\n", p.name, p.description.empty() ? "" : " (" + p.description + ")");
+    out += fmt::format("compute\n");
+    out += fmt::format("  {:<28}{}\n", "AI cores", fmt::format("{} (1 Cube + {} vector cores each) at {}",
+                                                          d.ai_cores, d.core.vector_cores,
+                                                          units::format_hertz(clock)));
+    out += fmt::format("  {:<28}{:>10}  {}\n", "Cube peak per dtype", "TFLOPS", "fractal [m,k,n]");
+    for (const auto& [dtype, f] : d.core.cube_fractals) {
+        out += fmt::format("    {:<26}{:>10.1f}  [{},{},{}]\n", to_string(dtype), d.peak_flops(dtype) * 1e-12,
+                           f.m, f.k, f.n);
+    }
+    out += fmt::format("  {:<28}{:>10.1f} TFLOPS (fp16/bf16, FMA = 2), {:.1f} (fp32)\n", "Vector peak",
+                       2 * d.vector_peak_ops(2) * 1e-12, 2 * d.vector_peak_ops(4) * 1e-12);
+    out += fmt::format("\nbandwidth\n");
+    out += fmt::format("  {:<28}{}\n", "HBM", units::format_byte_rate(d.hbm.bandwidth_bytes_per_s));
+    out += fmt::format("  {:<28}{}\n", "L2 (all slices)",
+                       units::format_byte_rate(d.l2.slice_bandwidth_bytes_per_s * d.l2.slices));
+    out += fmt::format("  {:<28}{} read, {} write (per core)\n", "AIC <-> GM",
+                       units::format_byte_rate(d.core.aic_gm_read * clock),
+                       units::format_byte_rate(d.core.aic_gm_write * clock));
+    out += fmt::format("  {:<28}{} read, {} write (per vector core)\n", "AIV <-> GM",
+                       units::format_byte_rate(d.core.aiv_gm_read * clock),
+                       units::format_byte_rate(d.core.aiv_gm_write * clock));
+    out += fmt::format("  {:<28}{} (all AIC ports)\n", "Cores -> L2 read, total",
+                       units::format_byte_rate(d.core.aic_gm_read * clock * d.ai_cores));
+    out += fmt::format("\ncapacity\n");
+    out += fmt::format("  {:<28}{}\n", "HBM", units::format_bytes(d.hbm.capacity_bytes));
+    out += fmt::format("  {:<28}{} ({} B lines, {} ways, {} slices)\n", "L2", units::format_bytes(d.l2.size_bytes),
+                       d.l2.line_bytes, d.l2.ways, d.l2.slices);
+    out += fmt::format("  {:<28}L1 {}, L0A {}, L0B {}, L0C {}, UB {} per vector core\n", "per AI core",
+                       units::format_bytes(d.core.l1_bytes), units::format_bytes(d.core.l0a_bytes),
+                       units::format_bytes(d.core.l0b_bytes), units::format_bytes(d.core.l0c_bytes),
+                       units::format_bytes(d.core.ub_bytes));
+    out += fmt::format("\nbalance\n");
+    const double bf16 = d.peak_flops(DType::kBf16);
+    out += fmt::format("  {:<28}{:.0f} FLOP/B (bf16 peak / HBM bandwidth)\n", "ridge point",
+                       bf16 / d.hbm.bandwidth_bytes_per_s);
+    return out;
+}
+
+}  // namespace asim

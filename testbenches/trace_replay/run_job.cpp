@@ -1,0 +1,129 @@
+#include "testbenches/trace_replay/run_job.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include <systemc>
+
+#include "models/chip/die/die.h"
+#include "models/common/atomic_output.h"
+#include "models/common/clock_domain.h"
+#include "models/common/errors.h"
+#include "models/common/failure_sink.h"
+#include "models/common/stats.h"
+#include "models/common/trace.h"
+#include "models/common/units.h"
+#include "platforms/platform.h"
+#include "testbenches/trace_replay/builtin_traces.h"
+#include "testbenches/trace_replay/summary.h"
+
+namespace asim {
+
+namespace {
+
+std::unique_ptr<trace::TraceReader> open_trace(const std::string& name, std::string& description) {
+    if (name.rfind("builtin:", 0) == 0) {
+        BuiltinTrace t = builtin_trace(name);
+        description = t.description + " [" + t.name + "]";
+        return std::make_unique<trace::TraceReader>(std::make_unique<std::istringstream>(t.text), t.name);
+    }
+    auto reader = std::make_unique<trace::TraceReader>(name);
+    description = name + (reader->header().name.empty() ? "" : " (" + reader->header().name + ")");
+    return reader;
+}
+
+// A progress line on stderr, at most ten times a second, for interactive runs.
+class ProgressLine {
+public:
+    explicit ProgressLine(bool enabled) : m_enabled(enabled) {}
+    ~ProgressLine() {
+        if (m_shown) std::fprintf(stderr, "\r\033[K");
+    }
+    void update(uint64_t ops) {
+        if (!m_enabled) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - m_last < std::chrono::milliseconds(100)) return;
+        m_last = now;
+        m_shown = true;
+        std::fprintf(stderr, "\r\033[K[ascend-sim] %llu ops done, simulated %s",
+                     static_cast<unsigned long long>(ops),
+                     units::format_time_ps(static_cast<int64_t>(sc_core::sc_time_stamp().value())).c_str());
+        std::fflush(stderr);
+    }
+
+private:
+    bool m_enabled;
+    bool m_shown = false;
+    std::chrono::steady_clock::time_point m_last{};
+};
+
+}  // namespace
+
+std::string run_job(const RunOptions& options) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    set_kernel_time_resolution();
+
+    // Everything that can be wrong with the input is found before the simulation starts.
+    Platform platform = load_platform(options.platform, options.overrides);
+    std::string trace_description;
+    std::unique_ptr<trace::TraceReader> reader = open_trace(options.trace, trace_description);
+    AtomicOutputDir out(options.out_dir);
+
+    StatsRegistry stats;
+    FailureSink failures;
+    Die die("die", platform.die, stats, failures);
+    die.dispatcher().set_trace(reader.get());
+    ProgressLine progress(options.progress);
+    die.dispatcher().set_progress([&progress](uint64_t ops) { progress.update(ops); });
+
+    if (options.max_sim_time_ps > 0) {
+        sc_core::sc_start(ClockDomain::from_ps(static_cast<Picoseconds>(options.max_sim_time_ps)));
+    } else {
+        sc_core::sc_start();
+    }
+    failures.rethrow_if_failed();
+    if (!die.dispatcher().finished()) {
+        const std::string done = std::to_string(die.dispatcher().ops_completed()) + " ops completed";
+        if (options.max_sim_time_ps > 0 &&
+            sc_core::sc_time_stamp().value() >= static_cast<uint64_t>(options.max_sim_time_ps)) {
+            throw SimulationError("watchdog: simulated time limit " +
+                                  units::format_time_ps(options.max_sim_time_ps) + " reached; " + done);
+        }
+        throw SimulationError("deadlock: the simulation ran out of events with work pending; " + done);
+    }
+    die.finalize_stats();
+
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const nlohmann::json summary = make_summary(die, wall_s);
+    const uint64_t deltas = sc_core::sc_delta_count();
+    nlohmann::json doc = {
+        {"schema", "ascend-sim/stats/1"},
+        {"meta",
+         {{"platform", platform.name},
+          {"trace", options.trace},
+          {"seed", 0},  // nothing in the model draws random numbers yet
+          {"version", ASIM_VERSION},
+          {"sim_events", deltas},
+          {"sim_events_kind", "SystemC delta cycles"},
+          {"wall_s", wall_s}}},
+        {"summary", summary},
+        {"stats", stats.to_json()},
+    };
+    const std::string text = format_summary(
+        summary, platform.name + (platform.description.empty() ? "" : " (" + platform.description + ")"),
+        trace_description, deltas);
+    out.write("stats.json", doc.dump(2) + "\n");
+    out.write("stats.csv", stats.to_csv());
+    out.write("summary.txt", text);
+    out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
+                                 platform.config.to_yaml() + "\n");
+    out.commit();
+    return text;
+}
+
+}  // namespace asim

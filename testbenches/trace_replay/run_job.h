@@ -1,0 +1,24 @@
+// `ascend-sim run`: replay an op trace on a platform and write stats.json, stats.csv,
+// summary.txt and config.yaml atomically into the output directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace asim {
+
+struct RunOptions {
+    std::string platform;                // preset name or YAML path
+    std::string trace;                   // trace file, or a built-in name ("builtin:...")
+    std::vector<std::string> overrides;  // "--set key=value"
+    std::string out_dir;
+    int64_t max_sim_time_ps = 0;         // watchdog; 0 = none
+    bool progress = false;               // progress line on stderr
+};
+
+// Runs the job; returns the summary text (also written to summary.txt). Throws InputError for
+// bad input (nothing is written), SimulationError when the simulation fails.
+std::string run_job(const RunOptions& options);
+
+}  // namespace asim

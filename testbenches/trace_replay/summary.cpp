@@ -1,0 +1,114 @@
+#include "testbenches/trace_replay/summary.h"
+
+#include <fmt/format.h>
+
+#include "models/chip/die/die.h"
+#include "models/common/units.h"
+
+namespace asim {
+
+namespace {
+constexpr std::array<trace::OpKind, 9> kKinds = {
+    trace::OpKind::kMatmul,     trace::OpKind::kFusedAttention, trace::OpKind::kElementwise,
+    trace::OpKind::kActivation, trace::OpKind::kNorm,           trace::OpKind::kSoftmax,
+    trace::OpKind::kReduce,     trace::OpKind::kMemcpy,         trace::OpKind::kCollective};
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+}  // namespace
+
+nlohmann::json make_summary(const Die& die, double wall_s) {
+    const OpDispatcher& d = die.dispatcher();
+    const DieParams& p = die.params();
+    const double sim_s = static_cast<double>(d.end_time_ps()) * 1e-12;
+
+    // The peak the run is measured against: that of the dtype carrying most Cube FLOPs (BF16
+    // when the trace has no Cube work).
+    DType peak_dtype = DType::kBf16;
+    double most = -1;
+    for (const auto& [dtype, flops] : d.cube_flops_by_dtype()) {
+        if (flops > most) {
+            most = flops;
+            peak_dtype = dtype;
+        }
+    }
+    const double peak = p.peak_flops(peak_dtype);
+    const double sim_cycles = static_cast<double>(die.clock().ps_to_cycles_ceil(d.end_time_ps()));
+    const double cube_capacity = sim_cycles * p.ai_cores * p.core.cube_fractals_per_cycle;
+
+    const uint64_t hbm_rd = die.hbm().read_bytes(), hbm_wr = die.hbm().write_bytes();
+    const uint64_t hits = die.l2().hits(), misses = die.l2().misses();
+
+    nlohmann::json by_class = nlohmann::json::object();
+    for (trace::OpKind kind : kKinds) {
+        const OpClassStats& cs = d.class_stats(kind);
+        if (cs.count.value() == 0) continue;
+        const double t = static_cast<double>(cs.time_ps.value()) * 1e-12;
+        by_class[std::string(trace::to_string(kind))] = {
+            {"ops", cs.count.value()},
+            {"time_ns", t * 1e9},
+            {"share", ratio(t, sim_s)},
+            {"flops", cs.flops.value()},
+            {"achieved_tflops", ratio(static_cast<double>(cs.flops.value()), t) * 1e-12}};
+    }
+
+    return {
+        {"sim_time_ns", sim_s * 1e9},
+        {"wall_s", wall_s},
+        {"ops", d.ops_completed()},
+        {"flops", d.flops()},
+        {"achieved_tflops", ratio(d.flops(), sim_s) * 1e-12},
+        {"peak_tflops", peak * 1e-12},
+        {"peak_dtype", std::string(to_string(peak_dtype))},
+        {"cube_utilization", ratio(static_cast<double>(die.cube_busy_cycles()), cube_capacity)},
+        {"hbm_read_bytes", hbm_rd},
+        {"hbm_write_bytes", hbm_wr},
+        {"hbm_bw_gbps", ratio(static_cast<double>(hbm_rd + hbm_wr), sim_s) * 1e-9},
+        {"hbm_peak_gbps", p.hbm.bandwidth_bytes_per_s * 1e-9},
+        {"l2_hit_rate", ratio(static_cast<double>(hits), static_cast<double>(hits + misses))},
+        // One shared partition until the Memory issue partitions the L2 by stream class.
+        {"l2_partitions",
+         {{"shared",
+           {{"hits", hits},
+            {"misses", misses},
+            {"hit_rate", ratio(static_cast<double>(hits), static_cast<double>(hits + misses))}}}}},
+        // No prefetcher exists yet (the H-JSD issue adds it): these are true zeros.
+        {"prefetch", {{"issued", 0}, {"useful", 0}, {"late", 0}, {"unused", 0}}},
+        {"time_by_op_class", by_class},
+    };
+}
+
+std::string format_summary(const nlohmann::json& s, const std::string& platform_line,
+                           const std::string& trace_line, uint64_t kernel_deltas) {
+    const double sim_ns = s["sim_time_ns"].get<double>();
+    const double wall = s["wall_s"].get<double>();
+    std::string out;
+    out += fmt::format("platform   {}\n", platform_line);
+    out += fmt::format("trace      {}\n\n", trace_line);
+    out += fmt::format("  {:<22}{}\n", "simulated time", units::format_time_ps(static_cast<int64_t>(sim_ns * 1000)));
+    out += fmt::format("  {:<22}{}\n", "ops", s["ops"].get<uint64_t>());
+    out += fmt::format("  {:<22}{:.1f} TFLOPS of {:.1f} peak ({}): {:.1f} %\n", "achieved",
+                       s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>(),
+                       s["peak_dtype"].get<std::string>(),
+                       100.0 * ratio(s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>()));
+    out += fmt::format("  {:<22}{:.1f} %\n", "Cube utilisation", 100.0 * s["cube_utilization"].get<double>());
+    out += fmt::format("  {:<22}{} read, {} written\n", "HBM traffic",
+                       units::format_bytes(s["hbm_read_bytes"].get<uint64_t>()),
+                       units::format_bytes(s["hbm_write_bytes"].get<uint64_t>()));
+    out += fmt::format("  {:<22}{:.1f} GB/s ({:.1f} % of {:.0f} GB/s)\n", "HBM bandwidth",
+                       s["hbm_bw_gbps"].get<double>(),
+                       100.0 * ratio(s["hbm_bw_gbps"].get<double>(), s["hbm_peak_gbps"].get<double>()),
+                       s["hbm_peak_gbps"].get<double>());
+    out += fmt::format("  {:<22}{:.1f} %\n\n", "L2 hit rate", 100.0 * s["l2_hit_rate"].get<double>());
+    out += fmt::format("  {:<18}{:>5}{:>14}{:>9}{:>10}\n", "time by op class", "ops", "time", "share", "TFLOPS");
+    for (const auto& [cls, v] : s["time_by_op_class"].items()) {
+        out += fmt::format("  {:<18}{:>5}{:>14}{:>8.1f}%{:>10.1f}\n", cls, v["ops"].get<uint64_t>(),
+                           units::format_time_ps(static_cast<int64_t>(v["time_ns"].get<double>() * 1000)),
+                           100.0 * v["share"].get<double>(), v["achieved_tflops"].get<double>());
+    }
+    out += fmt::format("\n  wall time {:.2f} s; {:.0f} simulated ns per wall second; {:.0f} kernel "
+                       "delta cycles per second\n",
+                       wall, ratio(sim_ns, wall), ratio(static_cast<double>(kernel_deltas), wall));
+    return out;
+}
+
+}  // namespace asim
