@@ -42,6 +42,10 @@ int main(int argc, char* argv[]) {
 }
 
 int sc_main(int argc, char* argv[]) {
+    // The kernel's informational reports (e.g. "simulation stopped by user" when a run is
+    // stopped on an error) would only repeat what our own error message says.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+
     CLI::App app{"ascend-sim: cycle-approximate SystemC/TLM-2.0 model of an Ascend-960-class AI chip"};
     app.set_version_flag("--version", std::string("ascend-sim ") + ASIM_VERSION);
     app.require_subcommand(1);

@@ -15,8 +15,8 @@ uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 uint64_t bytes_of(uint64_t elements, uint32_t bits) { return ceil_div(elements * bits, 8); }
 
 [[noreturn]] void refuse(const trace::Op& op, const std::string& why) {
-    throw InputError("trace line " + std::to_string(op.line) + ": op " + std::to_string(op.id) +
-                     " (" + std::string(trace::to_string(op.kind)) + "): " + why);
+    throw InputError("op " + std::to_string(op.id) + " (" + std::string(trace::to_string(op.kind)) +
+                     "): " + why);
 }
 
 // Address of tile `index` of size `bytes` inside `t`, wrapping inside the tensor.

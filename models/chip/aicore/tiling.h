@@ -38,8 +38,8 @@ class FoundationTiler {
 public:
     FoundationTiler(const AiCoreParams& core, uint32_t ai_cores);
 
-    // Throws InputError when the op cannot run on this die (unsupported dtype, missing tensors,
-    // collectives on a single die).
+    // Throws InputError ("op N (kind): why") when the op cannot run on this die (unsupported
+    // dtype, missing tensors, collectives on a single die); the caller adds file and line.
     OpPlan plan(const trace::Op& op) const;
 
 private:

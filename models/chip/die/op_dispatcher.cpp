@@ -54,7 +54,12 @@ void OpDispatcher::run() {
 }
 
 void OpDispatcher::dispatch(const trace::Op& op) {
-    OpPlan plan = m_tiler.plan(op);
+    OpPlan plan;
+    try {
+        plan = m_tiler.plan(op);
+    } catch (const InputError& e) {
+        throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " + e.what());
+    }
     const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
     const double flops = trace::op_flops(op);
     m_flops += flops;

@@ -1,0 +1,209 @@
+// End-to-end through the ascend-sim binary: outputs, determinism, exit codes and messages on bad
+// input, and that bad input leaves nothing behind.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+    int exit_code;
+    std::string output;  // stdout and stderr
+};
+
+CliResult run_cli(const std::string& args) {
+    const std::string cmd = std::string(ASIM_BINARY) + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return {-1, "popen failed"};
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string scratch(const std::string& name) {
+    const fs::path p = fs::path(::testing::TempDir()) /
+                       ("asim-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(p);
+    return p.string();
+}
+
+std::string read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Runs `args` expecting exit 2, a message containing every one of `needles`, and no output dir.
+void expect_bad_input(const std::string& args, std::initializer_list<const char*> needles) {
+    const std::string out = scratch("bad");
+    const CliResult r = run_cli(args + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    for (const char* needle : needles) {
+        EXPECT_NE(r.output.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.output;
+    }
+    EXPECT_FALSE(fs::exists(out)) << "bad input left " << out << " behind";
+}
+
+const char* kHeader = R"({"format":"ascend-sim-trace","version":1,"name":"t","dies":1,"die":0})";
+
+TEST(Cli, DefaultRunWritesEveryOutput) {
+    const std::string out = scratch("default");
+    const CliResult r = run_cli("run --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* f : {"stats.json", "stats.csv", "summary.txt", "config.yaml"}) {
+        EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
+    }
+    EXPECT_NE(r.output.find("Cube utilisation"), std::string::npos);
+    EXPECT_NE(r.output.find("time by op class"), std::string::npos);
+    const auto doc = nlohmann::json::parse(read(out + "/stats.json"));
+    EXPECT_EQ(doc["schema"], "ascend-sim/stats/1");
+    for (const char* k : {"platform", "trace", "seed", "version", "sim_events", "wall_s"}) {
+        EXPECT_TRUE(doc["meta"].contains(k)) << k;
+    }
+    const auto& s = doc["summary"];
+    for (const char* k : {"sim_time_ns", "wall_s", "ops", "flops", "achieved_tflops", "peak_tflops",
+                          "cube_utilization", "hbm_read_bytes", "hbm_write_bytes", "hbm_bw_gbps",
+                          "l2_hit_rate", "l2_partitions", "prefetch"}) {
+        EXPECT_TRUE(s.contains(k)) << k;
+    }
+    EXPECT_EQ(s["ops"], 11u);
+    EXPECT_LE(s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>());
+    EXPECT_GT(s["achieved_tflops"].get<double>(), 0.3 * s["peak_tflops"].get<double>());
+    EXPECT_LE(s["hbm_bw_gbps"].get<double>(), 9600.0);
+    for (const char* k : {"issued", "useful", "late", "unused"}) EXPECT_TRUE(s["prefetch"].contains(k));
+    // The effective config can be fed back in and reproduces the run's platform.
+    const CliResult again = run_cli("info --platform " + out + "/config.yaml");
+    EXPECT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_EQ(read(out + "/stats.csv").rfind("path,kind,field,value,unit,description\n", 0), 0u);
+}
+
+TEST(Cli, TwoRunsGiveIdenticalStatsApartFromWallTime) {
+    const std::string a = scratch("det-a"), b = scratch("det-b");
+    ASSERT_EQ(run_cli("run --out " + a).exit_code, 0);
+    ASSERT_EQ(run_cli("run --out " + b).exit_code, 0);
+    auto ja = nlohmann::json::parse(read(a + "/stats.json"));
+    auto jb = nlohmann::json::parse(read(b + "/stats.json"));
+    for (auto* j : {&ja, &jb}) {
+        (*j)["meta"].erase("wall_s");
+        (*j)["summary"].erase("wall_s");
+    }
+    EXPECT_EQ(ja.dump(), jb.dump());
+    EXPECT_EQ(read(a + "/stats.csv"), read(b + "/stats.csv"));
+    EXPECT_EQ(read(a + "/config.yaml"), read(b + "/config.yaml"));
+}
+
+TEST(Cli, InfoPrintsDerivedPeaks) {
+    const CliResult r = run_cli("info");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("973.2"), std::string::npos) << r.output;   // bf16 TFLOPS
+    EXPECT_NE(r.output.find("1946.4"), std::string::npos) << r.output;  // fp8
+    EXPECT_NE(r.output.find("9.60 TB/s"), std::string::npos) << r.output;
+}
+
+TEST(Cli, HelpAndVersionExitZero) {
+    EXPECT_EQ(run_cli("--help").exit_code, 0);
+    EXPECT_EQ(run_cli("run --help").exit_code, 0);
+    EXPECT_EQ(run_cli("--version").exit_code, 0);
+}
+
+TEST(Cli, BadUsageExitsTwo) {
+    EXPECT_EQ(run_cli("").exit_code, 2);
+    EXPECT_EQ(run_cli("run --no-such-flag").exit_code, 2);
+    EXPECT_EQ(run_cli("frobnicate").exit_code, 2);
+}
+
+TEST(Cli, UnknownKeySuggestsTheRightOne) {
+    expect_bad_input("run --set die.l2.sise=32MiB", {"die.l2.sise", "unknown key", "did you mean 'size'"});
+}
+
+TEST(Cli, WrongUnitKind) {
+    expect_bad_input("run --set die.l2.size=2GHz", {"die.l2.size", "expected a size", "frequency"});
+}
+
+TEST(Cli, ZeroAndNegativeSizes) {
+    expect_bad_input("run --set die.l2.size=0B", {"die.l2.size", "greater than zero"});
+    expect_bad_input("run --set die.ai_cores=-4", {"die.ai_cores"});
+}
+
+TEST(Cli, UnknownPlatform) {
+    expect_bad_input("run --platform ascend690", {"unknown platform", "did you mean 'ascend960'"});
+}
+
+TEST(Cli, MissingRequiredKeyInPlatformFile) {
+    const std::string dir = scratch("plat");
+    fs::create_directories(dir);
+    write(dir + "/p.yaml", "base: ascend960\nname: p\ndie:\n  l2:\n    size: 32MiB\n");
+    // Overriding works through base: ...
+    const CliResult ok = run_cli("info --platform " + dir + "/p.yaml");
+    EXPECT_EQ(ok.exit_code, 0) << ok.output;
+    EXPECT_NE(ok.output.find("32 MiB"), std::string::npos) << ok.output;
+    // ... and a platform without a required key names the file and the key.
+    write(dir + "/q.yaml", "name: q\ndie:\n  clock: 1GHz\n");
+    expect_bad_input("run --platform " + dir + "/q.yaml", {"q.yaml:", "ai_cores", "missing required key"});
+}
+
+TEST(Cli, MalformedYamlNamesFileAndLine) {
+    const std::string dir = scratch("yaml");
+    fs::create_directories(dir);
+    write(dir + "/broken.yaml", "name: x\ndie:\n  clock: [1GHz\n");
+    expect_bad_input("run --platform " + dir + "/broken.yaml", {"broken.yaml:", "malformed YAML"});
+}
+
+TEST(Cli, MissingTraceFile) {
+    expect_bad_input("run --trace /nonexistent/trace.jsonl", {"/nonexistent/trace.jsonl"});
+}
+
+TEST(Cli, MalformedTraceLineNamesTheLine) {
+    const std::string dir = scratch("trace");
+    fs::create_directories(dir);
+    write(dir + "/t.jsonl", std::string(kHeader) + "\n" +
+                                R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n" +
+                                R"({"id":1,"op":"matmul","m":-3,"n":64,"k":64})" + "\n");
+    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:3"});
+    write(dir + "/u.jsonl", std::string(kHeader) + "\n{not json\n");
+    expect_bad_input("run --trace " + dir + "/u.jsonl", {"u.jsonl:2", "JSON"});
+}
+
+TEST(Cli, TraceErrorFoundMidRunStillLeavesNothing) {
+    // The first op is fine and runs; line 3 is bad. Exit 2, and no partial outputs.
+    const std::string dir = scratch("mid");
+    fs::create_directories(dir);
+    const std::string op0 =
+        R"({"id":0,"op":"elementwise","func":"add","elements":1024,"inputs":[{"name":"a","addr":0,"bytes":2048,"stream":"activation"}],"outputs":[{"name":"b","addr":4096,"bytes":2048,"stream":"activation"}]})";
+    write(dir + "/t.jsonl", std::string(kHeader) + "\n" + op0 + "\n" + R"({"id":1,"op":"bogus"})" + "\n");
+    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:3"});
+}
+
+TEST(Cli, OpTheDieCannotRunNamesFileAndLine) {
+    const std::string dir = scratch("norun");
+    fs::create_directories(dir);
+    write(dir + "/t.jsonl", std::string(kHeader) + "\n" +
+                                R"({"id":0,"op":"matmul","m":64,"n":64,"k":64})" + "\n");
+    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:2", "op 0 (matmul)", "two input tensors"});
+}
+
+TEST(Cli, WatchdogExitsOne) {
+    const std::string out = scratch("watchdog");
+    const CliResult r = run_cli("run --max-sim-time 1us --out " + out);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("watchdog"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
