@@ -198,6 +198,16 @@ TEST(Cli, OpTheDieCannotRunNamesFileAndLine) {
     expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:2", "op 0 (matmul)", "two input tensors"});
 }
 
+TEST(Cli, DependencyOnAMissingOpIsAnError) {
+    const std::string dir = scratch("gap");
+    fs::create_directories(dir);
+    write(dir + "/t.jsonl", std::string(kHeader) + "\n" +
+                                R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n" +
+                                R"({"id":5,"op":"softmax","rows":64,"cols":64,"deps":[0]})" + "\n" +
+                                R"({"id":6,"op":"softmax","rows":64,"cols":64,"deps":[3]})" + "\n");
+    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:4", "op 6 depends on op 3", "not in the trace"});
+}
+
 TEST(Cli, WatchdogExitsOne) {
     const std::string out = scratch("watchdog");
     const CliResult r = run_cli("run --max-sim-time 1us --out " + out);

@@ -224,11 +224,9 @@ OpPlan FoundationTiler::plan(const trace::Op& op) const {
                                op.kind == trace::OpKind::kElementwise || op.kind == trace::OpKind::kActivation
                                    ? 1
                                    : op.vector.cols);
-        case trace::OpKind::kMemcpy: {
-            uint64_t bytes = 0;
-            for (const auto& t : op.inputs) bytes += t.bytes;
-            return plan_vector(op, "copy", std::max<uint64_t>(1, bytes), 1);
-        }
+        case trace::OpKind::kMemcpy:
+            // Element = byte: the copy streams copy_bytes through the UBs.
+            return plan_vector(op, "copy", std::max<uint64_t>(1, op.copy_bytes), 1);
         case trace::OpKind::kCollective:
             refuse(op, "collectives need a supernode platform; a single die cannot run them");
     }

@@ -1,6 +1,7 @@
 #include "models/chip/die/op_dispatcher.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "models/common/errors.h"
 
@@ -22,6 +23,7 @@ OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& 
       m_cube_pipes(std::move(cube_pipes)),
       m_vector_pipes(std::move(vector_pipes)),
       m_failures(failures),
+      m_log(this->name()),
       m_ops_done(stats.counter(std::string(this->name()) + ".ops", "ops completed")) {
     for (trace::OpKind kind : kKinds) {
         const std::string base = std::string(this->name()) + ".by_class." + std::string(trace::to_string(kind));
@@ -37,6 +39,7 @@ void OpDispatcher::run() {
         if (!m_reader) throw SimulationError(std::string(name()) + ": no trace");
         trace::Op op;
         while (m_reader->next(op)) {
+            check_deps_exist(op);
             // Wait for the op's dependencies and for room in the window.
             auto blocked = [&] {
                 if (m_in_flight.size() >= kMaxOpsInFlight) return true;
@@ -53,6 +56,19 @@ void OpDispatcher::run() {
     }
 }
 
+void OpDispatcher::check_deps_exist(const trace::Op& op) {
+    for (uint64_t d : op.deps) {
+        auto it = m_id_gaps.upper_bound(d);
+        if (it != m_id_gaps.begin() && d < std::prev(it)->second) {
+            throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": op " +
+                             std::to_string(op.id) + " depends on op " + std::to_string(d) +
+                             ", which is not in the trace");
+        }
+    }
+    if (op.id > m_next_id) m_id_gaps.emplace(m_next_id, op.id);
+    m_next_id = op.id + 1;
+}
+
 void OpDispatcher::dispatch(const trace::Op& op) {
     OpPlan plan;
     try {
@@ -66,6 +82,7 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     if (op.kind == trace::OpKind::kMatmul || op.kind == trace::OpKind::kFusedAttention) {
         m_cube_flops_by_dtype[op.dtype] += flops;
     }
+    m_log.debug("dispatch op {} ({} '{}'), {:.3g} FLOP", op.id, trace::to_string(op.kind), op.name, flops);
     InFlight& rec = m_in_flight[op.id];
     rec = {op.kind, now, flops, 0};
     const uint64_t id = op.id;
@@ -101,6 +118,7 @@ void OpDispatcher::work_done(uint64_t op_id) {
     cs.time_ps += now - it->second.start;
     cs.flops += static_cast<uint64_t>(it->second.flops);
     m_end_ps = std::max(m_end_ps, now);
+    m_log.debug("op {} done after {} ps", op_id, now - it->second.start);
     m_in_flight.erase(it);
     ++m_ops_done;
     m_op_completed.notify(sc_core::SC_ZERO_TIME);

@@ -21,6 +21,7 @@
 #include "models/chip/aicore/tiling.h"
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
+#include "models/common/log.h"
 #include "models/common/stats.h"
 #include "models/common/trace.h"
 
@@ -68,6 +69,7 @@ private:
 
     void run();
     void dispatch(const trace::Op& op);
+    void check_deps_exist(const trace::Op& op);
     void work_done(uint64_t op_id);
 
     const FoundationTiler& m_tiler;
@@ -76,7 +78,12 @@ private:
     FailureSink& m_failures;
     trace::TraceReader* m_reader = nullptr;
     std::function<void(uint64_t)> m_progress;
+    Logger m_log;
 
+    // Ids the trace skipped, as [first, last) ranges: a dep on one of them is an error. Memory
+    // grows with the number of gaps, not with the trace's length.
+    std::map<uint64_t, uint64_t> m_id_gaps;
+    uint64_t m_next_id = 0;
     std::map<uint64_t, InFlight> m_in_flight;
     sc_core::sc_event m_op_completed;
     bool m_finished = false;

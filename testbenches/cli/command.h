@@ -1,0 +1,24 @@
+// How a job plugs into the ascend-sim command line: it adds its subcommand (with options bound to
+// state it owns) and returns the action to run when that subcommand was given. Each job lives in
+// its own file; main.cpp only lists them.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace asim {
+
+struct Command {
+    CLI::App* subcommand = nullptr;
+    // Runs the job; returns the exit code. Throws InputError (exit 2) or SimulationError (exit 1).
+    std::function<int()> action;
+};
+
+// Preset names, for option help texts.
+std::string platform_help();
+
+Command add_run_command(CLI::App& app);
+Command add_info_command(CLI::App& app);
+
+}  // namespace asim

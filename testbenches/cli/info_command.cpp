@@ -1,0 +1,28 @@
+// `ascend-sim info`.
+#include <iostream>
+#include <memory>
+
+#include "models/common/errors.h"
+#include "platforms/platform.h"
+#include "testbenches/cli/command.h"
+#include "testbenches/cli/info_job.h"
+
+namespace asim {
+
+Command add_info_command(CLI::App& app) {
+    struct State {
+        std::string platform = kDefaultPlatform;
+        std::vector<std::string> overrides;
+    };
+    auto s = std::make_shared<State>();
+    CLI::App* cmd = app.add_subcommand("info", "print a platform's derived peak compute per dtype, "
+                                               "bandwidths and capacities");
+    cmd->add_option("--platform,-p", s->platform, platform_help())->capture_default_str();
+    cmd->add_option("--set", s->overrides, "override a config key: KEY=VALUE (repeatable)");
+    return {cmd, [s] {
+                std::cout << info_job(s->platform, s->overrides);
+                return kExitOk;
+            }};
+}
+
+}  // namespace asim

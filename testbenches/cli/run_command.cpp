@@ -1,0 +1,59 @@
+// `ascend-sim run`.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "models/common/errors.h"
+#include "models/common/units.h"
+#include "platforms/platform.h"
+#include "testbenches/cli/command.h"
+#include "testbenches/trace_replay/builtin_traces.h"
+#include "testbenches/trace_replay/run_job.h"
+
+namespace asim {
+
+std::string platform_help() {
+    std::string list;
+    for (const auto& p : builtin_presets()) list += (list.empty() ? "" : ", ") + std::string(p.name);
+    return "preset name (" + list + ") or path to a platform YAML file";
+}
+
+Command add_run_command(CLI::App& app) {
+    struct State {
+        RunOptions run;
+        std::string max_sim_time;
+    };
+    auto s = std::make_shared<State>();
+    s->run.platform = kDefaultPlatform;
+    s->run.trace = kDefaultTrace;
+    s->run.out_dir = "ascend-sim-out";
+    CLI::App* cmd = app.add_subcommand("run", "replay an op trace on a platform; writes stats.json, "
+                                              "stats.csv, summary.txt and config.yaml to --out");
+    cmd->add_option("--platform,-p", s->run.platform, platform_help())->capture_default_str();
+    cmd->add_option("--trace,-t", s->run.trace,
+                    "op trace (traces/FORMAT.md; .gz accepted) or a built-in trace name")
+        ->capture_default_str();
+    cmd->add_option("--set", s->run.overrides,
+                    "override a config key: KEY=VALUE (repeatable), e.g. --set die.l2.size=128MiB");
+    cmd->add_option("--out,-o", s->run.out_dir, "output directory")->capture_default_str();
+    cmd->add_option("--max-sim-time", s->max_sim_time,
+                    "watchdog: stop with exit code 1 if the run has not finished by this much "
+                    "simulated time (e.g. 10ms)");
+    return {cmd, [s] {
+                if (!s->max_sim_time.empty()) {
+                    try {
+                        s->run.max_sim_time_ps = units::picoseconds(s->max_sim_time);
+                    } catch (const units::UnitError& e) {
+                        throw InputError(std::string("--max-sim-time: ") + e.what());
+                    }
+                }
+                s->run.progress = isatty(STDERR_FILENO) != 0;
+                std::cout << run_job(s->run);
+                std::cout << "\noutputs in " << s->run.out_dir
+                          << "/ (stats.json, stats.csv, summary.txt, config.yaml)\n";
+                return kExitOk;
+            }};
+}
+
+}  // namespace asim
