@@ -372,10 +372,10 @@ void require_positive(double value, const TreeNode& node, const std::string& pat
     }
 }
 
-uint64_t read_size(const MapEntry& entry, const std::string& path) {
+uint64_t read_size(const MapEntry& entry, const std::string& path, bool allow_zero = false) {
     uint64_t value =
         parse_unit(*entry.value, path, [](const std::string& text) { return units::bytes(text); });
-    require_positive(static_cast<double>(value), *entry.value, path);
+    if (!allow_zero) require_positive(static_cast<double>(value), *entry.value, path);
     return value;
 }
 
@@ -673,6 +673,12 @@ uint64_t ConfigNode::size_bytes(const std::string& key, uint64_t dflt) const {
     const MapEntry* entry =
         scalar_entry(m_node, m_path, key, false, units::describe(units::Kind::kSize));
     return entry ? read_size(*entry, key_path(key)) : dflt;
+}
+
+uint64_t ConfigNode::size_bytes_or_zero(const std::string& key, uint64_t dflt) const {
+    const MapEntry* entry =
+        scalar_entry(m_node, m_path, key, false, units::describe(units::Kind::kSize));
+    return entry ? read_size(*entry, key_path(key), true) : dflt;
 }
 
 int64_t ConfigNode::time_ps(const std::string& key) const {

@@ -112,6 +112,8 @@ public:
     // right kind; sizes, frequencies and rates must be > 0 (zero-sized hardware is an error).
     uint64_t size_bytes(const std::string& key) const;
     uint64_t size_bytes(const std::string& key, uint64_t dflt) const;
+    // A size that may be zero (e.g. a partition that is switched off).
+    uint64_t size_bytes_or_zero(const std::string& key, uint64_t dflt) const;
     int64_t time_ps(const std::string& key) const;  // >= 0
     int64_t time_ps(const std::string& key, int64_t dflt) const;
     double frequency_hz(const std::string& key) const;

@@ -28,6 +28,11 @@ public:
     const char* engine = "";          // issuing engine's hierarchical name (owned by the engine)
     sc_core::sc_time issue_time;      // when the initiator issued it
     bool timing_only = true;          // no data buffer: targets compute timing only
+    // L2 hints. no_allocate: a miss streams through without taking a line (W1 §4.3.2 L2 hints).
+    // A transaction of stream class kPrefetch is a CMO prefetch: the L2 fills the lines into the
+    // partition of `prefetch_target` and returns no data.
+    bool no_allocate = false;
+    StreamClass prefetch_target = StreamClass::kWeight;
 
     tlm::tlm_extension_base* clone() const override;
     void copy_from(const tlm::tlm_extension_base& other) override;

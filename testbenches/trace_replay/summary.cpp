@@ -38,6 +38,19 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
     const uint64_t hbm_rd = die.hbm().read_bytes(), hbm_wr = die.hbm().write_bytes();
     const uint64_t hits = die.l2().hits(), misses = die.l2().misses();
 
+    nlohmann::json l2_partitions = nlohmann::json::object();
+    uint64_t prefetch_useful = 0, prefetch_late = 0, prefetch_unused = 0;
+    for (std::size_t i = 0; i < die.l2().partition_count(); ++i) {
+        const L2PartitionStats& ps = die.l2().partition_stats(i);
+        const double h = static_cast<double>(ps.hits.value()), m = static_cast<double>(ps.misses.value());
+        l2_partitions[die.l2().partition_name(i)] = {{"hits", ps.hits.value()},
+                                                     {"misses", ps.misses.value()},
+                                                     {"hit_rate", ratio(h, h + m)}};
+        prefetch_useful += ps.prefetch_useful.value();
+        prefetch_late += ps.prefetch_late.value();
+        prefetch_unused += ps.prefetch_unused.value();
+    }
+
     nlohmann::json by_class = nlohmann::json::object();
     for (trace::OpKind kind : kKinds) {
         const OpClassStats& cs = d.class_stats(kind);
@@ -65,14 +78,11 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
         {"hbm_bw_gbps", ratio(static_cast<double>(hbm_rd + hbm_wr), sim_s) * 1e-9},
         {"hbm_peak_gbps", p.hbm.bandwidth_bytes_per_s * 1e-9},
         {"l2_hit_rate", ratio(static_cast<double>(hits), static_cast<double>(hits + misses))},
-        // One shared partition until the Memory issue partitions the L2 by stream class.
-        {"l2_partitions",
-         {{"shared",
-           {{"hits", hits},
-            {"misses", misses},
-            {"hit_rate", ratio(static_cast<double>(hits), static_cast<double>(hits + misses))}}}}},
-        // No prefetcher exists yet (the H-JSD issue adds it): these are true zeros.
-        {"prefetch", {{"issued", 0}, {"useful", 0}, {"late", 0}, {"unused", 0}}},
+        {"l2_partitions", l2_partitions},
+        // Issued and late (dropped) candidates are the H-JSD's; it does not exist yet, so they
+        // are true zeros. Useful and unused are what the L2 saw of prefetched lines.
+        {"prefetch",
+         {{"issued", 0}, {"useful", prefetch_useful}, {"late", prefetch_late}, {"unused", prefetch_unused}}},
         {"time_by_op_class", by_class},
     };
 }

@@ -141,6 +141,14 @@ TEST(Cli, ZeroAndNegativeSizes) {
     expect_bad_input("run --set die.ai_cores=-4", {"die.ai_cores"});
 }
 
+TEST(Cli, L2PartitionsMustFitAndBeWholeWays) {
+    // The default 20 + 16 + 28 MiB no longer fit a 32 MiB L2.
+    expect_bad_input("run --set die.l2.size=32MiB", {"die.l2.partitions", "more than the L2"});
+    // 4 MiB ways (64 MiB / 16): 3 MiB is not a whole number of ways.
+    expect_bad_input("run --set die.l2.partitions.weight=3MiB", {"die.l2.partitions.weight", "whole number of ways"});
+    expect_bad_input("run --set die.l2.replacement=lur", {"die.l2.replacement", "unknown policy"});
+}
+
 TEST(Cli, UnknownPlatform) {
     expect_bad_input("run --platform ascend690", {"unknown platform", "did you mean 'ascend960'"});
 }
@@ -148,11 +156,11 @@ TEST(Cli, UnknownPlatform) {
 TEST(Cli, MissingRequiredKeyInPlatformFile) {
     const std::string dir = scratch("plat");
     fs::create_directories(dir);
-    write(dir + "/p.yaml", "base: ascend960\nname: p\ndie:\n  l2:\n    size: 32MiB\n");
+    write(dir + "/p.yaml", "base: ascend960\nname: p\ndie:\n  l2:\n    size: 128MiB\n    ways: 32\n");
     // Overriding works through base: ...
     const CliResult ok = run_cli("info --platform " + dir + "/p.yaml");
     EXPECT_EQ(ok.exit_code, 0) << ok.output;
-    EXPECT_NE(ok.output.find("32 MiB"), std::string::npos) << ok.output;
+    EXPECT_NE(ok.output.find("128 MiB"), std::string::npos) << ok.output;
     // ... and a platform without a required key names the file and the key.
     write(dir + "/q.yaml", "name: q\ndie:\n  clock: 1GHz\n");
     expect_bad_input("run --platform " + dir + "/q.yaml", {"q.yaml:", "ai_cores", "missing required key"});

@@ -342,11 +342,20 @@ OpPlan FoundationTiler::plan_vector(const trace::Op& op, const char* func, uint6
         std::max(1.0, static_cast<double>(tensor_bytes) / static_cast<double>(elements));
     uint64_t chunk = static_cast<uint64_t>(static_cast<double>(m_core.ub_bytes / 2) / per_elem);
     chunk = std::max<uint64_t>(1, chunk);
-    if (row > 1 && chunk >= row) chunk -= chunk % row;  // whole rows when a row fits
-
-    // Split in whole rows across engines.
-    const uint64_t rows = ceil_div(elements, std::max<uint64_t>(1, row));
+    // Chunks and shares start on 512 B boundaries of the op's dtype where possible (whole rows
+    // when a row fits), as MTE2 transfers are most efficient 512 B aligned (D3): unaligned
+    // boundaries would fetch the sector they share twice.
     const uint32_t bits = dtype_bits(op.dtype);
+    const uint64_t aligned = std::max<uint64_t>(1, 512 * 8 / bits);
+    if (row > 1 && chunk >= row) {
+        chunk -= chunk % row;
+    } else if (row <= 1 && chunk >= aligned) {
+        chunk -= chunk % aligned;
+        row = aligned;  // split across engines in aligned groups too
+    }
+
+    // Split in whole rows (or aligned groups) across engines.
+    const uint64_t rows = ceil_div(elements, std::max<uint64_t>(1, row));
     for (uint32_t e = 0; e < engines; ++e) {
         const uint64_t r0 = rows * e / engines, r1 = rows * (e + 1) / engines;
         const uint64_t begin = std::min(elements, r0 * row), end = std::min(elements, r1 * row);

@@ -1,16 +1,16 @@
 #include "models/memory/l2/l2_cache.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "models/common/errors.h"
 
 namespace asim {
 
 namespace {
-constexpr uint64_t kInvalid = std::numeric_limits<uint64_t>::max();
+constexpr std::size_t kNone = ~std::size_t{0};
 constexpr std::array<StreamClass, 4> kClasses = {StreamClass::kWeight, StreamClass::kActivation,
                                                  StreamClass::kGeneral, StreamClass::kPrefetch};
+constexpr std::array<const char*, 3> kPartitionNames = {"weight", "activation", "general"};
 
 uint64_t mix(uint64_t x) {
     x ^= x >> 31;
@@ -19,19 +19,43 @@ uint64_t mix(uint64_t x) {
     x *= 0x81DADEF4BC2DD44DULL;
     return x ^ (x >> 33);
 }
+
+bool pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     std::vector<std::pair<std::string, std::string>> problems;
-    auto pow2 = [](uint64_t v) { return v != 0 && (v & (v - 1)) == 0; };
     if (!pow2(line_bytes)) problems.emplace_back("line", "must be a power of two");
+    if (!pow2(sector_bytes) || sector_bytes > line_bytes || line_bytes / sector_bytes > 8) {
+        problems.emplace_back("sector", "must be a power of two dividing the line into at most 8 sectors");
+    }
     if (ways == 0) problems.emplace_back("ways", "must be at least 1");
     if (slices == 0) problems.emplace_back("slices", "must be at least 1");
     if (line_bytes != 0 && ways != 0 && (size_bytes % (line_bytes * ways) != 0 || sets() == 0)) {
         problems.emplace_back("size", "must be a whole number of sets (line x ways)");
     }
-    if (!(slice_bandwidth_bytes_per_s > 0)) {
-        problems.emplace_back("slice_bandwidth", "must be greater than zero");
+    if (!(slice_bandwidth_bytes_per_s > 0)) problems.emplace_back("slice_bandwidth", "must be greater than zero");
+    if (mshrs == 0) problems.emplace_back("mshrs", "must be at least 1");
+    const auto& names = replacement_policy_names();
+    if (std::find(names.begin(), names.end(), replacement) == names.end()) {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        problems.emplace_back("replacement", "unknown policy '" + replacement + "' (use " + list + ")");
+    }
+    if (partitioned() && ways != 0 && size_bytes % ways == 0) {
+        uint64_t total = 0;
+        for (std::size_t i = 0; i < partition_bytes.size(); ++i) {
+            total += partition_bytes[i];
+            if (partition_bytes[i] % way_bytes() != 0) {
+                problems.emplace_back(std::string("partitions.") + kPartitionNames[i],
+                                      "is not a whole number of ways (" + std::to_string(way_bytes()) +
+                                          " B each: size / ways)");
+            }
+        }
+        if (total > size_bytes) {
+            problems.emplace_back("partitions", "add up to " + std::to_string(total) +
+                                                    " B, more than the L2's " + std::to_string(size_bytes) + " B");
+        }
     }
     return problems;
 }
@@ -43,76 +67,125 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_params(params),
       m_clock(std::string(this->name()) + ".clock", params.clock_hz),
       m_sets(params.sets()),
-      m_set_shift(__builtin_ctzll(params.line_bytes)),
-      m_tags(params.sets() * params.ways, kInvalid),
-      m_stamp(params.sets() * params.ways, 0),
-      m_dirty(params.sets() * params.ways, 0),
-      m_evictions(stats.counter(std::string(this->name()) + ".evictions", "lines evicted")),
-      m_writebacks(stats.counter(std::string(this->name()) + ".writebacks",
-                                 "dirty lines written back to HBM")),
+      m_line_shift(__builtin_ctzll(params.line_bytes)),
+      m_sector_shift(__builtin_ctzll(params.sector_bytes)),
+      m_lines(params.sets() * params.ways),
+      m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
       m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
-      m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes",
-                                  "bytes written by engines", "B")),
+      m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
+      m_hbm_fetch_bytes(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes",
+                                      "bytes fetched from HBM (demand, sector and prefetch fills)", "B")),
       m_slice_busy_cycles(stats.counter(std::string(this->name()) + ".slice_busy_cycles",
-                                        "slice-cycles transferring, summed over slices", "cycles")) {
-    const double per_slice =
-        params.slice_bandwidth_bytes_per_s / static_cast<double>(params.clock_hz);
+                                        "slice-cycles transferring, summed over slices", "cycles")),
+      m_mshr_stalls(stats.counter(std::string(this->name()) + ".mshr_stalls",
+                                  "misses that waited for a free MSHR")) {
+    const double per_slice = params.slice_bandwidth_bytes_per_s / static_cast<double>(params.clock_hz);
     m_slices.assign(params.slices, BandwidthServer(&m_clock, per_slice));
+
+    auto add_partition = [&](const std::string& pname, uint32_t first, uint32_t ways) {
+        const std::string base = std::string(this->name()) + ".partition." + pname;
+        m_partitions.push_back(Partition{
+            pname, first, ways,
+            L2PartitionStats{stats.counter(base + ".hits", "demand hits"),
+                             stats.counter(base + ".misses", "demand misses"),
+                             stats.counter(base + ".merged", "hits on lines still being filled"),
+                             stats.counter(base + ".evictions", "lines evicted"),
+                             stats.counter(base + ".writebacks", "dirty lines written back"),
+                             stats.counter(base + ".prefetch_fills", "lines filled by prefetch"),
+                             stats.counter(base + ".prefetch_useful", "prefetched lines hit after their fill"),
+                             stats.counter(base + ".prefetch_late", "prefetched lines hit during their fill"),
+                             stats.counter(base + ".prefetch_unused", "prefetched lines evicted unused")}});
+    };
+    if (!params.partitioned()) {
+        add_partition("shared", 0, params.ways);
+        m_partition_of_class.fill(0);
+    } else {
+        uint32_t first = 0;
+        for (std::size_t i = 0; i < kPartitionNames.size(); ++i) {
+            uint32_t ways = static_cast<uint32_t>(params.partition_bytes[i] / params.way_bytes());
+            if (i + 1 == kPartitionNames.size()) ways = params.ways - first;  // general takes the rest
+            add_partition(kPartitionNames[i], first, ways);
+            first += ways;
+        }
+        m_partition_of_class = {0, 1, 2, 0};  // weight, activation, general, prefetch -> weight
+    }
     for (StreamClass c : kClasses) {
-        const std::string base = std::string(this->name()) + "." + std::string(to_string(c));
-        m_class_stats.push_back({stats.counter(base + ".hits", "line hits"),
-                                 stats.counter(base + ".misses", "line misses")});
+        const std::string base = std::string(this->name()) + ".class." + std::string(to_string(c));
+        m_class_hits[static_cast<std::size_t>(c)] = &stats.counter(base + ".hits", "demand hits of this stream class");
+        m_class_misses[static_cast<std::size_t>(c)] = &stats.counter(base + ".misses", "demand misses of this stream class");
     }
     core_in.register_b_transport(this, &L2Cache::b_transport);
 }
 
+L2Cache::~L2Cache() = default;
+
 uint64_t L2Cache::hits() const {
     uint64_t n = 0;
-    for (const auto& s : m_class_stats) n += s.hits.value();
+    for (const auto& p : m_partitions) n += p.stats.hits.value();
     return n;
 }
 
 uint64_t L2Cache::misses() const {
     uint64_t n = 0;
-    for (const auto& s : m_class_stats) n += s.misses.value();
+    for (const auto& p : m_partitions) n += p.stats.misses.value();
     return n;
 }
 
-bool L2Cache::lookup_and_install(uint64_t line_addr, bool is_write, bool& evicted_dirty,
-                                 uint64_t& victim_addr) {
-    const uint64_t line = line_addr >> m_set_shift;
-    const uint64_t set = mix(line) % m_sets;
-    const std::size_t base = set * m_params.ways;
-    ++m_use_counter;
-    // Victim: the first empty way, else the least recently used one.
-    std::size_t victim = base;
-    bool found_empty = false;
-    for (std::size_t w = base; w < base + m_params.ways; ++w) {
-        if (m_tags[w] == line) {
-            m_stamp[w] = m_use_counter;
-            if (is_write) m_dirty[w] = 1;
-            evicted_dirty = false;
-            return true;
-        }
-        if (found_empty) continue;
-        if (m_tags[w] == kInvalid) {
-            victim = w;
-            found_empty = true;
-        } else if (m_stamp[w] < m_stamp[victim]) {
-            victim = w;
-        }
-    }
-    evicted_dirty = m_tags[victim] != kInvalid && m_dirty[victim];
-    if (m_tags[victim] != kInvalid) ++m_evictions;
-    victim_addr = m_tags[victim] << m_set_shift;
-    m_tags[victim] = line;
-    m_stamp[victim] = m_use_counter;
-    m_dirty[victim] = is_write ? 1 : 0;
-    return false;
+std::size_t L2Cache::partition_of(StreamClass cls) const {
+    return m_partition_of_class[static_cast<std::size_t>(cls)];
 }
 
-Picoseconds L2Cache::hbm_access(Picoseconds now, Picoseconds arrival, uint64_t addr,
-                                uint64_t bytes, bool is_write, const TransactionInfo* info) {
+uint8_t L2Cache::sector_mask(uint64_t lo, uint64_t hi, uint64_t line_addr) const {
+    const uint64_t first = (lo - line_addr) >> m_sector_shift;
+    const uint64_t last = (hi - 1 - line_addr) >> m_sector_shift;
+    return static_cast<uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+}
+
+std::size_t L2Cache::find(uint64_t line_number, std::size_t set) const {
+    const std::size_t base = set * m_params.ways;
+    for (std::size_t i = base; i < base + m_params.ways; ++i) {
+        if (m_lines[i].tag == line_number) return i;
+    }
+    return kNone;
+}
+
+std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
+                              const TransactionInfo* info) {
+    const Partition& p = m_partitions[part];
+    const std::size_t base = set * m_params.ways + p.first_way;
+    std::size_t victim = kNone;
+    for (std::size_t i = base; i < base + p.ways; ++i) {
+        if (!m_lines[i].is_valid()) {
+            victim = i;
+            break;
+        }
+    }
+    if (victim == kNone) {
+        victim = m_policy->victim(base, p.ways);
+        Line& v = m_lines[victim];
+        L2PartitionStats& vs = m_partitions[v.partition].stats;
+        ++vs.evictions;
+        if (v.prefetched) ++vs.prefetch_unused;
+        if (v.dirty) {
+            ++vs.writebacks;
+            // Each run of contiguous dirty sectors is one posted write: exactly the dirty bytes.
+            unsigned dirty = v.dirty;
+            while (dirty) {
+                const unsigned first = static_cast<unsigned>(__builtin_ctz(dirty));
+                unsigned run = 0;
+                while (dirty & (1u << (first + run))) dirty &= ~(1u << (first + run++));
+                hbm_access(when, (v.tag << m_line_shift) + (uint64_t{first} << m_sector_shift),
+                           uint64_t{run} << m_sector_shift, true, info);
+            }
+        }
+    }
+    m_lines[victim] = Line{line_number, 0, 0, 0, static_cast<uint8_t>(part), false};
+    m_policy->on_fill(victim);
+    return victim;
+}
+
+Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
+                                const TransactionInfo* info) {
     tlm::tlm_generic_payload* p = m_pool.acquire();
     p->set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     p->set_address(addr);
@@ -121,66 +194,143 @@ Picoseconds L2Cache::hbm_access(Picoseconds now, Picoseconds arrival, uint64_t a
     TransactionInfo* mine = info_of(*p);
     if (info) *mine = *info;
     mine->engine = name();
-    sc_core::sc_time delay = ClockDomain::from_ps(arrival - now);
+    sc_core::sc_time delay = ClockDomain::from_ps(arrival > m_now ? arrival - m_now : 0);
     hbm_out->b_transport(*p, delay);
     check_response(*p, name());
     p->release();
-    return now + ClockDomain::to_ps(delay);
+    if (!is_write) m_hbm_fetch_bytes += bytes;
+    return m_now + ClockDomain::to_ps(delay);
+}
+
+// The time a new miss wanting to issue at `t` can take an MSHR.
+Picoseconds L2Cache::mshr_issue_time(Picoseconds t, const TransactionInfo* info) {
+    auto retire = [&] {
+        while (!m_mshr_busy_until.empty() && m_mshr_busy_until.top() <= t) m_mshr_busy_until.pop();
+    };
+    retire();
+    if (m_mshr_busy_until.size() + m_batch.lines.size() < m_params.mshrs) return t;
+    flush_batch(info);  // learn when the batch's fills complete
+    retire();
+    if (m_mshr_busy_until.size() < m_params.mshrs) return t;
+    ++m_mshr_stalls;
+    const Picoseconds free_at = m_mshr_busy_until.top();
+    m_mshr_busy_until.pop();
+    return free_at;
+}
+
+void L2Cache::flush_batch(const TransactionInfo* info) {
+    if (m_batch.lines.empty()) return;
+    const Picoseconds done = hbm_access(m_batch.issue, m_batch.begin, m_batch.end - m_batch.begin, false, info);
+    for (std::size_t idx : m_batch.lines) {
+        m_mshr_busy_until.push(done);
+        if (idx != kNone) m_lines[idx].ready = done;
+    }
+    m_batch_done = std::max(m_batch_done, done);
+    m_batch.lines.clear();
 }
 
 void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     if (!validate_payload(p, m_params.address_space_bytes)) return;
     const TransactionInfo* info = info_of(p);
     const StreamClass cls = info ? info->stream : StreamClass::kGeneral;
-    ClassStats& cs = m_class_stats[static_cast<std::size_t>(cls)];
-    const bool is_write = p.is_write();
-    const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-    const Picoseconds arrival = now + ClockDomain::to_ps(delay);
+    const bool is_prefetch = cls == StreamClass::kPrefetch;
+    const std::size_t part = partition_of(is_prefetch ? info->prefetch_target : cls);
+    L2PartitionStats& ps = m_partitions[part].stats;
+    const bool no_allocate = (info && info->no_allocate) || m_partitions[part].ways == 0;
+    const bool is_write = p.is_write() && !is_prefetch;
+    Counter& class_hits = *m_class_hits[static_cast<std::size_t>(cls)];
+    Counter& class_misses = *m_class_misses[static_cast<std::size_t>(cls)];
+
+    m_now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    const Picoseconds arrival = m_now + ClockDomain::to_ps(delay);
     const Picoseconds hit_latency = m_clock.cycles_to_ps(m_params.hit_latency_cycles);
+    m_batch_done = 0;
+    m_batch.lines.clear();
 
     const uint64_t addr = p.get_address();
     const uint64_t end = addr + p.get_data_length();
     const uint64_t line_bytes = m_params.line_bytes;
     Picoseconds done = arrival;
-    uint64_t miss_run_start = 0, miss_run_end = 0;  // [start, end) of contiguous missing lines
-    auto flush_miss_run = [&] {
-        if (miss_run_end > miss_run_start) {
-            done = std::max(done, hbm_access(now, arrival + hit_latency, miss_run_start,
-                                             miss_run_end - miss_run_start, false, info));
-        }
-        miss_run_start = miss_run_end = 0;
-    };
-
     for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes) {
-        const uint64_t lo = std::max(addr, line_addr);
-        const uint64_t hi = std::min(end, line_addr + line_bytes);
-        const uint64_t slice = mix(line_addr >> m_set_shift ^ 0x5bd1e995ULL) % m_slices.size();
-        const auto grant = m_slices[slice].reserve(arrival, hi - lo);
-        bool evicted_dirty = false;
-        uint64_t victim = 0;
-        const bool hit = lookup_and_install(line_addr, is_write, evicted_dirty, victim);
-        if (evicted_dirty) {
-            ++m_writebacks;
-            hbm_access(now, arrival, victim, line_bytes, true, info);  // posted
-        }
-        if (hit) {
-            ++cs.hits;
-        } else {
-            ++cs.misses;
-        }
-        if (hit || is_write) {
+        const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
+        const uint8_t need = sector_mask(lo, hi, line_addr);
+        const uint64_t line_number = line_addr >> m_line_shift;
+        const std::size_t set = mix(line_number) % m_sets;
+        const auto grant = m_slices[mix(line_number ^ 0x5bd1e995ULL) % m_slices.size()].reserve(arrival, hi - lo);
+        std::size_t idx = find(line_number, set);
+
+        if (is_write) {
+            if (idx != kNone) {
+                m_lines[idx].valid |= need;
+                m_lines[idx].dirty |= need;
+                m_policy->on_hit(idx);
+                ++ps.hits;
+                ++class_hits;
+            } else {
+                ++ps.misses;
+                ++class_misses;
+                if (no_allocate) {
+                    hbm_access(arrival, lo, hi - lo, true, info);  // written through, posted
+                } else {
+                    idx = allocate(line_number, set, part, arrival, info);
+                    m_lines[idx].valid = need;
+                    m_lines[idx].dirty = need;
+                }
+            }
             done = std::max(done, grant.end + hit_latency);
-            flush_miss_run();
-        } else {
-            if (miss_run_end != line_addr) flush_miss_run();
-            if (miss_run_end == miss_run_start) miss_run_start = line_addr;
-            miss_run_end = line_addr + line_bytes;
-            done = std::max(done, grant.end);
+            continue;
         }
+
+        uint8_t missing = need;
+        if (idx != kNone) {
+            Line& l = m_lines[idx];
+            missing = need & static_cast<uint8_t>(~l.valid);
+            if (missing == 0) {
+                if (!is_prefetch) {
+                    ++ps.hits;
+                    ++class_hits;
+                    if (l.ready > arrival) ++ps.merged;
+                    if (l.prefetched) {
+                        ++(l.ready > arrival ? ps.prefetch_late : ps.prefetch_useful);
+                        l.prefetched = false;
+                    }
+                    m_policy->on_hit(idx);
+                }
+                done = std::max({done, grant.end + hit_latency, l.ready});
+                continue;
+            }
+        } else if (!no_allocate) {
+            idx = allocate(line_number, set, part, arrival, info);
+            m_lines[idx].prefetched = is_prefetch;
+        }
+        if (is_prefetch) {
+            ++ps.prefetch_fills;
+        } else {
+            ++ps.misses;
+            ++class_misses;
+            if (idx != kNone && m_lines[idx].prefetched) {  // sector miss on a prefetched line
+                ++ps.prefetch_late;
+                m_lines[idx].prefetched = false;
+            }
+        }
+        if (idx != kNone) m_lines[idx].valid |= missing;
+        // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
+        const uint64_t first = line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
+        const uint64_t last = line_addr + (static_cast<uint64_t>(32 - __builtin_clz(missing)) << m_sector_shift);
+        const Picoseconds issue = mshr_issue_time(arrival + hit_latency, info);
+        if (!m_batch.lines.empty() && (m_batch.end != first || m_batch.issue != issue)) flush_batch(info);
+        if (m_batch.lines.empty()) {
+            m_batch.begin = first;
+            m_batch.issue = issue;
+        }
+        m_batch.end = last;
+        m_batch.lines.push_back(idx);
+        done = std::max(done, grant.end + hit_latency);
     }
-    flush_miss_run();
+    flush_batch(info);
+    done = std::max(done, m_batch_done);
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
-    delay = ClockDomain::from_ps(done - now);
+    delay = ClockDomain::from_ps(done - m_now);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -1,32 +1,25 @@
-// The on-die L2: a set-associative, sliced, write-back write-allocate cache in front of HBM.
-//
-// Timing: a transaction is split into lines; each line goes to the slice chosen by a hash of its
-// address (hashed interleave) and occupies that slice's port for line_bytes / slice rate
-// cycles (FCFS, so slices queue under contention). A hit returns after the slice transfer plus
-// the hit latency. Read misses are fetched from HBM through hbm_out (one HBM transaction per run
-// of contiguous missing lines) and return when the fill arrives. Writes allocate without a fetch
-// (DMA writes whole lines) and mark the line dirty; a dirty victim is written back to HBM
-// (posted: it takes HBM bandwidth but the requester does not wait for it).
-//
-// Approximations (the Memory issue refines them): no MSHR limit or miss merging across
-// transactions, 128 B sectors not tracked (whole 512 B lines), one shared partition (the
-// per-stream-class counters are kept so that partition studies have their baseline), LRU only.
+// The on-die L2: sliced, set-associative, sectored, write-back write-allocate, partitioned by
+// stream class, with MSHRs that merge misses to lines already being fetched, CMO prefetch fills
+// and non-allocate hints. See README.md for the timing model and what is approximated.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <queue>
 #include <string>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
+#include "models/memory/l2/replacement_policy.h"
 
 namespace asim {
 
@@ -35,18 +28,39 @@ class ConfigNode;
 struct L2Params {
     uint64_t size_bytes = 64ULL << 20;
     uint64_t line_bytes = 512;
+    uint64_t sector_bytes = 128;
     uint32_t ways = 16;
     uint32_t slices = 32;
     double slice_bandwidth_bytes_per_s = 1.5e12;
     uint64_t clock_hz = 1'650'000'000;
     uint32_t hit_latency_cycles = 100;
+    uint32_t mshrs = 256;             // outstanding line fills, whole L2
+    std::string replacement = "lru";
+    // Way-based partitions by stream class (weight, activation, general), in bytes; all zero =
+    // one shared partition of every way. Sizes must be whole ways and add up to size_bytes.
+    std::array<uint64_t, 3> partition_bytes{0, 0, 0};
     uint64_t address_space_bytes = 288ULL << 30;  // what targets accept (the HBM capacity)
 
+    bool partitioned() const { return partition_bytes[0] + partition_bytes[1] + partition_bytes[2] != 0; }
     uint64_t sets() const { return size_bytes / line_bytes / ways; }
+    uint64_t way_bytes() const { return size_bytes / ways; }
     std::vector<std::pair<std::string, std::string>> validate() const;
 };
 
 L2Params parse_l2_params(const ConfigNode& node, uint64_t address_space_bytes);
+
+// Per-partition statistics (also the summary's l2_partitions).
+struct L2PartitionStats {
+    Counter& hits;             // demand accesses whose sectors were all present (or in flight)
+    Counter& misses;           // demand accesses that fetched from HBM or allocated
+    Counter& merged;           // hits on a line whose fill was still in flight (MSHR merge)
+    Counter& evictions;
+    Counter& writebacks;       // dirty lines written back
+    Counter& prefetch_fills;   // lines filled by CMO prefetch
+    Counter& prefetch_useful;  // prefetched lines later hit by demand after the fill completed
+    Counter& prefetch_late;    // prefetched lines demanded while the fill was still in flight
+    Counter& prefetch_unused;  // prefetched lines evicted before any demand access
+};
 
 class L2Cache : public sc_core::sc_module {
 public:
@@ -54,43 +68,73 @@ public:
     tlm_utils::simple_initiator_socket<L2Cache> hbm_out;
 
     L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegistry& stats);
+    ~L2Cache() override;
 
     const L2Params& params() const { return m_params; }
     uint64_t hits() const;
     uint64_t misses() const;
+    std::size_t partition_count() const { return m_partitions.size(); }
+    const std::string& partition_name(std::size_t p) const { return m_partitions[p].name; }
+    const L2PartitionStats& partition_stats(std::size_t p) const { return m_partitions[p].stats; }
     void finalize_stats();
 
 private:
-    struct ClassStats {
-        Counter& hits;
-        Counter& misses;
+    struct Partition {
+        std::string name;
+        uint32_t first_way = 0;
+        uint32_t ways = 0;
+        L2PartitionStats stats;
+    };
+    struct Line {
+        uint64_t tag = ~uint64_t{0};  // line number, or invalid
+        Picoseconds ready = 0;        // when its last fill completes
+        uint8_t valid = 0;            // sector masks
+        uint8_t dirty = 0;
+        uint8_t partition = 0;
+        bool prefetched = false;      // filled by prefetch, not yet demanded
+        bool is_valid() const { return tag != ~uint64_t{0}; }
+    };
+    // A run of contiguous bytes to fetch from HBM at one issue time, for the lines in it.
+    struct FetchBatch {
+        uint64_t begin = 0, end = 0;
+        Picoseconds issue = 0;
+        std::vector<std::size_t> lines;
     };
 
     void b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
-    // Looks the line up, updating LRU and dirty state; on a miss installs it and returns the
-    // victim's address in `writeback` when a dirty line was evicted.
-    bool lookup_and_install(uint64_t line_addr, bool is_write, bool& evicted_dirty,
-                            uint64_t& victim_addr);
-    Picoseconds hbm_access(Picoseconds now, Picoseconds arrival, uint64_t addr, uint64_t bytes,
-                           bool is_write, const TransactionInfo* info);
+    std::size_t partition_of(StreamClass cls) const;
+    std::size_t find(uint64_t line_number, std::size_t set) const;  // index or npos
+    std::size_t allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
+                         const TransactionInfo* info);
+    Picoseconds mshr_issue_time(Picoseconds t, const TransactionInfo* info);
+    void flush_batch(const TransactionInfo* info);
+    Picoseconds hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
+                           const TransactionInfo* info);
+    uint8_t sector_mask(uint64_t lo, uint64_t hi, uint64_t line_addr) const;
 
     L2Params m_params;
     ClockDomain m_clock;
     std::vector<BandwidthServer> m_slices;
     uint64_t m_sets;
-    int m_set_shift;
-    std::vector<uint64_t> m_tags;   // sets x ways, kInvalid when empty
-    std::vector<uint64_t> m_stamp;  // LRU: last-use stamp per way
-    std::vector<uint8_t> m_dirty;
-    uint64_t m_use_counter = 0;
+    int m_line_shift;
+    int m_sector_shift;
+    std::vector<Line> m_lines;  // sets x ways
+    std::unique_ptr<ReplacementPolicy> m_policy;
+    std::vector<Partition> m_partitions;
+    std::array<std::size_t, 4> m_partition_of_class{};
+    std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> m_mshr_busy_until;
+    FetchBatch m_batch;
+    Picoseconds m_now = 0;      // kernel time of the transaction being served
+    Picoseconds m_batch_done = 0;
     PayloadPool m_pool;
 
-    std::vector<ClassStats> m_class_stats;  // indexed by StreamClass
-    Counter& m_evictions;
-    Counter& m_writebacks;
+    std::array<Counter*, 4> m_class_hits{};
+    std::array<Counter*, 4> m_class_misses{};
     Counter& m_read_bytes;
     Counter& m_write_bytes;
+    Counter& m_hbm_fetch_bytes;
     Counter& m_slice_busy_cycles;
+    Counter& m_mshr_stalls;
 };
 
 }  // namespace asim

@@ -1,0 +1,27 @@
+// Replacement policies for the L2, chosen by name in YAML (`die.l2.replacement`). A policy keeps
+// its own per-line state and picks a victim among a contiguous range of ways (one partition of
+// one set). Adding a policy means adding a class and a line in make_replacement_policy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace asim {
+
+class ReplacementPolicy {
+public:
+    virtual ~ReplacementPolicy() = default;
+    virtual void on_hit(std::size_t line) = 0;
+    virtual void on_fill(std::size_t line) = 0;
+    // A victim among lines [first, first + count), all valid.
+    virtual std::size_t victim(std::size_t first, std::size_t count) const = 0;
+};
+
+// Names accepted by make_replacement_policy, for messages.
+const std::vector<std::string>& replacement_policy_names();
+// nullptr for an unknown name.
+std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name, std::size_t lines);
+
+}  // namespace asim
