@@ -25,7 +25,7 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     out += fmt::format("  {:<28}{:>10.1f} TFLOPS (fp16/bf16, FMA = 2), {:.1f} (fp32)\n", "Vector peak",
                        2 * d.vector_peak_ops(2) * 1e-12, 2 * d.vector_peak_ops(4) * 1e-12);
     out += fmt::format("\nbandwidth\n");
-    out += fmt::format("  {:<28}{}\n", "HBM", units::format_byte_rate(d.hbm.bandwidth_bytes_per_s));
+    out += fmt::format("  {:<28}{}\n", "HBM", units::format_byte_rate(d.hbm.bandwidth_bytes_per_s()));
     out += fmt::format("  {:<28}{}\n", "L2 (all slices)",
                        units::format_byte_rate(d.l2.slice_bandwidth_bytes_per_s * d.l2.slices));
     out += fmt::format("  {:<28}{} read, {} write (per core)\n", "AIC <-> GM",
@@ -37,7 +37,7 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     out += fmt::format("  {:<28}{} (all AIC ports)\n", "Cores -> L2 read, total",
                        units::format_byte_rate(d.core.aic_gm_read * clock * d.ai_cores));
     out += fmt::format("\ncapacity\n");
-    out += fmt::format("  {:<28}{}\n", "HBM", units::format_bytes(d.hbm.capacity_bytes));
+    out += fmt::format("  {:<28}{}\n", "HBM", units::format_bytes(d.hbm.capacity_bytes()));
     out += fmt::format("  {:<28}{} ({} B lines, {} ways, {} slices)\n", "L2", units::format_bytes(d.l2.size_bytes),
                        d.l2.line_bytes, d.l2.ways, d.l2.slices);
     out += fmt::format("  {:<28}L1 {}, L0A {}, L0B {}, L0C {}, UB {} per vector core\n", "per AI core",
@@ -47,7 +47,7 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     out += fmt::format("\nbalance\n");
     const double bf16 = d.peak_flops(DType::kBf16);
     out += fmt::format("  {:<28}{:.0f} FLOP/B (bf16 peak / HBM bandwidth)\n", "ridge point",
-                       bf16 / d.hbm.bandwidth_bytes_per_s);
+                       bf16 / d.hbm.bandwidth_bytes_per_s());
     return out;
 }
 

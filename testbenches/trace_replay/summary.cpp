@@ -76,7 +76,7 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
         {"hbm_read_bytes", hbm_rd},
         {"hbm_write_bytes", hbm_wr},
         {"hbm_bw_gbps", ratio(static_cast<double>(hbm_rd + hbm_wr), sim_s) * 1e-9},
-        {"hbm_peak_gbps", p.hbm.bandwidth_bytes_per_s * 1e-9},
+        {"hbm_peak_gbps", p.hbm.bandwidth_bytes_per_s() * 1e-9},
         {"l2_hit_rate", ratio(static_cast<double>(hits), static_cast<double>(hits + misses))},
         {"l2_partitions", l2_partitions},
         // Issued and late (dropped) candidates are the H-JSD's; it does not exist yet, so they

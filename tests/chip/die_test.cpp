@@ -71,7 +71,7 @@ TEST(Die, HalvingHbmBandwidthSlowsAMemoryBoundOp) {
          {"elements", kGiB / 4},
          {"inputs", {tensor("a", 0, kGiB / 2, "activation"), tensor("b", kGiB, kGiB / 2, "activation")}},
          {"outputs", {tensor("c", 2 * kGiB, kGiB / 2, "activation")}}});
-    const auto s = run_die(op, {"die.hbm.bandwidth=4.8TB/s"});
+    const auto s = run_die(op, {"die.hbm.organisation.stacks=4"});  // 4.8 TB/s
     EXPECT_LE(s["hbm_bw_gbps"].get<double>(), 4800.0);
     EXPECT_GE(s["hbm_bw_gbps"].get<double>(), 0.6 * 4800.0);
 }

@@ -1,5 +1,8 @@
 #include "models/chip/die/die.h"
 
+#include "models/memory/hbm/hbm.h"
+#include "models/memory/hbm_flat/hbm_flat.h"
+
 namespace asim {
 
 double DieParams::peak_flops(DType dtype) const {
@@ -17,9 +20,13 @@ double DieParams::vector_peak_ops(uint32_t elem_bytes) const {
 Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
          FailureSink& failures)
     : sc_module(name), m_params(params), m_clock(std::string(this->name()) + ".clock", params.clock_hz) {
-    m_hbm = std::make_unique<HbmFlat>("hbm", params.hbm, stats);
+    if (params.hbm.fidelity == HbmFidelity::kJedec) {
+        m_hbm = std::make_unique<Hbm>("hbm", params.hbm, stats);
+    } else {
+        m_hbm = std::make_unique<HbmFlat>("hbm", params.hbm.flat_params(), stats);
+    }
     m_l2 = std::make_unique<L2Cache>("l2", params.l2, stats);
-    m_l2->hbm_out.bind(m_hbm->l2_in);
+    m_l2->hbm_out.bind(m_hbm->l2_target());
 
     const TilePipelineParams aic{params.core.aic_gm_read, params.core.aic_gm_write};
     const TilePipelineParams aiv{params.core.aiv_gm_read, params.core.aiv_gm_write};

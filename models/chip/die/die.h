@@ -20,7 +20,8 @@
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/stats.h"
-#include "models/memory/hbm_flat/hbm_flat.h"
+#include "models/memory/hbm/hbm_device.h"
+#include "models/memory/hbm/hbm_model.h"
 #include "models/memory/l2/l2_cache.h"
 
 namespace asim {
@@ -32,7 +33,7 @@ struct DieParams {
     uint32_t ai_cores = 72;
     AiCoreParams core;
     L2Params l2;
-    HbmFlatParams hbm;
+    HbmParams hbm;  // die.hbm: the device, and the fidelity it runs at
 
     // Derived figures for `info` and the summary.
     double peak_flops(DType dtype) const;  // Cube only; 0 when the dtype has no fractal
@@ -52,14 +53,14 @@ public:
     OpDispatcher& dispatcher() { return *m_dispatcher; }
     const OpDispatcher& dispatcher() const { return *m_dispatcher; }
     const L2Cache& l2() const { return *m_l2; }
-    const HbmFlat& hbm() const { return *m_hbm; }
+    const HbmModel& hbm() const { return *m_hbm; }
     Cycles cube_busy_cycles() const;
     void finalize_stats();
 
 private:
     DieParams m_params;
     ClockDomain m_clock;
-    std::unique_ptr<HbmFlat> m_hbm;
+    std::unique_ptr<HbmModel> m_hbm;
     std::unique_ptr<L2Cache> m_l2;
     std::vector<std::unique_ptr<TilePipeline>> m_cube_pipes;
     std::vector<std::unique_ptr<TilePipeline>> m_vector_pipes;

@@ -8,8 +8,8 @@ DieParams parse_die_params(const ConfigNode& die) {
     p.clock_hz = static_cast<uint64_t>(die.frequency_hz("clock"));
     p.ai_cores = static_cast<uint32_t>(die.integer("ai_cores", Range{1, 4096}));
     p.core = parse_aicore_params(die.child("aicore"));
-    p.hbm = parse_hbm_flat_params(die.child("hbm"));
-    p.l2 = parse_l2_params(die.child("l2"), p.hbm.capacity_bytes);
+    p.hbm = parse_hbm_params(die.child("hbm"));
+    p.l2 = parse_l2_params(die.child("l2"), p.hbm.capacity_bytes());
     return p;
 }
 

@@ -20,10 +20,9 @@
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
 #include "models/common/stats.h"
+#include "models/memory/hbm/hbm_model.h"
 
 namespace asim {
-
-class ConfigNode;
 
 struct HbmFlatParams {
     uint64_t capacity_bytes = 288ULL << 30;
@@ -39,8 +38,6 @@ struct HbmFlatParams {
     std::vector<std::pair<std::string, std::string>> validate() const;
 };
 
-HbmFlatParams parse_hbm_flat_params(const ConfigNode& node);
-
 struct HbmFlatStats {
     Counter& reads;
     Counter& writes;
@@ -50,16 +47,17 @@ struct HbmFlatStats {
     Counter& busy_cycles;  // summed over channels
 };
 
-class HbmFlat : public sc_core::sc_module {
+class HbmFlat : public sc_core::sc_module, public HbmModel {
 public:
     tlm_utils::simple_target_socket<HbmFlat> l2_in;
 
     HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, StatsRegistry& stats);
 
     const HbmFlatParams& params() const { return m_params; }
-    uint64_t read_bytes() const { return m_stats.read_bytes.value(); }
-    uint64_t write_bytes() const { return m_stats.write_bytes.value(); }
-    void finalize_stats();
+    tlm::tlm_target_socket<>& l2_target() override { return l2_in; }
+    uint64_t read_bytes() const override { return m_stats.read_bytes.value(); }
+    uint64_t write_bytes() const override { return m_stats.write_bytes.value(); }
+    void finalize_stats() override;
 
     // The timing core without TLM, for callers inside this folder's tests: returns the
     // completion time of an access of `bytes` at `addr` arriving at `arrival`.

@@ -1,0 +1,50 @@
+// Address mapping from a bit-order string such as `rorabgbachco` (most to least significant):
+// two-letter fields ro (row), ra (rank), bg (bank group), ba (bank), ch (channel), pc
+// (pseudo-channel), co (column, in units of one access). Bits below the column select the byte
+// within one access. Fields are mixed-radix digits, so counts need not be powers of two (an
+// HBM3 12-high stack has 3 stack IDs); power-of-two fields decode with shifts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/memory/hbm/hbm_device.h"
+
+namespace asim {
+
+struct DecodedAddress {
+    uint32_t channel = 0;  // flat: stack-channel * pseudo_channels + pseudo-channel
+    uint32_t rank = 0;
+    uint32_t bank_group = 0;
+    uint32_t bank = 0;
+    uint32_t row = 0;
+    uint32_t column = 0;
+};
+
+class AddressMapping {
+public:
+    // Throws std::invalid_argument with a readable message when the string is malformed: an
+    // unknown or repeated field, or a field whose count is above 1 left out.
+    AddressMapping(const std::string& order, const HbmOrganisation& org);
+
+    DecodedAddress decode(uint64_t addr) const;  // addr < capacity
+    uint64_t encode(const DecodedAddress& a) const;
+    // Bytes of consecutive addresses that stay in one channel (the channel interleave).
+    uint64_t channel_interleave_bytes() const { return m_channel_interleave; }
+
+private:
+    enum Field { kRow, kRank, kBankGroup, kBank, kChannel, kPseudo, kColumn, kFieldCount };
+    struct Digit {
+        Field field;
+        uint64_t count;
+        uint32_t shift;  // when count is a power of two
+        bool pow2;
+    };
+    std::vector<Digit> m_digits;  // least significant first
+    uint32_t m_offset_bits = 0;
+    uint32_t m_pseudo = 1;
+    uint64_t m_channel_interleave = 0;
+};
+
+}  // namespace asim

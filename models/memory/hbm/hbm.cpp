@@ -1,0 +1,128 @@
+#include "models/memory/hbm/hbm.h"
+
+#include <algorithm>
+
+#include "models/common/clock_domain.h"
+#include "models/common/payload.h"
+
+namespace asim {
+
+Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& params, StatsRegistry& stats)
+    : sc_module(name),
+      l2_in("l2_in"),
+      m_params(params),
+      m_core(params.device),
+      m_tck(params.device.timing.tCK_ps),
+      m_reads(stats.counter(std::string(this->name()) + ".reads", "read transactions")),
+      m_writes(stats.counter(std::string(this->name()) + ".writes", "write transactions")),
+      m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read", "B")),
+      m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written", "B")),
+      m_read_latency_ns(stats.histogram(std::string(this->name()) + ".read_latency_ns",
+                                        "read latency, arrival to last data", "ns")),
+      m_activates(stats.counter(std::string(this->name()) + ".activates", "ACT commands")),
+      m_precharges(stats.counter(std::string(this->name()) + ".precharges", "PRE commands, auto-precharge included")),
+      m_refreshes(stats.counter(std::string(this->name()) + ".refreshes", "REF commands")),
+      m_row_hits(stats.counter(std::string(this->name()) + ".row_hits", "column commands to an already open row")) {
+    l2_in.register_b_transport(this, &Hbm::b_transport);
+    SC_HAS_PROCESS(Hbm);
+    SC_THREAD(run);
+}
+
+uint64_t Hbm::now_cycle() const {
+    const Picoseconds ps = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    return (ps + static_cast<Picoseconds>(m_tck) - 1) / static_cast<Picoseconds>(m_tck);
+}
+
+sc_core::sc_time Hbm::time_of(uint64_t cycle) const {
+    return ClockDomain::from_ps(static_cast<Picoseconds>(cycle) * static_cast<Picoseconds>(m_tck));
+}
+
+void Hbm::deliver() {
+    for (const HbmCompletion& c : m_done) {
+        auto it = m_waiting.find(c.tag);
+        if (it == m_waiting.end()) continue;
+        Waiter* w = it->second;
+        m_waiting.erase(it);
+        w->last = std::max(w->last, c.cycle);
+        if (--w->outstanding == 0) w->done.notify(time_of(w->last) - sc_core::sc_time_stamp());
+    }
+    m_done.clear();
+}
+
+void Hbm::advance_to(uint64_t cycle) {
+    bool ticked = false;
+    for (uint64_t next = m_core.next_event(); next <= cycle; next = m_core.next_event()) {
+        m_core.tick(next, m_done);
+        ticked = true;
+    }
+    deliver();
+    if (ticked) m_space.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Hbm::run() {
+    for (;;) {
+        advance_to(now_cycle());
+        if (m_core.idle()) {
+            wait(m_wake);
+            continue;
+        }
+        const uint64_t next = m_core.next_event();
+        const sc_core::sc_time at = time_of(next);
+        if (at > sc_core::sc_time_stamp()) {
+            wait(at - sc_core::sc_time_stamp(), m_wake);
+        } else {
+            wait(sc_core::SC_ZERO_TIME);
+        }
+    }
+}
+
+void Hbm::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    if (!validate_payload(p, m_params.capacity_bytes())) return;
+    wait(delay);
+    delay = sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const bool is_write = p.is_write();
+    const uint64_t access = m_core.access_bytes();
+    const uint64_t first = p.get_address() / access * access;
+    const uint64_t end = p.get_address() + p.get_data_length();
+    Waiter w;
+    w.outstanding = 1;  // a guard until every access has been handed over
+    for (uint64_t a = first; a < end; a += access) {
+        advance_to(now_cycle());
+        while (!m_core.can_accept(a, is_write)) {
+            wait(m_space);
+            advance_to(now_cycle());
+        }
+        const uint64_t tag = m_next_tag++;
+        m_waiting.emplace(tag, &w);
+        ++w.outstanding;
+        m_core.accept(now_cycle(), a, is_write, tag, m_done);
+        deliver();
+        m_wake.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (--w.outstanding != 0) {
+        wait(w.done);
+    } else if (time_of(w.last) > sc_core::sc_time_stamp()) {
+        wait(time_of(w.last) - sc_core::sc_time_stamp());
+    }
+    if (is_write) {
+        ++m_writes;
+        m_write_bytes += p.get_data_length();
+    } else {
+        ++m_reads;
+        m_read_bytes += p.get_data_length();
+        delay = ClockDomain::from_ps(static_cast<Picoseconds>(m_params.network_latency_ps));
+        m_read_latency_ns.sample(ClockDomain::to_ps(sc_core::sc_time_stamp() - start + delay) / 1000);
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Hbm::finalize_stats() {
+    const HbmChannelStats s = m_core.totals();
+    m_activates.set(s.activates);
+    m_precharges.set(s.precharges);
+    m_refreshes.set(s.refreshes);
+    m_row_hits.set(s.read_row_hits + s.write_row_hits);
+}
+
+}  // namespace asim

@@ -1,0 +1,72 @@
+// The JEDEC HBM controller (HbmController) as a TLM-2.0 target for the die: `jedec` fidelity.
+//
+// b_transport is called from the L2's SC_THREADs. It first waits until the transaction's
+// arrival time, so the controller sees requests in time order, splits the payload into
+// device accesses, hands each to the controller (waiting while its queue is full: that wait is
+// the back-pressure), and then waits until the last read access has returned its data. Writes
+// are posted: they return once buffered. One SC_THREAD advances the controller to the next cycle
+// at which a busy channel has work; with every channel idle it waits for a request and costs no
+// kernel event (refresh that falls due meanwhile is accounted arithmetically).
+// `network_latency` is added to every read on top of the controller's latency.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "models/common/stats.h"
+#include "models/memory/hbm/hbm_controller.h"
+#include "models/memory/hbm/hbm_device.h"
+#include "models/memory/hbm/hbm_model.h"
+
+namespace asim {
+
+class Hbm : public sc_core::sc_module, public HbmModel {
+public:
+    tlm_utils::simple_target_socket<Hbm> l2_in;
+
+    Hbm(sc_core::sc_module_name name, const HbmParams& params, StatsRegistry& stats);
+
+    tlm::tlm_target_socket<>& l2_target() override { return l2_in; }
+    uint64_t read_bytes() const override { return m_read_bytes.value(); }
+    uint64_t write_bytes() const override { return m_write_bytes.value(); }
+    void finalize_stats() override;
+    const HbmController& controller() const { return m_core; }
+
+private:
+    struct Waiter {
+        sc_core::sc_event done;
+        uint32_t outstanding = 0;
+        uint64_t last = 0;  // cycle of the latest completion
+    };
+    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    void run();
+    uint64_t now_cycle() const;
+    sc_core::sc_time time_of(uint64_t cycle) const;
+    void advance_to(uint64_t cycle);
+    void deliver();
+
+    HbmParams m_params;
+    HbmController m_core;
+    int64_t m_tck;
+    uint64_t m_next_tag = 0;
+    std::vector<HbmCompletion> m_done;
+    std::unordered_map<uint64_t, Waiter*> m_waiting;  // tag -> waiter
+    sc_core::sc_event m_wake;   // a request arrived
+    sc_core::sc_event m_space;  // a queue slot may have freed
+    Counter& m_reads;
+    Counter& m_writes;
+    Counter& m_read_bytes;
+    Counter& m_write_bytes;
+    Histogram& m_read_latency_ns;
+    Counter& m_activates;
+    Counter& m_precharges;
+    Counter& m_refreshes;
+    Counter& m_row_hits;
+};
+
+}  // namespace asim

@@ -1,0 +1,376 @@
+#include "models/memory/hbm/hbm_channel.h"
+
+#include <algorithm>
+
+#include "models/memory/hbm/hbm_policies.h"
+
+namespace asim {
+
+namespace {
+inline void raise(uint64_t& v, uint64_t at_least) { v = std::max(v, at_least); }
+}  // namespace
+
+HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& scheduler,
+                       const HbmPagePolicy& policy)
+    : m_p(params),
+      m_t(params.timing),
+      m_sched(scheduler),
+      m_policy(policy),
+      m_banks_per_rank(params.org.bank_groups * params.org.banks_per_group),
+      m_banks_per_group(params.org.banks_per_group),
+      m_banks(params.org.banks()),
+      m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
+      m_ranks(params.org.ranks) {
+    for (auto& q : m_queues) q.reserve(params.ctrl.command_queue_depth);
+    m_read_q.reserve(params.ctrl.read_queue_depth);
+    m_write_buf.reserve(params.ctrl.write_buffer_depth);
+    // All-bank refresh is staggered over ranks: one rank every tREFI / ranks.
+    const uint64_t step = m_t.tREFI / params.org.ranks;
+    for (uint32_t r = 0; r < m_ranks.size(); ++r) {
+        m_ranks[r].next_refresh = params.ctrl.refresh == RefreshMode::kAllBank ? step * (r + 1) : kHbmNever;
+    }
+    if (params.ctrl.refresh == RefreshMode::kPerBank) m_next_bank_refresh = m_t.tREFIsb;
+    m_next_active = std::min(m_next_bank_refresh, m_ranks[0].next_refresh);
+    for (const Rank& r : m_ranks) m_next_active = std::min(m_next_active, r.next_refresh);
+}
+
+bool HbmChannel::can_accept(bool is_write) const {
+    return is_write ? m_write_buf.size() < m_p.ctrl.write_buffer_depth
+                    : m_read_q.size() < m_p.ctrl.read_queue_depth;
+}
+
+bool HbmChannel::idle() const { return m_read_q.empty() && m_write_buf.empty() && m_queued == 0; }
+
+void HbmChannel::accept(const HbmTxn& t, std::vector<HbmCompletion>& done) {
+    if (t.is_write) {
+        // Posted: the write completes once buffered; a second write to a buffered address merges.
+        if (m_pending_writes.emplace(t.addr, 1).second) m_write_buf.push_back(t);
+        done.push_back({t.tag, t.accept + 1, true});
+    } else if (m_pending_writes.count(t.addr) != 0) {
+        ++m_stats.write_buffer_read_hits;  // served from the write buffer
+        done.push_back({t.tag, t.accept + 1, false});
+    } else {
+        m_read_q.push_back(t);
+    }
+    m_next_active = std::min(m_next_active, t.accept + 1);
+}
+
+uint32_t HbmChannel::queue_of(const HbmTxn& t) const {
+    return m_p.ctrl.queue_structure == QueueStructure::kPerBank ? t.bank : 0;
+}
+
+uint64_t HbmChannel::act_ready(const HbmTxn& t) const {
+    uint64_t ready = m_banks[t.bank].next_act;
+    const Rank& r = m_ranks[t.rank];
+    if (r.act_count == 4) ready = std::max(ready, r.acts[r.act_head] + m_t.tFAW);
+    return ready;
+}
+
+HbmCmd HbmChannel::next_command(uint32_t q, uint32_t i, uint64_t& ready) const {
+    const auto& queue = m_queues[q];
+    const HbmTxn& t = queue[i];
+    const HbmBank& b = m_banks[t.bank];
+    if (b.refresh_pending || m_ranks[t.rank].refresh_pending) {
+        ready = kHbmNever;
+        return HbmCmd::kNone;
+    }
+    if (b.open_row == static_cast<int64_t>(t.row)) {
+        // An older access to the same address in the other direction goes first.
+        for (uint32_t j = 0; j < i; ++j) {
+            if (queue[j].addr == t.addr && queue[j].is_write != t.is_write) {
+                ready = kHbmNever;
+                return HbmCmd::kNone;
+            }
+        }
+        ready = t.is_write ? b.next_wr : b.next_rd;
+        return t.is_write ? HbmCmd::kWrite : HbmCmd::kRead;
+    }
+    if (b.open_row < 0) {
+        ready = act_ready(t);
+        return HbmCmd::kAct;
+    }
+    ready = b.next_pre;
+    return HbmCmd::kPre;
+}
+
+void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
+    HbmBank& b = m_banks[bank];
+    b.open_row = row;
+    b.hits = 0;
+    raise(b.next_rd, now + m_t.tRCDRD);
+    raise(b.next_wr, now + m_t.tRCDWR);
+    raise(b.next_pre, now + m_t.tRAS);
+    raise(b.next_act, now + m_t.tRC);
+    const uint32_t rank = bank / m_banks_per_rank;
+    const uint32_t group = bank / m_banks_per_group;
+    const uint32_t first = rank * m_banks_per_rank;
+    for (uint32_t o = first; o < first + m_banks_per_rank; ++o) {
+        if (o == bank) continue;
+        raise(m_banks[o].next_act, now + (o / m_banks_per_group == group ? m_t.tRRD_L : m_t.tRRD_S));
+    }
+    Rank& r = m_ranks[rank];
+    r.acts[r.act_head] = now;
+    r.act_head = (r.act_head + 1) % 4;
+    r.act_count = std::min<uint32_t>(r.act_count + 1, 4);
+    raise(r.next_ref_cmd, now + m_t.tRC);
+    ++m_stats.activates;
+}
+
+void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
+    HbmBank& b = m_banks[bank];
+    b.open_row = -1;
+    b.hits = 0;
+    raise(b.next_act, now + m_t.tRP);
+    raise(m_ranks[bank / m_banks_per_rank].next_ref_cmd, now + m_t.tRP);
+    ++m_stats.precharges;
+}
+
+void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
+    const uint32_t burst = m_t.burst_cycles;
+    const uint32_t group = t.bank / m_banks_per_group;
+    const uint64_t ccd_l = now + std::max(burst, m_t.tCCD_L);
+    const uint64_t ccd_s = now + std::max(burst, m_t.tCCD_S);
+    const uint64_t other_rank = now + burst + m_t.tRTRS;
+    if (!t.is_write) {
+        // Read to write: the write data must not meet the read data on the bus.
+        const uint64_t rtw = now + m_t.CL + burst + m_t.tRTRS - std::min(m_t.CWL, m_t.CL + burst + m_t.tRTRS);
+        for (uint32_t o = 0; o < m_banks.size(); ++o) {
+            HbmBank& b = m_banks[o];
+            if (o / m_banks_per_rank == t.rank) {
+                raise(b.next_rd, o / m_banks_per_group == group ? ccd_l : ccd_s);
+            } else {
+                raise(b.next_rd, other_rank);
+            }
+            raise(b.next_wr, rtw);
+        }
+        raise(m_banks[t.bank].next_pre, now + m_t.tRTP);
+    } else {
+        const uint64_t data_end = now + m_t.CWL + burst;
+        const uint64_t wtr_l = data_end + m_t.tWTR_L, wtr_s = data_end + m_t.tWTR_S;
+        const uint64_t other_rd = data_end + m_t.tRTRS > now + m_t.CL ? data_end + m_t.tRTRS - m_t.CL : now;
+        for (uint32_t o = 0; o < m_banks.size(); ++o) {
+            HbmBank& b = m_banks[o];
+            if (o / m_banks_per_rank == t.rank) {
+                const bool same = o / m_banks_per_group == group;
+                raise(b.next_wr, same ? ccd_l : ccd_s);
+                raise(b.next_rd, same ? wtr_l : wtr_s);
+            } else {
+                raise(b.next_wr, other_rank);
+                raise(b.next_rd, other_rd);
+            }
+        }
+        raise(m_banks[t.bank].next_pre, data_end + m_t.tWR);
+    }
+    HbmBank& b = m_banks[t.bank];
+    if (t.is_write) {
+        ++m_stats.writes;
+        if (b.hits > 0) ++m_stats.write_row_hits;
+    } else {
+        ++m_stats.reads;
+        if (b.hits > 0) ++m_stats.read_row_hits;
+    }
+    ++b.hits;
+    if (auto_pre) do_pre(t.bank, b.next_pre);  // the precharge happens as soon as it may
+}
+
+void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion>& done) {
+    auto& queue = m_queues[p.queue];
+    const HbmTxn t = queue[p.index];
+    switch (p.cmd) {
+        case HbmCmd::kAct: do_act(t.bank, t.row, now); return;
+        case HbmCmd::kPre: do_pre(t.bank, now); return;
+        case HbmCmd::kRead:
+        case HbmCmd::kWrite: {
+            const bool auto_pre = m_policy.auto_precharge(*this, p.queue, p.index);
+            do_column(t, now, auto_pre);
+            if (t.is_write) {
+                auto it = m_pending_writes.find(t.addr);
+                if (it != m_pending_writes.end()) m_pending_writes.erase(it);
+            } else {
+                done.push_back({t.tag, now + m_t.read_delay(), false});
+            }
+            queue.erase(queue.begin() + p.index);
+            --m_queued;
+            return;
+        }
+        case HbmCmd::kNone: return;
+    }
+}
+
+bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
+    if (m_p.ctrl.refresh == RefreshMode::kAllBank) {
+        for (uint32_t r = 0; r < m_ranks.size(); ++r) {
+            Rank& rank = m_ranks[r];
+            if (!rank.refresh_pending) continue;
+            bool all_closed = true;
+            for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
+                if (m_banks[b].open_row < 0) continue;
+                all_closed = false;
+                if (m_banks[b].next_pre <= now) {
+                    do_pre(b, now);
+                    return true;
+                }
+                next_ready = std::min(next_ready, m_banks[b].next_pre);
+            }
+            if (!all_closed) continue;
+            if (rank.next_ref_cmd > now) {
+                next_ready = std::min(next_ready, rank.next_ref_cmd);
+                continue;
+            }
+            for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
+                raise(m_banks[b].next_act, now + m_t.tRFC);
+            }
+            rank.refresh_pending = false;
+            rank.next_refresh += m_t.tREFI;
+            ++m_stats.refreshes;
+            return true;
+        }
+        return false;
+    }
+    for (uint32_t b = 0; b < m_banks.size(); ++b) {
+        HbmBank& bank = m_banks[b];
+        if (!bank.refresh_pending) continue;
+        if (bank.open_row >= 0) {
+            if (bank.next_pre <= now) {
+                do_pre(b, now);
+                return true;
+            }
+            next_ready = std::min(next_ready, bank.next_pre);
+            continue;
+        }
+        // The bank is precharged: REFsb may go once an ACT could (tRP, tRC satisfied).
+        if (bank.next_act > now) {
+            next_ready = std::min(next_ready, bank.next_act);
+            continue;
+        }
+        bank.next_act = now + m_t.tRFCsb;
+        bank.refresh_pending = false;
+        ++m_stats.refreshes;
+        return true;
+    }
+    return false;
+}
+
+bool HbmChannel::schedule_transaction() {
+    const auto& c = m_p.ctrl;
+    if (!m_draining) {
+        if (!m_write_buf.empty() && (m_write_buf.size() >= c.write_drain_high ||
+                                     (m_write_buf.size() > c.write_drain_idle && m_queued == 0))) {
+            m_draining = true;
+        }
+    } else if (m_write_buf.size() <= c.write_drain_low) {
+        m_draining = false;
+    }
+    auto& src = m_draining ? m_write_buf : m_read_q;
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        auto& q = m_queues[queue_of(src[i])];
+        if (q.size() >= c.command_queue_depth) continue;
+        q.push_back(src[i]);
+        src.erase(src.begin() + static_cast<std::ptrdiff_t>(i));
+        ++m_queued;
+        return true;
+    }
+    return false;
+}
+
+void HbmChannel::catch_up_refresh(uint64_t now) {
+    // Refreshes that fell due while the channel was idle and not ticked (the TLM wrapper skips
+    // idle channels) are done arithmetically at their due time: close the banks, REF, tRFC.
+    const uint64_t after = m_last_tick;
+    for (uint32_t r = 0; r < m_ranks.size(); ++r) {
+        Rank& rank = m_ranks[r];
+        if (rank.refresh_pending || rank.next_refresh > now || rank.next_refresh <= after) continue;
+        const uint64_t missed = (now - rank.next_refresh) / m_t.tREFI;  // whole intervals: count only
+        m_stats.refreshes += missed;
+        rank.next_refresh += missed * m_t.tREFI;
+        uint64_t ref = std::max(rank.next_refresh, rank.next_ref_cmd);
+        for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
+            if (m_banks[b].open_row >= 0) {
+                const uint64_t pre = std::max(rank.next_refresh, m_banks[b].next_pre);
+                do_pre(b, pre);
+                ref = std::max(ref, pre + m_t.tRP);
+            }
+        }
+        for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
+            raise(m_banks[b].next_act, ref + m_t.tRFC);
+        }
+        ++m_stats.refreshes;
+        rank.next_refresh += m_t.tREFI;
+    }
+    if (m_next_bank_refresh <= now && m_next_bank_refresh > after) {
+        const uint64_t round = uint64_t{m_t.tREFIsb} * m_banks.size();
+        const uint64_t behind = now - m_next_bank_refresh;
+        if (behind > round) {  // whole rounds of every bank: count only
+            const uint64_t skip = (behind - round) / m_t.tREFIsb;
+            m_stats.refreshes += skip;
+            m_next_bank_refresh += skip * m_t.tREFIsb;
+            m_refresh_bank = static_cast<uint32_t>((m_refresh_bank + skip) % m_banks.size());
+        }
+        while (m_next_bank_refresh <= now) {
+            HbmBank& b = m_banks[m_refresh_bank];
+            uint64_t ref = std::max(m_next_bank_refresh, b.next_act);
+            if (b.open_row >= 0) {
+                const uint64_t pre = std::max(m_next_bank_refresh, b.next_pre);
+                do_pre(m_refresh_bank, pre);
+                ref = std::max(ref, pre + m_t.tRP);
+            }
+            b.next_act = ref + m_t.tRFCsb;
+            ++m_stats.refreshes;
+            m_refresh_bank = (m_refresh_bank + 1) % static_cast<uint32_t>(m_banks.size());
+            m_next_bank_refresh += m_t.tREFIsb;
+        }
+    }
+}
+
+uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
+    if (now > m_last_tick + 1) catch_up_refresh(now - 1);
+    m_last_tick = now;
+    bool any_refresh = false;
+    for (Rank& r : m_ranks) {
+        if (now >= r.next_refresh) r.refresh_pending = true;
+        any_refresh |= r.refresh_pending;
+    }
+    if (now >= m_next_bank_refresh) {
+        m_banks[m_refresh_bank].refresh_pending = true;
+        m_refresh_bank = (m_refresh_bank + 1) % static_cast<uint32_t>(m_banks.size());
+        m_next_bank_refresh += m_t.tREFIsb;
+    }
+    if (m_p.ctrl.refresh == RefreshMode::kPerBank) any_refresh = true;
+
+    uint64_t next_ready = kHbmNever;
+    bool changed = false;
+    bool row_used = any_refresh && handle_refresh(now, next_ready);
+    changed |= row_used;
+    if (m_queued != 0) {
+        if (m_p.ctrl.dual_issue) {
+            const HbmPick col = m_sched.pick(*this, HbmCmdClass::kColumn, now, m_rr_col, next_ready);
+            if (col.cmd != HbmCmd::kNone) {
+                issue(col, now, done);
+                changed = true;
+            }
+            if (!row_used) {
+                const HbmPick row = m_sched.pick(*this, HbmCmdClass::kRow, now, m_rr_row, next_ready);
+                if (row.cmd != HbmCmd::kNone) {
+                    issue(row, now, done);
+                    changed = true;
+                }
+            }
+        } else if (!row_used) {
+            const HbmPick any = m_sched.pick(*this, HbmCmdClass::kAny, now, m_rr_col, next_ready);
+            if (any.cmd != HbmCmd::kNone) {
+                issue(any, now, done);
+                changed = true;
+            }
+        }
+    }
+    changed |= schedule_transaction();
+    uint64_t next = changed ? now + 1 : std::max(next_ready, now + 1);
+    for (const Rank& r : m_ranks) {
+        if (!r.refresh_pending) next = std::min(next, std::max(r.next_refresh, now + 1));
+    }
+    next = std::min(next, std::max(m_next_bank_refresh, now + 1));
+    m_next_active = next;
+    return next;
+}
+
+}  // namespace asim

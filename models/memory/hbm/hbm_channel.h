@@ -1,0 +1,140 @@
+// One HBM (pseudo-)channel: per-bank state machines with JEDEC timing, a read transaction queue,
+// a posted-write buffer with drain watermarks, command queues (per bank or shared), refresh, and
+// a scheduler and page policy chosen by name (hbm_policies.h). Pure C++, no SystemC.
+//
+// Timing model: every command updates the earliest cycle at which each later command may issue
+// on each bank ("next_act/pre/rd/wr"), covering the bank (tRCD, tRAS, tRC, tRP, tRTP, tWR), its
+// bank group (tCCD_L, tRRD_L, tWTR_L), the rank (tCCD_S, tRRD_S, tWTR_S, tFAW, tRFC) and the
+// shared data bus (burst, read/write turnaround). Each cycle the channel issues at most one row
+// command (ACT, PRE, REF) and one column command (RD, WR) with dual issue, else one command, and
+// moves at most one transaction from the transaction queues into the command queues.
+//
+// Event-driven: tick() reports the next cycle at which anything can happen (a command becoming
+// ready, a refresh falling due); a channel with nothing to do is not ticked at all.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "models/memory/hbm/hbm_device.h"
+
+namespace asim {
+
+class HbmScheduler;
+class HbmPagePolicy;
+
+constexpr uint64_t kHbmNever = ~uint64_t{0};
+
+struct HbmTxn {
+    uint64_t tag;     // caller's id, returned with the completion
+    uint64_t addr;    // access-aligned
+    uint64_t accept;  // cycle it entered the controller
+    uint32_t row;
+    uint32_t column;
+    uint16_t bank;  // flat index within the channel: (rank * bank_groups + bg) * banks + ba
+    uint8_t bank_group;
+    uint8_t rank;
+    bool is_write;
+};
+
+struct HbmCompletion {
+    uint64_t tag;
+    uint64_t cycle;  // last data beat (reads) or acceptance + 1 (posted writes, buffer hits)
+    bool is_write;
+};
+
+enum class HbmCmd : uint8_t { kNone, kAct, kPre, kRead, kWrite };
+
+struct HbmBank {
+    int64_t open_row = -1;
+    uint32_t hits = 0;  // column commands to the open row since its ACT
+    uint64_t next_act = 0, next_pre = 0, next_rd = 0, next_wr = 0;
+    bool refresh_pending = false;  // per-bank refresh waiting: the bank takes no new commands
+};
+
+struct HbmChannelStats {
+    uint64_t activates = 0, precharges = 0, refreshes = 0;
+    uint64_t reads = 0, writes = 0, read_row_hits = 0, write_row_hits = 0;
+    uint64_t write_buffer_read_hits = 0;
+};
+
+// What a scheduler sees and may choose.
+struct HbmPick {
+    HbmCmd cmd = HbmCmd::kNone;
+    uint32_t queue = 0;
+    uint32_t index = 0;  // entry within the queue
+};
+
+class HbmChannel {
+public:
+    HbmChannel(const HbmDeviceParams& params, const HbmScheduler& scheduler,
+               const HbmPagePolicy& policy);
+
+    bool can_accept(bool is_write) const;
+    // Accepts a decoded transaction at `cycle` (after this cycle's tick). Posted writes and reads
+    // that hit the write buffer complete at cycle + 1 and are appended to `done`.
+    void accept(const HbmTxn& t, std::vector<HbmCompletion>& done);
+    // Runs cycle `now` (>= next_active()); read completions (with their future cycle) are
+    // appended to `done`. Returns the next cycle at which this channel has work.
+    uint64_t tick(uint64_t now, std::vector<HbmCompletion>& done);
+    uint64_t next_active() const { return m_next_active; }
+    bool idle() const;
+
+    // For schedulers and page policies.
+    uint32_t queue_count() const { return static_cast<uint32_t>(m_queues.size()); }
+    const std::vector<HbmTxn>& queue(uint32_t q) const { return m_queues[q]; }
+    const HbmBank& bank(uint32_t b) const { return m_banks[b]; }
+    // The command entry `i` of queue `q` needs next, and the cycle it can issue (kHbmNever when
+    // blocked: refresh pending, a hazard, or a precharge the arbitration forbids).
+    HbmCmd next_command(uint32_t q, uint32_t i, uint64_t& ready) const;
+    const HbmDeviceParams& params() const { return m_p; }
+    const HbmChannelStats& stats() const { return m_stats; }
+
+private:
+    uint32_t queue_of(const HbmTxn& t) const;
+    uint64_t act_ready(const HbmTxn& t) const;
+    bool handle_refresh(uint64_t now, uint64_t& next_ready);
+    void catch_up_refresh(uint64_t now);
+    void issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion>& done);
+    void do_act(uint32_t b, uint32_t row, uint64_t now);
+    void do_pre(uint32_t b, uint64_t now);
+    void do_column(const HbmTxn& t, uint64_t now, bool auto_pre);
+    bool schedule_transaction();
+
+    const HbmDeviceParams& m_p;
+    const HbmTiming& m_t;
+    const HbmScheduler& m_sched;
+    const HbmPagePolicy& m_policy;
+    uint32_t m_banks_per_rank;
+    uint32_t m_banks_per_group;
+
+    std::vector<HbmBank> m_banks;
+    std::vector<std::vector<HbmTxn>> m_queues;
+    std::vector<HbmTxn> m_read_q;
+    std::vector<HbmTxn> m_write_buf;
+    std::unordered_map<uint64_t, uint32_t> m_pending_writes;  // addr -> writes not yet issued
+    bool m_draining = false;
+    uint32_t m_queued = 0;  // entries in command queues
+
+    // Rank state: the last four ACTs for tFAW, refresh bookkeeping.
+    struct Rank {
+        uint64_t acts[4] = {0, 0, 0, 0};
+        uint32_t act_head = 0;
+        uint32_t act_count = 0;
+        bool refresh_pending = false;
+        uint64_t next_refresh = 0;
+        uint64_t next_ref_cmd = 0;  // REF allowed from this cycle (tRP after the last PRE, tRC after ACT)
+    };
+    std::vector<Rank> m_ranks;
+    uint64_t m_next_bank_refresh = kHbmNever;  // per-bank mode
+    uint32_t m_refresh_bank = 0;
+
+    uint32_t m_rr_col = 0, m_rr_row = 0;
+    uint64_t m_next_active = kHbmNever;
+    uint64_t m_last_tick = 0;
+    HbmChannelStats m_stats;
+};
+
+}  // namespace asim

@@ -1,0 +1,97 @@
+#include "models/memory/hbm/hbm_device.h"
+
+#include <stdexcept>
+
+#include "models/memory/hbm/address_mapping.h"
+#include "models/memory/hbm/hbm_policies.h"
+#include "models/memory/hbm_flat/hbm_flat.h"
+
+namespace asim {
+
+double HbmDeviceParams::peak_bandwidth_bytes_per_s() const {
+    if (timing.tCK_ps <= 0 || timing.burst_cycles == 0) return 0.0;
+    return static_cast<double>(org.channels()) * static_cast<double>(org.access_bytes()) /
+           (static_cast<double>(timing.burst_cycles) * static_cast<double>(timing.tCK_ps) * 1e-12);
+}
+
+std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() const {
+    std::vector<std::pair<std::string, std::string>> p;
+    auto need = [&p](bool ok, const char* key, const std::string& msg) {
+        if (!ok) p.emplace_back(key, msg);
+    };
+    const auto& o = org;
+    need(o.bus_width_bits % 8 == 0, "organisation.bus_width_bits", "must be a whole number of bytes");
+    const uint64_t a = o.access_bytes();
+    need(a != 0 && (a & (a - 1)) == 0, "organisation.burst_length",
+         "bus_width_bits / 8 x burst_length (the access size, " + std::to_string(a) + " B) must be a power of two");
+    need(a != 0 && o.page_bytes % (a ? a : 1) == 0 && o.page_bytes >= a, "organisation.page",
+         "must be a whole number of accesses (" + std::to_string(a) + " B)");
+    need(o.ranks <= 255 && o.bank_groups <= 255 && o.banks() <= 65535, "organisation.ranks",
+         "ranks and bank groups must be at most 255, banks per channel at most 65535");
+    const auto& t = timing;
+    need(t.tCK_ps > 0, "timing.tCK", "must be greater than zero");
+    need(t.burst_cycles >= 1, "timing.burst_cycles", "must be at least 1");
+    need(t.CL >= 1, "timing.CL", "must be at least 1");
+    need(t.tRCDRD >= 1 && t.tRCDWR >= 1, "timing.tRCDRD", "tRCDRD and tRCDWR must be at least 1");
+    need(t.tRP >= 1, "timing.tRP", "must be at least 1");
+    need(t.tRAS >= t.tRCDRD && t.tRAS >= t.tRCDWR, "timing.tRAS",
+         "tRAS (" + std::to_string(t.tRAS) + ") < tRCD (" + std::to_string(std::max(t.tRCDRD, t.tRCDWR)) +
+             "): a row cannot close before it has opened");
+    need(t.tRC >= t.tRAS && t.tRC >= t.tRP, "timing.tRC", "tRC must be at least tRAS and tRP");
+    need(t.tCCD_S >= 1 && t.tCCD_L >= t.tCCD_S, "timing.tCCD_L", "need 1 <= tCCD_S <= tCCD_L");
+    need(t.tRRD_S >= 1 && t.tRRD_L >= t.tRRD_S, "timing.tRRD_L", "need 1 <= tRRD_S <= tRRD_L");
+    need(t.tWTR_L >= t.tWTR_S, "timing.tWTR_L", "need tWTR_S <= tWTR_L");
+    need(t.tFAW >= t.tRRD_S, "timing.tFAW", "tFAW must be at least tRRD_S");
+    if (ctrl.refresh == RefreshMode::kAllBank) {
+        need(t.tREFI > t.tRFC, "timing.tREFI", "tREFI must exceed tRFC, or the rank never leaves refresh");
+    }
+    if (ctrl.refresh == RefreshMode::kPerBank) {
+        need(t.tREFIsb >= 1, "timing.tREFIsb", "must be at least 1");
+        need(uint64_t{t.tREFIsb} * o.banks() > t.tRFCsb, "timing.tRFCsb",
+             "tRFCsb must be below tREFIsb x banks, or banks never leave refresh");
+    }
+    const auto& c = ctrl;
+    need(c.command_queue_depth >= 1, "controller.command_queue_depth", "must be at least 1");
+    need(c.read_queue_depth >= 1, "controller.read_queue_depth", "must be at least 1");
+    need(c.write_buffer_depth >= 1, "controller.write_buffer_depth", "must be at least 1");
+    need(c.write_drain_high >= 1 && c.write_drain_high <= c.write_buffer_depth, "controller.write_drain_high",
+         "must be between 1 and write_buffer_depth");
+    need(c.write_drain_low < c.write_drain_high, "controller.write_drain_low", "must be below write_drain_high");
+    try {
+        AddressMapping m(c.mapping, o);
+    } catch (const std::invalid_argument& e) {
+        p.emplace_back("controller.mapping", e.what());
+    }
+    try {
+        make_hbm_scheduler(c.scheduler, c.row_hit_cap);
+    } catch (const std::invalid_argument& e) {
+        p.emplace_back("controller.scheduler", e.what());
+    }
+    try {
+        make_hbm_page_policy(c.page_policy);
+    } catch (const std::invalid_argument& e) {
+        p.emplace_back("controller.page_policy", e.what());
+    }
+    return p;
+}
+
+int64_t HbmParams::unloaded_latency_ps() const {
+    const auto& t = device.timing;
+    return static_cast<int64_t>(kHbmPipelineCycles + t.tRP + t.tRCDRD + t.read_delay()) * t.tCK_ps +
+           network_latency_ps;
+}
+
+HbmFlatParams HbmParams::flat_params() const {
+    const auto& o = device.org;
+    HbmFlatParams f;
+    f.capacity_bytes = o.capacity_bytes();
+    f.stacks = o.stacks;
+    f.channels_per_stack = o.channels_per_stack * o.pseudo_channels;
+    f.bandwidth_bytes_per_s = bandwidth_bytes_per_s();
+    f.clock_hz = static_cast<uint64_t>(1e12 / static_cast<double>(device.timing.tCK_ps) + 0.5);
+    f.interleave_bytes = AddressMapping(device.ctrl.mapping, o).channel_interleave_bytes();
+    f.latency_ps = unloaded_latency_ps();
+    return f;
+}
+
+}  // namespace asim

@@ -1,0 +1,105 @@
+// The HBM device description shared by every HBM fidelity: organisation, JEDEC timing in clock
+// cycles (nCK), address mapping and controller queue sizes. `die.hbm` in a platform YAML is parsed
+// into one HbmParams (hbm_config.cpp); the JEDEC controller uses it directly and the flat model
+// derives its peak bandwidth and unloaded latency from it, so one description serves both.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace asim {
+
+class ConfigNode;
+struct HbmFlatParams;
+
+struct HbmOrganisation {
+    uint32_t stacks = 1;
+    uint32_t channels_per_stack = 8;
+    uint32_t pseudo_channels = 1;  // per channel; each is scheduled as an independent channel
+    uint32_t ranks = 1;            // HBM3 stack IDs (SIDs) are modelled as ranks
+    uint32_t bank_groups = 4;
+    uint32_t banks_per_group = 4;
+    uint32_t rows = 32768;
+    uint64_t page_bytes = 2048;     // row size of one (pseudo-)channel
+    uint32_t bus_width_bits = 128;  // per (pseudo-)channel
+    uint32_t burst_length = 4;      // data beats per column command
+
+    uint32_t channels() const { return stacks * channels_per_stack * pseudo_channels; }
+    uint32_t banks() const { return ranks * bank_groups * banks_per_group; }  // per channel
+    uint64_t access_bytes() const { return uint64_t{bus_width_bits} / 8 * burst_length; }
+    uint64_t columns() const { return page_bytes / access_bytes(); }  // accesses per row
+    uint64_t capacity_bytes() const {
+        return uint64_t{channels()} * banks() * rows * page_bytes;
+    }
+};
+
+// JEDEC timing in cycles of tCK. Names follow JESD235/JESD238.
+struct HbmTiming {
+    int64_t tCK_ps = 1000;
+    uint32_t burst_cycles = 2;  // data-bus cycles per column command (BL / 2 at double data rate)
+    uint32_t CL = 14, CWL = 4;
+    uint32_t tRCDRD = 14, tRCDWR = 14, tRP = 14, tRAS = 34, tRC = 48;
+    uint32_t tCCD_S = 1, tCCD_L = 2, tRRD_S = 4, tRRD_L = 6, tFAW = 30;
+    uint32_t tWR = 16, tWTR_S = 6, tWTR_L = 8, tRTP = 5;
+    uint32_t tRTRS = 1;  // rank-to-rank and read-to-write bus turnaround
+    uint32_t tRFC = 260, tREFI = 3900;      // all-bank refresh
+    uint32_t tRFCsb = 160, tREFIsb = 244;   // per-bank refresh (one bank every tREFIsb)
+
+    uint32_t read_delay() const { return CL + burst_cycles; }  // RD command to last data
+};
+
+enum class RefreshMode { kAllBank, kPerBank, kNone };
+enum class QueueStructure { kPerBank, kShared };
+
+struct HbmControllerParams {
+    std::string mapping = "rorabgbachco";  // MSB to LSB; fields ro ra bg ba ch pc co
+    std::string scheduler = "frfcfs";      // by name (hbm_policies.h)
+    std::string page_policy = "open";      // by name (hbm_policies.h)
+    QueueStructure queue_structure = QueueStructure::kPerBank;
+    uint32_t command_queue_depth = 8;  // per bank, or per channel when shared
+    uint32_t read_queue_depth = 32;    // transaction queue for reads, per channel
+    uint32_t write_buffer_depth = 32;  // posted writes, per channel
+    uint32_t write_drain_high = 32;    // start draining writes at this occupancy
+    uint32_t write_drain_low = 0;      // stop draining at this occupancy
+    uint32_t write_drain_idle = 8;     // also drain when above this and no command is queued
+    uint32_t row_hit_cap = 4;          // FR-FCFS: hits to an open row before a conflict may close it
+    bool dual_issue = true;            // one row and one column command per cycle (HBM)
+    RefreshMode refresh = RefreshMode::kAllBank;
+};
+
+struct HbmDeviceParams {
+    HbmOrganisation org;
+    HbmTiming timing;
+    HbmControllerParams ctrl;
+
+    double peak_bandwidth_bytes_per_s() const;
+    // Every problem as {key, message}; empty when valid. Keys are relative to `die.hbm`.
+    std::vector<std::pair<std::string, std::string>> validate() const;
+};
+
+enum class HbmFidelity { kFlat, kJedec };
+
+// `die.hbm`: the device plus the model chosen to run it inside the die.
+struct HbmParams {
+    HbmFidelity fidelity = HbmFidelity::kFlat;
+    HbmDeviceParams device;
+    int64_t network_latency_ps = 0;  // die-side path to the controller, added by the die models
+
+    uint64_t capacity_bytes() const { return device.org.capacity_bytes(); }
+    double bandwidth_bytes_per_s() const { return device.peak_bandwidth_bytes_per_s(); }
+    // Unloaded read latency of a row conflict (PRE + ACT + RD + burst) through the controller
+    // pipeline, plus the network: the flat model's fixed latency.
+    int64_t unloaded_latency_ps() const;
+    HbmFlatParams flat_params() const;
+};
+
+// Parses `die.hbm`; throws ConfigError naming file:line:key on any problem.
+HbmParams parse_hbm_params(const ConfigNode& node);
+
+// Cycles from acceptance to the first command a transaction can issue: it moves from the
+// transaction queue to a command queue on the next cycle and issues on the one after.
+constexpr uint32_t kHbmPipelineCycles = 2;
+
+}  // namespace asim

@@ -1,0 +1,142 @@
+#include "models/memory/hbm/hbm_policies.h"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <utility>
+
+namespace asim {
+
+namespace {
+
+// FR-FCFS over the command queues, round-robin between queues. Within a queue, the first ready
+// command in age order wins, so a column command to an open row (a row hit) overtakes an older
+// request that would need PRE + ACT. A precharge is allowed only for the oldest request of its
+// bank and only when no queued request still hits the open row, or when `row_hit_cap` hits
+// have been served since the ACT: that cap bounds how long a row conflict can be bypassed.
+class FrFcfs final : public HbmScheduler {
+public:
+    explicit FrFcfs(uint32_t cap, bool in_order) : m_cap(cap), m_in_order(in_order) {}
+
+    HbmPick pick(const HbmChannel& ch, HbmCmdClass want, uint64_t now, uint32_t& rr,
+                 uint64_t& next_ready) const override {
+        const uint32_t n = ch.queue_count();
+        for (uint32_t k = 1; k <= n; ++k) {
+            const uint32_t q = (rr + k) % n;
+            const auto& queue = ch.queue(q);
+            for (uint32_t i = 0; i < queue.size(); ++i) {
+                if (m_in_order && !oldest_of_bank(queue, i)) continue;
+                uint64_t ready = 0;
+                const HbmCmd cmd = ch.next_command(q, i, ready);
+                if (!hbm_cmd_in_class(cmd, want) || ready == kHbmNever) continue;
+                if ((cmd == HbmCmd::kPre || cmd == HbmCmd::kAct) && !oldest_of_bank(queue, i)) continue;
+                if (cmd == HbmCmd::kPre && !precharge_allowed(ch, queue, i)) continue;
+                if (ready > now) {
+                    next_ready = std::min(next_ready, ready);
+                    continue;
+                }
+                rr = q;
+                return {cmd, q, i};
+            }
+        }
+        return {};
+    }
+
+private:
+    static bool oldest_of_bank(const std::vector<HbmTxn>& queue, uint32_t i) {
+        for (uint32_t j = 0; j < i; ++j) {
+            if (queue[j].bank == queue[i].bank) return false;
+        }
+        return true;
+    }
+    bool precharge_allowed(const HbmChannel& ch, const std::vector<HbmTxn>& queue, uint32_t i) const {
+        const HbmBank& b = ch.bank(queue[i].bank);
+        if (b.hits >= m_cap) return true;
+        for (uint32_t j = i + 1; j < queue.size(); ++j) {
+            if (queue[j].bank == queue[i].bank && queue[j].row == b.open_row) return false;
+        }
+        return true;
+    }
+    uint32_t m_cap;
+    bool m_in_order;
+};
+
+class OpenPage final : public HbmPagePolicy {
+public:
+    bool auto_precharge(const HbmChannel&, uint32_t, uint32_t) const override { return false; }
+};
+
+class ClosedPage final : public HbmPagePolicy {
+public:
+    bool auto_precharge(const HbmChannel&, uint32_t, uint32_t) const override { return true; }
+};
+
+// Closes the row after an access unless another queued request hits it.
+class AdaptivePage final : public HbmPagePolicy {
+public:
+    bool auto_precharge(const HbmChannel& ch, uint32_t q, uint32_t index) const override {
+        const auto& queue = ch.queue(q);
+        const HbmTxn& t = queue[index];
+        for (uint32_t j = 0; j < queue.size(); ++j) {
+            if (j != index && queue[j].bank == t.bank && queue[j].row == t.row) return false;
+        }
+        return true;
+    }
+};
+
+using SchedFactory = std::function<std::unique_ptr<HbmScheduler>(uint32_t)>;
+const std::vector<std::pair<std::string, SchedFactory>>& schedulers() {
+    static const std::vector<std::pair<std::string, SchedFactory>> list = {
+        {"frfcfs", [](uint32_t cap) { return std::make_unique<FrFcfs>(cap, false); }},
+        // Strict age order per bank: only each bank's oldest request is considered.
+        {"fcfs", [](uint32_t) { return std::make_unique<FrFcfs>(0, true); }},
+    };
+    return list;
+}
+
+using PolicyFactory = std::function<std::unique_ptr<HbmPagePolicy>()>;
+const std::vector<std::pair<std::string, PolicyFactory>>& policies() {
+    static const std::vector<std::pair<std::string, PolicyFactory>> list = {
+        {"open", [] { return std::make_unique<OpenPage>(); }},
+        {"closed", [] { return std::make_unique<ClosedPage>(); }},
+        {"adaptive", [] { return std::make_unique<AdaptivePage>(); }},
+    };
+    return list;
+}
+
+template <typename List>
+std::string names_of(const List& list) {
+    std::string s;
+    for (const auto& e : list) s += (s.empty() ? "" : ", ") + e.first;
+    return s;
+}
+
+}  // namespace
+
+std::unique_ptr<HbmScheduler> make_hbm_scheduler(const std::string& name, uint32_t row_hit_cap) {
+    for (const auto& [n, f] : schedulers()) {
+        if (n == name) return f(row_hit_cap);
+    }
+    throw std::invalid_argument("unknown scheduler '" + name + "' (known: " + names_of(schedulers()) + ")");
+}
+
+std::unique_ptr<HbmPagePolicy> make_hbm_page_policy(const std::string& name) {
+    for (const auto& [n, f] : policies()) {
+        if (n == name) return f();
+    }
+    throw std::invalid_argument("unknown page policy '" + name + "' (known: " + names_of(policies()) + ")");
+}
+
+std::vector<std::string> hbm_scheduler_names() {
+    std::vector<std::string> v;
+    for (const auto& e : schedulers()) v.push_back(e.first);
+    return v;
+}
+
+std::vector<std::string> hbm_page_policy_names() {
+    std::vector<std::string> v;
+    for (const auto& e : policies()) v.push_back(e.first);
+    return v;
+}
+
+}  // namespace asim

@@ -1,0 +1,84 @@
+// `ascend-sim figures hbm`: tables for other tools. CSV on stdout; with --out DIR, DIR/<table>.csv,
+// DIR/<table>.json and a PNG plot drawn by scripts/plot_figures.py (matplotlib), all written
+// atomically. (`figures l2` is added by the L2's owner.)
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "models/common/atomic_output.h"
+#include "models/common/errors.h"
+#include "platforms/platform.h"
+#include "testbenches/cli/command.h"
+#include "testbenches/figures/hbm_figures.h"
+
+namespace asim {
+
+namespace {
+
+// Draws `table` into a PNG through the plotting script; returns the bytes, or "" with a warning
+// on stderr when Python or matplotlib is missing.
+std::string plot(const FigureTable& table) {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / ("asim-fig-" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    const fs::path csv = tmp / (table.name + ".csv"), png = tmp / (table.name + ".png");
+    std::ofstream(csv) << table.csv();
+    const std::string script = std::string(ASIM_SOURCE_DIR) + "/scripts/plot_figures.py";
+    const std::string cmd = "python3 '" + script + "' '" + csv.string() + "' '" + png.string() + "' >&2";
+    std::string bytes;
+    if (std::system(cmd.c_str()) == 0) {
+        std::ifstream in(png, std::ios::binary);
+        std::stringstream s;
+        s << in.rdbuf();
+        bytes = s.str();
+    } else {
+        std::cerr << "ascend-sim: warning: " << table.name << ".png not drawn (" << script
+                  << " needs python3-matplotlib: scripts/install-deps.sh)\n";
+    }
+    fs::remove_all(tmp);
+    return bytes;
+}
+
+}  // namespace
+
+Command add_figures_command(CLI::App& app) {
+    struct State {
+        HbmFiguresOptions hbm;
+        std::string out_dir;
+    };
+    auto s = std::make_shared<State>();
+    s->hbm.platform = kDefaultPlatform;
+    CLI::App* cmd = app.add_subcommand("figures", "latency/bandwidth tables for other tools: CSV on stdout; "
+                                                  "with --out DIR also DIR/<table>.csv, .json and a PNG plot");
+    cmd->require_subcommand(1);
+    CLI::App* hbm = cmd->add_subcommand("hbm", "HBM load-latency curves (sequential and random reads) and peak "
+                                               "sustained bandwidth, from the JEDEC timing model");
+    hbm->add_option("--platform,-p", s->hbm.platform, platform_help())->capture_default_str();
+    hbm->add_option("--set", s->hbm.overrides, "override a config key: KEY=VALUE (repeatable)");
+    hbm->add_option("--requests", s->hbm.requests_per_point, "requests per load point")->capture_default_str();
+    hbm->add_option("--out,-o", s->out_dir, "output directory");
+    return {cmd, [s, hbm] {
+                if (!hbm->parsed()) throw InputError("figures: name a table set (hbm)");
+                const std::vector<FigureTable> tables = hbm_figures(s->hbm);
+                for (const auto& t : tables) std::cout << "# " << t.name << "\n" << t.csv() << "\n";
+                if (!s->out_dir.empty()) {
+                    AtomicOutputDir out(s->out_dir);
+                    for (const auto& t : tables) {
+                        out.write(t.name + ".csv", t.csv());
+                        out.write(t.name + ".json", t.json());
+                        const std::string png = plot(t);
+                        if (!png.empty()) out.write(t.name + ".png", png);
+                    }
+                    out.commit();
+                }
+                return kExitOk;
+            }};
+}
+
+}  // namespace asim

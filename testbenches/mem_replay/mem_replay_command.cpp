@@ -1,0 +1,35 @@
+// `ascend-sim mem-replay`.
+#include <iostream>
+#include <memory>
+
+#include "models/common/errors.h"
+#include "platforms/platform.h"
+#include "testbenches/cli/command.h"
+#include "testbenches/mem_replay/mem_replay_job.h"
+
+namespace asim {
+
+Command add_mem_replay_command(CLI::App& app) {
+    auto s = std::make_shared<MemReplayOptions>();
+    s->platform = "hbm2_8gb_x128";
+    CLI::App* cmd = app.add_subcommand(
+        "mem-replay", "replay a DRAMSim3-format memory trace (0xADDR READ|WRITE CYCLE; .gz accepted) into "
+                      "the platform's HBM timing model; one summary line, DIR/stats.json with --out");
+    cmd->add_option("--platform,-p", s->platform, platform_help())->capture_default_str();
+    cmd->add_option("--mem-trace", s->trace, "memory trace file")->required();
+    cmd->add_option("--issue-cap", s->issue_cap,
+                    "requests entering the controller per cycle, 0 = as many as it accepts "
+                    "(DRAMSim3's stock driver: 1)")
+        ->capture_default_str();
+    cmd->add_option("--target", s->target, "memory level the trace enters: hbm or l2")->capture_default_str();
+    cmd->add_option("--request-size", s->request_size,
+                    "bytes per trace record (default: the device's access size, e.g. 64B for HBM2 x128)");
+    cmd->add_option("--set", s->overrides, "override a config key: KEY=VALUE (repeatable)");
+    cmd->add_option("--out,-o", s->out_dir, "output directory for stats.json and config.yaml");
+    return {cmd, [s] {
+                std::cout << mem_replay_job(*s) << "\n";
+                return kExitOk;
+            }};
+}
+
+}  // namespace asim

@@ -1,0 +1,110 @@
+#include "testbenches/mem_replay/mem_trace.h"
+
+#include <zlib.h>
+
+#include <cstring>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+MemTraceReader::MemTraceReader(const std::string& path) : m_path(path), m_buf(1 << 18) {
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (f == nullptr) throw TraceError(path + ": cannot open memory trace");
+    gzbuffer(f, 1 << 17);
+    m_file = f;
+}
+
+MemTraceReader::~MemTraceReader() {
+    if (m_file != nullptr) gzclose(static_cast<gzFile>(m_file));
+}
+
+bool MemTraceReader::fill() {
+    // Keep the unread tail, then read more behind it.
+    const std::size_t tail = m_end - m_pos;
+    std::memmove(m_buf.data(), m_buf.data() + m_pos, tail);
+    m_pos = 0;
+    m_end = tail;
+    if (m_eof) return false;
+    if (m_end == m_buf.size()) m_buf.resize(m_buf.size() * 2);  // a very long line
+    const int n = gzread(static_cast<gzFile>(m_file), m_buf.data() + m_end,
+                         static_cast<unsigned>(m_buf.size() - m_end));
+    if (n < 0) {
+        int err = 0;
+        throw TraceError(m_path + ": " + gzerror(static_cast<gzFile>(m_file), &err));
+    }
+    if (n == 0) {
+        int err = 0;
+        gzerror(static_cast<gzFile>(m_file), &err);
+        if (err == Z_BUF_ERROR) throw TraceError(m_path + ": truncated gzip file");
+        m_eof = true;
+        return false;
+    }
+    m_end += static_cast<std::size_t>(n);
+    return true;
+}
+
+namespace {
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+}  // namespace
+
+bool MemTraceReader::next(MemRecord& r) {
+    for (;;) {
+        const char* nl = static_cast<const char*>(std::memchr(m_buf.data() + m_pos, '\n', m_end - m_pos));
+        if (nl == nullptr) {
+            if (fill()) continue;
+            if (m_pos == m_end) return false;
+            nl = m_buf.data() + m_end;  // last line without a newline
+        }
+        const char* p = m_buf.data() + m_pos;
+        const char* e = nl;
+        m_pos = static_cast<std::size_t>(nl - m_buf.data()) + (nl < m_buf.data() + m_end ? 1 : 0);
+        ++m_line;
+        while (p < e && is_space(*p)) ++p;
+        while (e > p && is_space(e[-1])) --e;
+        if (p == e || *p == '#') continue;  // blank lines and comments
+        const std::string text(p, e);
+        auto bad = [&](const std::string& why) {
+            throw TraceError(m_path + ":" + std::to_string(m_line) + ": " + why + " in '" + text.substr(0, 80) +
+                             "' (expected '0xADDR READ|WRITE CYCLE')");
+        };
+        // Address: hexadecimal with 0x.
+        if (e - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X')) bad("address must start with 0x");
+        p += 2;
+        uint64_t addr = 0;
+        int digits = 0;
+        for (; p < e && !is_space(*p); ++p, ++digits) {
+            const char c = *p;
+            uint64_t d;
+            if (c >= '0' && c <= '9') d = static_cast<uint64_t>(c - '0');
+            else if (c >= 'a' && c <= 'f') d = static_cast<uint64_t>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') d = static_cast<uint64_t>(c - 'A' + 10);
+            else bad(std::string("bad hexadecimal digit '") + c + "'");
+            if (digits >= 16) bad("address wider than 64 bits");
+            addr = addr << 4 | d;
+        }
+        if (digits == 0) bad("empty address");
+        while (p < e && is_space(*p)) ++p;
+        const char* op = p;
+        while (p < e && !is_space(*p)) ++p;
+        const std::string kind(op, p);
+        if (kind == "READ") r.is_write = false;
+        else if (kind == "WRITE") r.is_write = true;
+        else bad("operation must be READ or WRITE, got '" + kind + "'");
+        while (p < e && is_space(*p)) ++p;
+        if (p == e) bad("missing cycle");
+        uint64_t cycle = 0;
+        for (; p < e && !is_space(*p); ++p) {
+            if (*p < '0' || *p > '9') bad("cycle must be a non-negative decimal integer");
+            if (cycle > (~uint64_t{0} - 9) / 10) bad("cycle too large");
+            cycle = cycle * 10 + static_cast<uint64_t>(*p - '0');
+        }
+        while (p < e && is_space(*p)) ++p;
+        if (p != e) bad("unexpected text after the cycle");
+        r.addr = addr;
+        r.cycle = cycle;
+        return true;
+    }
+}
+
+}  // namespace asim
