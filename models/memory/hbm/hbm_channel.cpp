@@ -97,6 +97,10 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
     HbmBank& b = m_banks[bank];
     b.open_row = row;
     b.hits = 0;
+    b.queued_hits = 0;
+    for (const HbmTxn& q : m_queues[m_p.ctrl.queue_structure == QueueStructure::kPerBank ? bank : 0]) {
+        if (q.bank == bank && q.row == row) ++b.queued_hits;
+    }
     raise(b.next_rd, now + m_t.tRCDRD);
     raise(b.next_wr, now + m_t.tRCDWR);
     raise(b.next_pre, now + m_t.tRAS);
@@ -120,6 +124,7 @@ void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
     HbmBank& b = m_banks[bank];
     b.open_row = -1;
     b.hits = 0;
+    b.queued_hits = 0;
     raise(b.next_act, now + m_t.tRP);
     raise(m_ranks[bank / m_banks_per_rank].next_ref_cmd, now + m_t.tRP);
     ++m_stats.precharges;
@@ -162,6 +167,7 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
         raise(m_banks[t.bank].next_pre, data_end + m_t.tWR);
     }
     HbmBank& b = m_banks[t.bank];
+    --b.queued_hits;
     if (t.is_write) {
         ++m_stats.writes;
         if (b.hits > 0) ++m_stats.write_row_hits;
@@ -265,7 +271,18 @@ bool HbmChannel::schedule_transaction() {
     for (std::size_t i = 0; i < src.size(); ++i) {
         auto& q = m_queues[queue_of(src[i])];
         if (q.size() >= c.command_queue_depth) continue;
-        q.push_back(src[i]);
+        const HbmTxn& t = src[i];
+        // A request behind others of its bank needs no row command of its own yet.
+        bool behind = false;
+        for (const HbmTxn& o : q) behind |= o.bank == t.bank;
+        q.push_back(t);
+        HbmBank& b = m_banks[t.bank];
+        if (b.open_row == static_cast<int64_t>(t.row)) {
+            ++b.queued_hits;
+            m_cmd_ready = std::min(m_cmd_ready, t.is_write ? b.next_wr : b.next_rd);
+        } else if (!behind) {
+            m_cmd_ready = std::min(m_cmd_ready, b.open_row < 0 ? act_ready(t) : b.next_pre);
+        }
         src.erase(src.begin() + static_cast<std::ptrdiff_t>(i));
         ++m_queued;
         return true;
@@ -341,28 +358,36 @@ uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
     bool changed = false;
     bool row_used = any_refresh && handle_refresh(now, next_ready);
     changed |= row_used;
-    if (m_queued != 0) {
+    if (m_queued != 0 && now < m_cmd_ready) {
+        next_ready = std::min(next_ready, m_cmd_ready);
+    } else if (m_queued != 0) {
+        uint64_t cmd_ready = kHbmNever;
+        bool issued = false;
         if (m_p.ctrl.dual_issue) {
-            const HbmPick col = m_sched.pick(*this, HbmCmdClass::kColumn, now, m_rr_col, next_ready);
+            const HbmPick col = m_sched.pick(*this, HbmCmdClass::kColumn, now, m_rr_col, cmd_ready);
             if (col.cmd != HbmCmd::kNone) {
                 issue(col, now, done);
-                changed = true;
+                issued = true;
             }
             if (!row_used) {
-                const HbmPick row = m_sched.pick(*this, HbmCmdClass::kRow, now, m_rr_row, next_ready);
+                const HbmPick row = m_sched.pick(*this, HbmCmdClass::kRow, now, m_rr_row, cmd_ready);
                 if (row.cmd != HbmCmd::kNone) {
                     issue(row, now, done);
-                    changed = true;
+                    issued = true;
                 }
             }
         } else if (!row_used) {
-            const HbmPick any = m_sched.pick(*this, HbmCmdClass::kAny, now, m_rr_col, next_ready);
+            const HbmPick any = m_sched.pick(*this, HbmCmdClass::kAny, now, m_rr_col, cmd_ready);
             if (any.cmd != HbmCmd::kNone) {
                 issue(any, now, done);
-                changed = true;
+                issued = true;
             }
         }
+        changed |= issued;
+        m_cmd_ready = issued ? now + 1 : cmd_ready;
+        next_ready = std::min(next_ready, m_cmd_ready);
     }
+    if (row_used) m_cmd_ready = now + 1;  // refresh changed bank state: scan again
     changed |= schedule_transaction();
     uint64_t next = changed ? now + 1 : std::max(next_ready, now + 1);
     for (const Rank& r : m_ranks) {

@@ -49,7 +49,8 @@ enum class HbmCmd : uint8_t { kNone, kAct, kPre, kRead, kWrite };
 
 struct HbmBank {
     int64_t open_row = -1;
-    uint32_t hits = 0;  // column commands to the open row since its ACT
+    uint32_t hits = 0;         // column commands to the open row since its ACT
+    uint32_t queued_hits = 0;  // queued requests for the open row (kept so schedulers need not scan)
     uint64_t next_act = 0, next_pre = 0, next_rd = 0, next_wr = 0;
     bool refresh_pending = false;  // per-bank refresh waiting: the bank takes no new commands
 };
@@ -132,6 +133,10 @@ private:
     uint32_t m_refresh_bank = 0;
 
     uint32_t m_rr_col = 0, m_rr_row = 0;
+    // No command can issue before this cycle: the result of the last scan, lowered when a request
+    // enters a command queue. Commands only ever push timing later, so the scan is skipped until
+    // then unless something was issued.
+    uint64_t m_cmd_ready = 0;
     uint64_t m_next_active = kHbmNever;
     uint64_t m_last_tick = 0;
     HbmChannelStats m_stats;

@@ -21,16 +21,27 @@ public:
     HbmPick pick(const HbmChannel& ch, HbmCmdClass want, uint64_t now, uint32_t& rr,
                  uint64_t& next_ready) const override {
         const uint32_t n = ch.queue_count();
+        // With a queue per bank, only the oldest request can need a row command, and column
+        // commands exist only while the bank is open: both checks skip most of the scan.
+        const bool per_bank = ch.params().ctrl.queue_structure == QueueStructure::kPerBank;
         for (uint32_t k = 1; k <= n; ++k) {
             const uint32_t q = (rr + k) % n;
             const auto& queue = ch.queue(q);
-            for (uint32_t i = 0; i < queue.size(); ++i) {
+            if (queue.empty()) continue;
+            uint32_t limit = static_cast<uint32_t>(queue.size());
+            if (per_bank && want == HbmCmdClass::kRow) limit = 1;
+            if (per_bank && want == HbmCmdClass::kColumn && ch.bank(queue[0].bank).queued_hits == 0) continue;
+            for (uint32_t i = 0; i < limit; ++i) {
+                if (per_bank && want == HbmCmdClass::kColumn &&
+                    static_cast<int64_t>(queue[i].row) != ch.bank(queue[i].bank).open_row) {
+                    continue;
+                }
                 if (m_in_order && !oldest_of_bank(queue, i)) continue;
                 uint64_t ready = 0;
                 const HbmCmd cmd = ch.next_command(q, i, ready);
                 if (!hbm_cmd_in_class(cmd, want) || ready == kHbmNever) continue;
                 if ((cmd == HbmCmd::kPre || cmd == HbmCmd::kAct) && !oldest_of_bank(queue, i)) continue;
-                if (cmd == HbmCmd::kPre && !precharge_allowed(ch, queue, i)) continue;
+                if (cmd == HbmCmd::kPre && !precharge_allowed(ch.bank(queue[i].bank))) continue;
                 if (ready > now) {
                     next_ready = std::min(next_ready, ready);
                     continue;
@@ -49,13 +60,9 @@ private:
         }
         return true;
     }
-    bool precharge_allowed(const HbmChannel& ch, const std::vector<HbmTxn>& queue, uint32_t i) const {
-        const HbmBank& b = ch.bank(queue[i].bank);
-        if (b.hits >= m_cap) return true;
-        for (uint32_t j = i + 1; j < queue.size(); ++j) {
-            if (queue[j].bank == queue[i].bank && queue[j].row == b.open_row) return false;
-        }
-        return true;
+    // Called for the oldest request of its bank, so every queued hit is younger than it.
+    bool precharge_allowed(const HbmBank& b) const {
+        return b.hits >= m_cap || b.queued_hits == 0;
     }
     uint32_t m_cap;
     bool m_in_order;
