@@ -788,6 +788,14 @@ bool TraceReader::next(Op& op) {
                 }
                 s.group.push_back(d);
             }
+            if (!contains(s.group, m_header.die)) {
+                f.fail("field 'group' does not include die " + std::to_string(m_header.die) +
+                       ", the die this file is for");
+            }
+            if ((s.kind == "send" || s.kind == "recv") && s.group.size() != 2) {
+                f.fail("a " + s.kind + " names two dies in 'group' ([sender, receiver]), got " +
+                       std::to_string(s.group.size()));
+            }
             s.bytes = f.positive("bytes");
             break;
         }

@@ -22,5 +22,6 @@ Command add_run_command(CLI::App& app);
 Command add_info_command(CLI::App& app);
 Command add_mem_replay_command(CLI::App& app);  // testbenches/mem_replay/mem_replay_command.cpp
 Command add_figures_command(CLI::App& app);     // testbenches/figures/figures_command.cpp
+Command add_trace_command(CLI::App& app);  // testbenches/trace_gen/trace_command.cpp
 
 }  // namespace asim

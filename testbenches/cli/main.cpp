@@ -37,6 +37,7 @@ int sc_main(int argc, char* argv[]) {
         asim::add_info_command(app),
         asim::add_mem_replay_command(app),
         asim::add_figures_command(app),
+        asim::add_trace_command(app),
     };
 
     try {

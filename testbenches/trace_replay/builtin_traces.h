@@ -13,10 +13,10 @@ struct BuiltinTrace {
 };
 
 // One Llama-3-70B decoder layer, forward, BF16, batch 1, sequence 4096, as one tensor-parallel
-// shard of 8: hidden 8192, 64 query heads / 8 KV heads of 128 (8 / 1 per shard), FFN 28672
-// (3584 per shard), RMSNorm, RoPE, causal attention, SwiGLU. Model dimensions from Meta's
-// published Llama-3-70B configuration. The TP all-reduces after the attention output and the
-// down projection are collectives that a single die cannot run, so they are left out.
+// shard of 8 (die 0), made by the trace generator (testbenches/trace_gen) from
+// traces/models/llama3-70b.yaml with collectives and the embedding / LM head left out: the TP
+// all-reduces after the attention output and the down projection are collectives that a single
+// die cannot run.
 BuiltinTrace builtin_llama3_70b_layer();
 
 const std::vector<std::string>& builtin_trace_names();

@@ -118,6 +118,7 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
     r.act_count = std::min<uint32_t>(r.act_count + 1, 4);
     raise(r.next_ref_cmd, now + m_t.tRC);
     ++m_stats.activates;
+    log(now, HbmCmd::kAct, bank, row);
 }
 
 void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
@@ -128,6 +129,7 @@ void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
     raise(b.next_act, now + m_t.tRP);
     raise(m_ranks[bank / m_banks_per_rank].next_ref_cmd, now + m_t.tRP);
     ++m_stats.precharges;
+    log(now, HbmCmd::kPre, bank, -1);
 }
 
 void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
@@ -168,6 +170,7 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     }
     HbmBank& b = m_banks[t.bank];
     --b.queued_hits;
+    log(now, t.is_write ? HbmCmd::kWrite : HbmCmd::kRead, t.bank, t.row);
     if (t.is_write) {
         ++m_stats.writes;
         if (b.hits > 0) ++m_stats.write_row_hits;
@@ -199,7 +202,8 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
             --m_queued;
             return;
         }
-        case HbmCmd::kNone: return;
+        case HbmCmd::kNone:
+        case HbmCmd::kRef: return;
     }
 }
 
@@ -229,6 +233,7 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
             rank.refresh_pending = false;
             rank.next_refresh += m_t.tREFI;
             ++m_stats.refreshes;
+            log(now, HbmCmd::kRef, r * m_banks_per_rank, -1);
             return true;
         }
         return false;
@@ -252,6 +257,7 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
         bank.next_act = now + m_t.tRFCsb;
         bank.refresh_pending = false;
         ++m_stats.refreshes;
+        log(now, HbmCmd::kRef, b, -1);
         return true;
     }
     return false;

@@ -45,7 +45,15 @@ struct HbmCompletion {
     bool is_write;
 };
 
-enum class HbmCmd : uint8_t { kNone, kAct, kPre, kRead, kWrite };
+enum class HbmCmd : uint8_t { kNone, kAct, kPre, kRead, kWrite, kRef };
+
+// One issued command, for tests and debugging (HbmChannel::set_command_log).
+struct HbmCommandRecord {
+    uint64_t cycle;
+    HbmCmd cmd;
+    uint32_t bank;  // for an all-bank REF: the first bank of the rank
+    int64_t row;
+};
 
 struct HbmBank {
     int64_t open_row = -1;
@@ -92,6 +100,7 @@ public:
     HbmCmd next_command(uint32_t q, uint32_t i, uint64_t& ready) const;
     const HbmDeviceParams& params() const { return m_p; }
     const HbmChannelStats& stats() const { return m_stats; }
+    void set_command_log(std::vector<HbmCommandRecord>* log) { m_log = log; }
 
 private:
     uint32_t queue_of(const HbmTxn& t) const;
@@ -140,6 +149,10 @@ private:
     uint64_t m_next_active = kHbmNever;
     uint64_t m_last_tick = 0;
     HbmChannelStats m_stats;
+    std::vector<HbmCommandRecord>* m_log = nullptr;
+    void log(uint64_t cycle, HbmCmd c, uint32_t bank, int64_t row) {
+        if (m_log != nullptr) m_log->push_back({cycle, c, bank, row});
+    }
 };
 
 }  // namespace asim

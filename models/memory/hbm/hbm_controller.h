@@ -41,6 +41,7 @@ public:
 
     HbmChannelStats totals() const;
     const HbmChannel& channel(uint32_t c) const { return m_channels[c]; }
+    void set_command_log(uint32_t c, std::vector<HbmCommandRecord>* log) { m_channels[c].set_command_log(log); }
     uint32_t channel_count() const { return static_cast<uint32_t>(m_channels.size()); }
 
 private:

@@ -42,6 +42,7 @@ public:
                 if (!hbm_cmd_in_class(cmd, want) || ready == kHbmNever) continue;
                 if ((cmd == HbmCmd::kPre || cmd == HbmCmd::kAct) && !oldest_of_bank(queue, i)) continue;
                 if (cmd == HbmCmd::kPre && !precharge_allowed(ch.bank(queue[i].bank))) continue;
+                if ((cmd == HbmCmd::kRead || cmd == HbmCmd::kWrite) && !hit_allowed(ch, queue, i)) continue;
                 if (ready > now) {
                     next_ready = std::min(next_ready, ready);
                     continue;
@@ -57,6 +58,16 @@ private:
     static bool oldest_of_bank(const std::vector<HbmTxn>& queue, uint32_t i) {
         for (uint32_t j = 0; j < i; ++j) {
             if (queue[j].bank == queue[i].bank) return false;
+        }
+        return true;
+    }
+    // Once row_hit_cap hits were served, an older request to another row of the bank stops
+    // further hits, or their tRTP / tWR would keep pushing its precharge back for ever.
+    bool hit_allowed(const HbmChannel& ch, const std::vector<HbmTxn>& queue, uint32_t i) const {
+        const HbmBank& b = ch.bank(queue[i].bank);
+        if (m_in_order || b.hits < m_cap) return true;
+        for (uint32_t j = 0; j < i; ++j) {
+            if (queue[j].bank == queue[i].bank && static_cast<int64_t>(queue[j].row) != b.open_row) return false;
         }
         return true;
     }

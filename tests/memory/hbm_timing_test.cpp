@@ -1,0 +1,388 @@
+// The JEDEC HBM timing core: one test per timing constraint (each set so that it, and nothing
+// else, decides the gap measured), address mapping, scheduling, refresh and conservation.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "models/memory/hbm/address_mapping.h"
+#include "models/memory/hbm/hbm_controller.h"
+
+namespace asim {
+namespace {
+
+// One channel, 4 bank groups x 4 banks; every timing distinct and small so each test can make
+// one of them the binding one.
+HbmDeviceParams device() {
+    HbmDeviceParams d;
+    d.org.stacks = 1;
+    d.org.channels_per_stack = 1;
+    d.org.rows = 1024;
+    d.org.page_bytes = 2048;
+    d.org.bus_width_bits = 128;
+    d.org.burst_length = 4;
+    auto& t = d.timing;
+    t.tCK_ps = 1000;
+    t.burst_cycles = 2;
+    t.CL = 7, t.CWL = 3, t.tRCDRD = 9, t.tRCDWR = 6, t.tRP = 8, t.tRAS = 20, t.tRC = 30;
+    t.tCCD_S = 1, t.tCCD_L = 2, t.tRRD_S = 2, t.tRRD_L = 3, t.tFAW = 12;
+    t.tWR = 10, t.tWTR_S = 4, t.tWTR_L = 6, t.tRTP = 4, t.tRTRS = 1, t.tRFC = 50, t.tREFI = 1000;
+    d.ctrl.mapping = "robgbaco";
+    d.ctrl.refresh = RefreshMode::kNone;
+    d.ctrl.write_drain_idle = 0;
+    return d;
+}
+
+struct Req {
+    uint64_t cycle;
+    uint32_t bg, ba, row, col;
+    bool write = false;
+};
+
+struct Replay {
+    std::vector<HbmCommandRecord> log;
+    std::map<uint64_t, uint64_t> done;  // tag -> completion cycle
+    uint64_t duplicates = 0;
+};
+
+uint64_t address(const HbmDeviceParams& d, const Req& r) {
+    DecodedAddress a;
+    a.bank_group = r.bg;
+    a.bank = r.ba;
+    a.row = r.row;
+    a.column = r.col;
+    return AddressMapping(d.ctrl.mapping, d.org).encode(a);
+}
+
+// Replays `reqs` (in order, as many per cycle as accepted) until all completed.
+Replay replay(const HbmDeviceParams& d, const std::vector<Req>& reqs, uint64_t limit = 100000) {
+    HbmController c(d);
+    Replay r;
+    c.set_command_log(0, &r.log);
+    std::vector<HbmCompletion> done;
+    std::size_t next = 0;
+    for (uint64_t now = 0; now < limit; ++now) {
+        c.tick(now, done);
+        while (next < reqs.size() && reqs[next].cycle <= now) {
+            const uint64_t a = address(d, reqs[next]);
+            if (!c.can_accept(a, reqs[next].write)) break;
+            c.accept(now, a, reqs[next].write, next, done);
+            ++next;
+        }
+        for (const auto& x : done) r.duplicates += !r.done.emplace(x.tag, x.cycle).second;
+        done.clear();
+        if (next == reqs.size() && r.done.size() == reqs.size() && c.idle()) break;
+    }
+    return r;
+}
+
+// The cycle of the n-th (0-based) command of kind `cmd` on `bank` (any bank when bank < 0).
+uint64_t when(const Replay& r, HbmCmd cmd, int bank = -1, int n = 0) {
+    for (const auto& x : r.log) {
+        if (x.cmd == cmd && (bank < 0 || static_cast<int>(x.bank) == bank) && n-- == 0) return x.cycle;
+    }
+    ADD_FAILURE() << "command not found";
+    return 0;
+}
+
+TEST(HbmTiming, ReadWaitsTRCDRDAfterActivate) {
+    const auto d = device();
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kRead) - when(r, HbmCmd::kAct), d.timing.tRCDRD);
+}
+
+TEST(HbmTiming, WriteWaitsTRCDWRAfterActivate) {
+    const auto d = device();
+    const Replay r = replay(d, {{0, 0, 0, 5, 0, true}});
+    EXPECT_EQ(when(r, HbmCmd::kWrite) - when(r, HbmCmd::kAct), d.timing.tRCDWR);
+}
+
+TEST(HbmTiming, ReadDataReturnsCLPlusBurstAfterRead) {
+    const auto d = device();
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}});
+    EXPECT_EQ(r.done.at(0) - when(r, HbmCmd::kRead), d.timing.CL + d.timing.burst_cycles);
+    // Unloaded from acceptance: 2 pipeline cycles + tRCD + CL + burst.
+    EXPECT_EQ(r.done.at(0), kHbmPipelineCycles + d.timing.tRCDRD + d.timing.CL + d.timing.burst_cycles);
+}
+
+TEST(HbmTiming, PrechargeWaitsTRASAfterActivate) {
+    auto d = device();
+    d.timing.tRAS = 40, d.timing.tRC = 60;  // well beyond tRCD + tRTP
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 0, 0, 6, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kPre) - when(r, HbmCmd::kAct), 40u);
+}
+
+TEST(HbmTiming, ActivateWaitsTRPAfterPrecharge) {
+    auto d = device();
+    d.timing.tRP = 15, d.timing.tRC = 20;  // tRAS + tRP = 35 > tRC: tRP binds
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 0, 0, 6, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kAct, 0, 1) - when(r, HbmCmd::kPre), 15u);
+}
+
+TEST(HbmTiming, ActivatesToOneBankAreTRCApart) {
+    auto d = device();
+    d.timing.tRC = 70;  // above tRAS + tRP = 28
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 0, 0, 6, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kAct, 0, 1) - when(r, HbmCmd::kAct, 0, 0), 70u);
+}
+
+TEST(HbmTiming, ReadToPrechargeWaitsTRTP) {
+    auto d = device();
+    d.timing.tRAS = 10, d.timing.tRTP = 25, d.timing.tRC = 20;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 0, 0, 6, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kPre) - when(r, HbmCmd::kRead), 25u);
+}
+
+TEST(HbmTiming, WriteRecoveryTWRBeforePrecharge) {
+    auto d = device();
+    d.timing.tRAS = 10;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0, true}, {0, 0, 0, 6, 0, true}});
+    const auto& t = d.timing;
+    EXPECT_EQ(when(r, HbmCmd::kPre) - when(r, HbmCmd::kWrite), t.CWL + t.burst_cycles + t.tWR);
+}
+
+TEST(HbmTiming, ReadsInDifferentBankGroupsAreTCCDSApart) {
+    auto d = device();
+    d.timing.burst_cycles = 1, d.timing.tCCD_S = 3, d.timing.tCCD_L = 7;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 1, 0, 5, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kRead, -1, 1) - when(r, HbmCmd::kRead, -1, 0), 3u);
+}
+
+TEST(HbmTiming, ReadsInOneBankGroupAreTCCDLApart) {
+    auto d = device();
+    d.timing.burst_cycles = 1, d.timing.tCCD_S = 3, d.timing.tCCD_L = 7;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 0, 0, 5, 1}});
+    EXPECT_EQ(when(r, HbmCmd::kRead, -1, 1) - when(r, HbmCmd::kRead, -1, 0), 7u);
+}
+
+TEST(HbmTiming, BurstOccupiesTheDataBus) {
+    auto d = device();
+    d.timing.burst_cycles = 5, d.timing.tCCD_S = 1, d.timing.tCCD_L = 1;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 1, 0, 5, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kRead, -1, 1) - when(r, HbmCmd::kRead, -1, 0), 5u);
+}
+
+TEST(HbmTiming, ActivatesInDifferentBankGroupsAreTRRDSApart) {
+    auto d = device();
+    d.timing.tRRD_S = 5, d.timing.tRRD_L = 9;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 1, 0, 5, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kAct, -1, 1) - when(r, HbmCmd::kAct, -1, 0), 5u);
+}
+
+TEST(HbmTiming, ActivatesInOneBankGroupAreTRRDLApart) {
+    auto d = device();
+    d.timing.tRRD_S = 5, d.timing.tRRD_L = 9;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 0, 1, 5, 0}});
+    EXPECT_EQ(when(r, HbmCmd::kAct, -1, 1) - when(r, HbmCmd::kAct, -1, 0), 9u);
+}
+
+TEST(HbmTiming, FifthActivateWaitsTFAW) {
+    auto d = device();
+    d.timing.tRRD_S = 2, d.timing.tFAW = 25;
+    std::vector<Req> reqs;
+    for (uint32_t i = 0; i < 5; ++i) reqs.push_back({0, i % 4, i / 4, 5, 0});
+    const Replay r = replay(d, reqs);
+    EXPECT_EQ(when(r, HbmCmd::kAct, -1, 4) - when(r, HbmCmd::kAct, -1, 0), 25u);
+    EXPECT_EQ(when(r, HbmCmd::kAct, -1, 3) - when(r, HbmCmd::kAct, -1, 0), 6u);  // tRRD_S only
+}
+
+// A write, then a read of another bank: the read waits CWL + burst + tWTR after the write.
+Replay write_then_read(const HbmDeviceParams& d, uint32_t read_bg) {
+    return replay(d, {{0, 0, 0, 5, 0, true}, {1, read_bg, 1, 5, 0}});
+}
+
+TEST(HbmTiming, ReadAfterWriteInOtherBankGroupWaitsTWTRS) {
+    auto d = device();
+    d.timing.tWTR_S = 20, d.timing.tWTR_L = 30;
+    const Replay r = write_then_read(d, 1);
+    const auto& t = d.timing;
+    EXPECT_EQ(when(r, HbmCmd::kRead) - when(r, HbmCmd::kWrite), t.CWL + t.burst_cycles + 20);
+}
+
+TEST(HbmTiming, ReadAfterWriteInSameBankGroupWaitsTWTRL) {
+    auto d = device();
+    d.timing.tWTR_S = 20, d.timing.tWTR_L = 30;
+    const Replay r = write_then_read(d, 0);
+    const auto& t = d.timing;
+    EXPECT_EQ(when(r, HbmCmd::kRead) - when(r, HbmCmd::kWrite), t.CWL + t.burst_cycles + 30);
+}
+
+TEST(HbmTiming, WriteAfterReadWaitsForTheBusTurnaround) {
+    auto d = device();
+    d.timing.tRTRS = 6;
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {1, 1, 0, 5, 0, true}});
+    const auto& t = d.timing;
+    EXPECT_EQ(when(r, HbmCmd::kWrite) - when(r, HbmCmd::kRead), t.CL + t.burst_cycles + 6 - t.CWL);
+}
+
+TEST(HbmRefresh, AllBankRefreshEveryTREFIBlocksForTRFC) {
+    auto d = device();
+    d.ctrl.refresh = RefreshMode::kAllBank;
+    d.timing.tREFI = 200, d.timing.tRFC = 60;
+    // A request arriving just after the refresh falls due waits for it.
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {201, 2, 1, 9, 0}});
+    const uint64_t ref = when(r, HbmCmd::kRef);
+    EXPECT_GE(ref, 200u);
+    EXPECT_LE(ref, 200u + d.timing.tRP + 1);  // the open bank is precharged first
+    EXPECT_EQ(when(r, HbmCmd::kAct, 9), ref + 60);  // bank group 2, bank 1
+    EXPECT_GT(r.done.at(1), ref + 60);
+}
+
+TEST(HbmRefresh, PerBankRefreshBlocksOnlyItsBank) {
+    auto d = device();
+    d.ctrl.refresh = RefreshMode::kPerBank;
+    d.timing.tREFIsb = 100, d.timing.tRFCsb = 80;
+    // At cycle 100 bank 0 refreshes until 180; bank 1 is free at 101, bank 0 waits.
+    const Replay r = replay(d, {{101, 0, 0, 5, 0}, {101, 0, 1, 5, 0}});
+    const uint64_t ref = when(r, HbmCmd::kRef, 0);
+    EXPECT_EQ(ref, 100u);
+    EXPECT_EQ(when(r, HbmCmd::kAct, 0), ref + 80);
+    EXPECT_LT(when(r, HbmCmd::kAct, 1), ref + 10);
+}
+
+TEST(HbmRefresh, IdleChannelCatchesUpRefreshArithmetically) {
+    auto d = device();
+    d.ctrl.refresh = RefreshMode::kAllBank;
+    d.timing.tREFI = 100, d.timing.tRFC = 40;
+    HbmController c(d);
+    std::vector<HbmCompletion> done;
+    // Ticked only at 0 and at 1001: the ten refreshes in between are counted, the last (at 1000)
+    // still blocks ACT until 1040.
+    c.tick(0, done);
+    c.tick(1001, done);
+    EXPECT_EQ(c.totals().refreshes, 10u);
+    std::vector<HbmCommandRecord> log;
+    c.set_command_log(0, &log);
+    c.accept(1001, address(d, {0, 0, 0, 5, 0}), false, 0, done);
+    for (uint64_t t = 1002; t < 1100; ++t) c.tick(t, done);
+    ASSERT_FALSE(log.empty());
+    EXPECT_EQ(log.front().cmd, HbmCmd::kAct);
+    EXPECT_EQ(log.front().cycle, 1040u);
+}
+
+TEST(HbmMapping, RoundTripsForEveryOrder) {
+    HbmOrganisation o;
+    o.stacks = 2, o.channels_per_stack = 4, o.pseudo_channels = 2, o.ranks = 3;  // 3: not a power of two
+    o.rows = 24576, o.page_bytes = 1024, o.bus_width_bits = 32, o.burst_length = 8;
+    std::mt19937_64 rng(7);
+    for (const char* order : {"rorabgbachpcco", "copcchbabgraro", "rorabachbgpcco", "chpcrorabgbaco"}) {
+        const AddressMapping m(order, o);
+        for (int i = 0; i < 20000; ++i) {
+            const uint64_t a = rng() % o.capacity_bytes() / o.access_bytes() * o.access_bytes();
+            const DecodedAddress d = m.decode(a);
+            ASSERT_LT(d.channel, o.channels());
+            ASSERT_LT(d.rank, o.ranks);
+            ASSERT_LT(d.row, o.rows);
+            ASSERT_EQ(m.encode(d), a) << order;
+        }
+    }
+}
+
+TEST(HbmMapping, DramSim3BitLayoutOfRorabgbachco) {
+    HbmOrganisation o;  // the HBM2_8Gb_x128 organisation
+    const AddressMapping m("rorabgbachco", o);
+    // [10:6] column, [13:11] channel, [15:14] bank, [17:16] bank group, [32:18] row.
+    const DecodedAddress d = m.decode((uint64_t{0x1234} << 18) | (2u << 16) | (3u << 14) | (5u << 11) | (17u << 6));
+    EXPECT_EQ(d.row, 0x1234u);
+    EXPECT_EQ(d.bank_group, 2u);
+    EXPECT_EQ(d.bank, 3u);
+    EXPECT_EQ(d.channel, 5u);
+    EXPECT_EQ(d.column, 17u);
+    EXPECT_EQ(m.channel_interleave_bytes(), 2048u);
+}
+
+TEST(HbmMapping, BadStringsAreRejected) {
+    const HbmOrganisation o;
+    EXPECT_THROW(AddressMapping("rorabgbachc", o), std::invalid_argument);   // odd length
+    EXPECT_THROW(AddressMapping("rorabgbachxx", o), std::invalid_argument);  // unknown field
+    EXPECT_THROW(AddressMapping("robgbachcoro", o), std::invalid_argument);  // repeated
+    EXPECT_THROW(AddressMapping("rorabgbaco", o), std::invalid_argument);    // channel missing
+}
+
+TEST(HbmScheduler, FrFcfsServesRowHitsFirstButBoundsTheWait) {
+    auto d = device();
+    d.ctrl.row_hit_cap = 4;
+    d.ctrl.command_queue_depth = 16;
+    // Row 5 opens; then a conflict (row 6) arrives before a stream of hits to row 5.
+    std::vector<Req> reqs = {{0, 0, 0, 5, 0}, {1, 0, 0, 6, 0}};
+    for (uint32_t c = 1; c < 12; ++c) reqs.push_back({1, 0, 0, 5, c});
+    const Replay r = replay(d, reqs);
+    // Hits overtake the older conflict ...
+    EXPECT_LT(r.done.at(2), r.done.at(1));
+    // ... but only row_hit_cap of them in total before it may precharge.
+    uint32_t reads_before_pre = 0;
+    const uint64_t pre = when(r, HbmCmd::kPre);
+    for (const auto& x : r.log) reads_before_pre += x.cmd == HbmCmd::kRead && x.cycle < pre;
+    EXPECT_EQ(reads_before_pre, d.ctrl.row_hit_cap);
+    auto fcfs = d;
+    fcfs.ctrl.scheduler = "fcfs";
+    const Replay f = replay(fcfs, reqs);
+    EXPECT_LT(f.done.at(1), f.done.at(2));  // strict age order per bank
+}
+
+TEST(HbmController, ClosedPagePrechargesAfterEachAccess) {
+    auto d = device();
+    d.ctrl.page_policy = "closed";
+    const Replay r = replay(d, {{0, 0, 0, 5, 0}, {0, 0, 0, 5, 1}});
+    uint32_t acts = 0, pres = 0;
+    for (const auto& x : r.log) acts += x.cmd == HbmCmd::kAct, pres += x.cmd == HbmCmd::kPre;
+    EXPECT_EQ(acts, 2u);
+    EXPECT_EQ(pres, 2u);
+}
+
+TEST(HbmController, ReadsHitTheWriteBufferAndWritesArePosted) {
+    auto d = device();
+    d.ctrl.write_drain_idle = 8;  // keep the write buffered
+    const Replay r = replay(d, {{0, 0, 0, 5, 3, true}, {2, 0, 0, 5, 3}});
+    EXPECT_EQ(r.done.at(0), 1u);  // posted
+    EXPECT_EQ(r.done.at(1), 3u);  // served from the write buffer
+}
+
+TEST(HbmController, EveryAcceptedRequestCompletesExactlyOnce) {
+    auto d = device();
+    d.ctrl.refresh = RefreshMode::kAllBank;
+    d.ctrl.read_queue_depth = 8;
+    d.ctrl.write_buffer_depth = 8;
+    d.ctrl.write_drain_high = 6;
+    d.ctrl.write_drain_low = 2;
+    std::mt19937_64 rng(3);
+    std::vector<Req> reqs;
+    uint64_t cycle = 0;
+    for (int i = 0; i < 20000; ++i) {
+        cycle += rng() % 3;
+        reqs.push_back({cycle, static_cast<uint32_t>(rng() % 4), static_cast<uint32_t>(rng() % 4),
+                        static_cast<uint32_t>(rng() % 8), static_cast<uint32_t>(rng() % 32), rng() % 3 == 0});
+    }
+    for (const char* sched : {"frfcfs", "fcfs"}) {
+        d.ctrl.scheduler = sched;
+        const Replay r = replay(d, reqs, 10'000'000);
+        EXPECT_EQ(r.done.size(), reqs.size()) << sched;
+        EXPECT_EQ(r.duplicates, 0u) << sched;
+    }
+}
+
+TEST(HbmDevice, ImpossibleTimingIsReported) {
+    auto d = device();
+    d.timing.tRAS = 5;  // < tRCD
+    d.timing.tCK_ps = 0;
+    const auto problems = d.validate();
+    auto has = [&](const std::string& key) {
+        for (const auto& p : problems) {
+            if (p.first == key) return true;
+        }
+        return false;
+    };
+    EXPECT_TRUE(has("timing.tRAS"));
+    EXPECT_TRUE(has("timing.tCK"));
+    EXPECT_TRUE(device().validate().empty());
+}
+
+TEST(HbmDevice, FlatModelDerivesFromTheDescription) {
+    HbmParams p;  // defaults: the HBM2 x128 device
+    p.device.org = HbmOrganisation{};
+    EXPECT_DOUBLE_EQ(p.bandwidth_bytes_per_s(), 256e9);  // 8 x 64 B / 2 ns
+    EXPECT_EQ(p.unloaded_latency_ps(), 46'000);          // 2 + tRP + tRCD + CL + burst cycles of 1 ns
+}
+
+}  // namespace
+}  // namespace asim
