@@ -14,6 +14,7 @@ PACKAGES=(
     libfmt-dev              # formatting
     zlib1g-dev              # .gz traces
     python3                 # scripts and calibration checks
+    python3-matplotlib      # plots (scripts/plot_sweep.py)
 )
 
 missing=()

@@ -1,0 +1,51 @@
+// `ascend-sim sweep`.
+#include <unistd.h>
+
+#include <memory>
+
+#include "models/common/errors.h"
+#include "testbenches/cli/command.h"
+#include "testbenches/sweep/sweep_job.h"
+#include "testbenches/trace_replay/builtin_traces.h"
+#include "platforms/platform.h"
+
+namespace asim {
+
+Command add_sweep_command(CLI::App& app) {
+    auto s = std::make_shared<sweep::SweepOptions>();
+    s->platform = kDefaultPlatform;
+    s->trace = kDefaultTrace;
+    s->out_dir = "ascend-sim-sweep";
+    CLI::App* cmd = app.add_subcommand(
+        "sweep",
+        "run a trace over the Cartesian grid of config values, one worker process per point; "
+        "writes DIR/points/<id>/ (the run outputs), DIR/results.csv (one row per point: swept "
+        "values, then the summary) and DIR/sweep.json; rerun the same command to resume");
+    cmd->add_option("--platform,-p", s->platform, platform_help())->capture_default_str();
+    cmd->add_option("--trace,-t", s->trace,
+                    "op trace (traces/FORMAT.md; .gz accepted) or a built-in trace name")
+        ->capture_default_str();
+    cmd->add_option("--grid,-g", s->grid,
+                    "a swept config key (repeatable; the first varies slowest): KEY=V1,V2,... (each "
+                    "value as --set takes it, no commas inside) or KEY=A..B[:STEP] (A up to B "
+                    "inclusive: plain integers with STEP default 1, e.g. die.ai_cores=8..72:8, or "
+                    "three quantities of one unit kind, e.g. "
+                    "die.l2.partitions.weight=0MiB..48MiB:4MiB)")
+        ->required();
+    cmd->add_option("--set", s->overrides,
+                    "override a config key in every point: KEY=VALUE (repeatable)");
+    cmd->add_option("-j,--jobs", s->jobs, "worker processes at a time")->capture_default_str();
+    cmd->add_option("--out,-o", s->out_dir, "sweep directory")->capture_default_str();
+    cmd->add_option("--max-sim-time", s->max_sim_time,
+                    "watchdog per point, as for run (e.g. 10ms): a point that has not finished by "
+                    "then fails");
+    cmd->add_flag("--restart", s->restart,
+                  "discard the points of an earlier sweep with another definition in --out and "
+                  "start afresh (without it, such a directory is an error)");
+    return {cmd, [s] {
+                s->progress = isatty(STDERR_FILENO) != 0;
+                return sweep::run_sweep(*s);
+            }};
+}
+
+}  // namespace asim

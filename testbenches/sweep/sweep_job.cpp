@@ -1,0 +1,515 @@
+#include "testbenches/sweep/sweep_job.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "models/common/atomic_output.h"
+#include "models/common/errors.h"
+#include "models/common/trace.h"
+#include "models/common/units.h"
+#include "platforms/platform.h"
+#include "testbenches/sweep/grid.h"
+#include "testbenches/sweep/results_table.h"
+#include "testbenches/trace_replay/builtin_traces.h"
+
+namespace fs = std::filesystem;
+
+namespace asim::sweep {
+
+namespace {
+
+constexpr const char* kSchema = "ascend-sim/sweep/1";
+
+// FNV-1a over a file's bytes: enough to notice that a trace changed between two runs of a sweep.
+std::string fnv1a_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    uint64_t h = 1469598103934665603ull;
+    char buf[1 << 16];
+    while (in) {
+        in.read(buf, sizeof buf);
+        for (std::streamsize i = 0; i < in.gcount(); ++i) {
+            h ^= static_cast<unsigned char>(buf[i]);
+            h *= 1099511628211ull;
+        }
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+std::string fnv1a_text(const std::string& text) {
+    uint64_t h = 1469598103934665603ull;
+    for (char c : text) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ull;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string format_duration(double seconds) {
+    const auto s = static_cast<long long>(seconds + 0.5);
+    char buf[32];
+    if (s >= 3600) {
+        std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, (s / 60) % 60);
+    } else if (s >= 60) {
+        std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
+    } else {
+        std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+    }
+    return buf;
+}
+
+// The last `n` non-empty lines of a text.
+std::vector<std::string> tail_lines(const std::string& text, std::size_t n) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty()) lines.push_back(line);
+    }
+    if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
+    return lines;
+}
+
+// Reads every op of the trace once, so that a bad line is reported before any point runs rather
+// than by every worker.
+std::string check_trace(const std::string& trace) {
+    if (trace.rfind("builtin:", 0) == 0) {
+        builtin_trace(trace);
+        return "";
+    }
+    std::error_code ec;
+    if (!fs::is_regular_file(trace, ec)) throw InputError("trace '" + trace + "': no such file");
+    trace::TraceReader reader(trace);
+    trace::Op op;
+    while (reader.next(op)) {
+    }
+    return fnv1a_file(trace);
+}
+
+// One line of progress: redrawn in place on a terminal, a line per finished point otherwise.
+class Progress {
+public:
+    Progress(bool redraw, std::size_t total) : m_redraw(redraw), m_total(total) {}
+    ~Progress() { clear(); }
+
+    void clear() {
+        if (m_shown) std::fprintf(stderr, "\r\033[K");
+        m_shown = false;
+    }
+
+    void update(std::size_t done, std::size_t failed, std::size_t running, double eta_s,
+                const std::string& event) {
+        const std::string counts = std::to_string(done) + "/" + std::to_string(m_total) + " done" +
+                                   (failed ? ", " + std::to_string(failed) + " failed" : "");
+        const std::string eta = eta_s >= 0 ? ", ETA " + format_duration(eta_s) : "";
+        if (m_redraw) {
+            std::fprintf(stderr, "\r\033[K[sweep] %s, %zu running%s", counts.c_str(), running, eta.c_str());
+            m_shown = true;
+        } else if (!event.empty()) {
+            std::fprintf(stderr, "[sweep] %s%s: %s\n", counts.c_str(), eta.c_str(), event.c_str());
+        }
+        std::fflush(stderr);
+    }
+
+private:
+    bool m_redraw;
+    std::size_t m_total;
+    bool m_shown = false;
+};
+
+struct Running {
+    std::size_t point;
+    std::chrono::steady_clock::time_point start;
+};
+
+struct Failure {
+    std::string id;
+    std::string status;
+    std::vector<std::string> tail;
+};
+
+class Sweep {
+public:
+    explicit Sweep(const SweepOptions& options) : m_opt(options) {}
+    ~Sweep() {
+        if (m_lock_fd >= 0) ::close(m_lock_fd);
+    }
+    Sweep(const Sweep&) = delete;
+    Sweep& operator=(const Sweep&) = delete;
+
+    int run() {
+        validate();
+        prepare_directory();
+        return execute();
+    }
+
+private:
+    void validate() {
+        if (m_opt.jobs < 1) throw InputError("-j must be at least 1");
+        for (const auto& spec : m_opt.grid) m_axes.push_back(parse_grid_spec(spec));
+        m_points = cartesian_points(m_axes);
+        for (const auto& o : m_opt.overrides) {
+            const std::string key = o.substr(0, o.find('='));
+            for (const auto& axis : m_axes) {
+                if (axis.key == key) {
+                    throw InputError("--set " + o + ": key '" + key + "' is also swept by --grid " + axis.spec);
+                }
+            }
+        }
+        if (!m_opt.max_sim_time.empty()) {
+            try {
+                units::picoseconds(m_opt.max_sim_time);
+            } catch (const units::UnitError& e) {
+                throw InputError(std::string("--max-sim-time: ") + e.what());
+            }
+        }
+        const std::string trace_hash = check_trace(m_opt.trace);
+
+        // Every point's configuration is loaded here, as its worker would load it, so that a
+        // misspelt key, a wrong unit or a combination the model rejects stops the sweep before
+        // anything runs.
+        const Platform base = load_platform(m_opt.platform, m_opt.overrides);
+        std::string first_error;
+        std::size_t bad = 0;
+        for (const auto& p : m_points) {
+            try {
+                load_platform(m_opt.platform, point_overrides_all(p));
+            } catch (const InputError& e) {
+                if (bad++ == 0) first_error = "grid point " + p.id + ": " + e.what();
+            }
+        }
+        if (bad > 0) {
+            throw InputError(first_error + (bad > 1 ? " (" + std::to_string(bad - 1) + " more of the " +
+                                                          std::to_string(m_points.size()) +
+                                                          " points are invalid too)"
+                                                    : ""));
+        }
+
+        nlohmann::json grid = nlohmann::json::array();
+        for (const auto& axis : m_axes) grid.push_back({{"key", axis.key}, {"values", axis.values}});
+        m_definition = {{"platform", m_opt.platform},
+                        {"config_fnv1a", fnv1a_text(base.config.to_yaml())},
+                        {"trace", m_opt.trace},
+                        {"trace_fnv1a", trace_hash},
+                        {"grid", grid},
+                        {"set", m_opt.overrides},
+                        {"max_sim_time", m_opt.max_sim_time}};
+    }
+
+    std::vector<std::string> point_overrides_all(const GridPoint& p) const {
+        std::vector<std::string> all = m_opt.overrides;
+        for (auto& o : point_overrides(m_axes, p)) all.push_back(std::move(o));
+        return all;
+    }
+
+    void prepare_directory() {
+        m_dir = m_opt.out_dir;
+        std::error_code ec;
+        const fs::path sweep_json = m_dir / "sweep.json";
+        if (fs::exists(m_dir, ec)) {
+            if (!fs::is_directory(m_dir, ec)) {
+                throw InputError("--out " + m_dir.string() + " exists and is not a directory");
+            }
+            bool holds_other_files = false;
+            for (const auto& entry : fs::directory_iterator(m_dir, ec)) {
+                if (entry.path().filename() != ".lock") holds_other_files = true;
+            }
+            if (holds_other_files && !fs::exists(sweep_json, ec)) {
+                throw InputError("--out " + m_dir.string() +
+                                 " is a directory that holds no sweep (no sweep.json); choose another");
+            }
+        } else if (!fs::create_directories(m_dir, ec) && ec) {
+            throw InputError("cannot create --out " + m_dir.string() + ": " + ec.message());
+        }
+        lock_directory();
+
+        if (fs::exists(sweep_json, ec)) {
+            nlohmann::json previous;
+            try {
+                previous = nlohmann::json::parse(read_text(sweep_json)).at("definition");
+            } catch (const nlohmann::json::exception&) {
+                previous = nullptr;
+            }
+            if (previous != m_definition && !m_opt.restart) {
+                std::string differs;
+                for (auto it = m_definition.begin(); it != m_definition.end(); ++it) {
+                    if (!previous.is_object() || !previous.contains(it.key()) || previous[it.key()] != it.value()) {
+                        differs += (differs.empty() ? "" : ", ") + it.key();
+                    }
+                }
+                throw InputError("--out " + m_dir.string() + " holds a sweep with another definition (" +
+                                 (differs.empty() ? "unreadable sweep.json" : differs + " differ") +
+                                 "); rerun it with its own arguments to resume it, add --restart to "
+                                 "discard its points, or choose another --out");
+            }
+            if (m_opt.restart) {
+                for (const char* name : {"points", "results.csv", "timing.csv", "sweep.json"}) {
+                    fs::remove_all(m_dir / name, ec);
+                }
+            }
+        }
+
+        nlohmann::json doc = {{"schema", kSchema},
+                              {"definition", m_definition},
+                              {"grid_specs", m_opt.grid},
+                              {"points", m_points.size()}};
+        write_file_atomically(sweep_json.string(), doc.dump(2) + "\n");
+        fs::create_directories(m_dir / "points", ec);
+        if (ec) throw InputError("cannot create " + (m_dir / "points").string() + ": " + ec.message());
+
+        // What a killed sweep leaves: workers' temporary directories (never taken as finished)
+        // and failed points (run again).
+        for (const auto& entry : fs::directory_iterator(m_dir / "points")) {
+            const std::string name = entry.path().filename().string();
+            const bool partial = name.rfind('.', 0) == 0;
+            const bool failed = name.size() > 7 && name.substr(name.size() - 7) == ".failed";
+            if (partial || failed) fs::remove_all(entry.path(), ec);
+        }
+
+        m_summaries.assign(m_points.size(), std::nullopt);
+        for (const auto& p : m_points) {
+            const fs::path stats = m_dir / "points" / p.id / "stats.json";
+            if (!fs::exists(stats, ec)) continue;
+            try {
+                m_summaries[p.index] = nlohmann::json::parse(read_text(stats)).at("summary");
+            } catch (const nlohmann::json::exception&) {
+                fs::remove_all(m_dir / "points" / p.id, ec);  // unreadable: run it again
+            }
+        }
+    }
+
+    // One sweep per directory at a time. The lock dies with the process, so a killed sweep never
+    // blocks the one that resumes it.
+    void lock_directory() {
+        const std::string path = (m_dir / ".lock").string();
+        m_lock_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (m_lock_fd < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+        if (::flock(m_lock_fd, LOCK_EX | LOCK_NB) != 0) {
+            throw InputError("another sweep is running in " + m_dir.string());
+        }
+    }
+
+    void write_results() {
+        std::vector<std::string> keys;
+        for (const auto& axis : m_axes) keys.push_back(axis.key);
+        std::vector<ResultRow> rows;
+        std::string timing = "point,wall_s\n";
+        for (const auto& p : m_points) {
+            if (!m_summaries[p.index]) continue;
+            rows.push_back({p.id, p.values, *m_summaries[p.index]});
+            const auto& s = *m_summaries[p.index];
+            timing += p.id + "," + (s.contains("wall_s") ? s["wall_s"].dump() : "") + "\n";
+        }
+        write_file_atomically((m_dir / "results.csv").string(), results_csv(keys, rows));
+        write_file_atomically((m_dir / "timing.csv").string(), timing);
+    }
+
+    pid_t launch(const GridPoint& p) {
+        const fs::path partial = m_dir / "points" / ("." + p.id + ".partial");
+        std::error_code ec;
+        fs::remove_all(partial, ec);
+        fs::create_directories(partial, ec);
+        if (ec) throw std::runtime_error("cannot create " + partial.string() + ": " + ec.message());
+
+        std::vector<std::string> args = {m_opt.worker_binary, "run", "--platform", m_opt.platform,
+                                         "--trace", m_opt.trace};
+        for (const auto& o : point_overrides_all(p)) {
+            args.emplace_back("--set");
+            args.push_back(o);
+        }
+        args.emplace_back("--out");
+        args.push_back(partial.string());
+        if (!m_opt.max_sim_time.empty()) {
+            args.emplace_back("--max-sim-time");
+            args.push_back(m_opt.max_sim_time);
+        }
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+
+        const std::string err_path = (partial / "stderr.txt").string();
+        const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (err_fd < 0 || null_fd < 0) throw std::runtime_error("cannot open " + err_path);
+        const pid_t parent = ::getpid();
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            // Only async-signal-safe calls between fork and exec. A worker dies with the sweep
+            // (PDEATHSIG), so a killed sweep leaves no worker writing into its directory.
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (::getppid() != parent) ::_exit(127);
+            sigset_t none;
+            sigemptyset(&none);
+            ::sigprocmask(SIG_SETMASK, &none, nullptr);
+            ::dup2(null_fd, STDIN_FILENO);
+            ::dup2(null_fd, STDOUT_FILENO);
+            ::dup2(err_fd, STDERR_FILENO);
+            ::execv(argv[0], argv.data());
+            const char msg[] = "ascend-sim sweep: cannot start the worker\n";
+            (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+            ::_exit(127);
+        }
+        ::close(err_fd);
+        ::close(null_fd);
+        if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+        return pid;
+    }
+
+    // Moves a finished worker's directory into place; returns the failure, if any.
+    std::optional<Failure> finish(const GridPoint& p, int status) {
+        const fs::path partial = m_dir / "points" / ("." + p.id + ".partial");
+        std::error_code ec;
+        std::string why;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            try {
+                m_summaries[p.index] = nlohmann::json::parse(read_text(partial / "stats.json")).at("summary");
+            } catch (const nlohmann::json::exception&) {
+                why = "exit code 0 but no readable stats.json";
+            }
+        } else if (WIFEXITED(status)) {
+            why = "exit code " + std::to_string(WEXITSTATUS(status));
+        } else if (WIFSIGNALED(status)) {
+            why = std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                  strsignal(WTERMSIG(status)) + ")";
+        } else {
+            why = "ended with wait status " + std::to_string(status);
+        }
+        if (why.empty()) {
+            fs::rename(partial, m_dir / "points" / p.id, ec);
+            if (!ec) return std::nullopt;
+            m_summaries[p.index].reset();
+            why = "cannot move its outputs into place: " + ec.message();
+        }
+        Failure f{p.id, why, tail_lines(read_text(partial / "stderr.txt"), 5)};
+        std::ofstream(partial / "status.txt") << why << "\n";
+        const fs::path failed = m_dir / "points" / (p.id + ".failed");
+        fs::remove_all(failed, ec);
+        fs::rename(partial, failed, ec);
+        return f;
+    }
+
+    int execute() {
+        write_results();
+        std::deque<std::size_t> pending;
+        std::size_t already = 0;
+        for (const auto& p : m_points) {
+            if (m_summaries[p.index]) {
+                ++already;
+            } else {
+                pending.push_back(p.index);
+            }
+        }
+        const auto start = std::chrono::steady_clock::now();
+        auto elapsed = [&start] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        Progress progress(m_opt.progress, m_points.size());
+        std::vector<Failure> failures;
+        std::size_t done = already, ran = 0;
+        auto eta = [&]() -> double {
+            const std::size_t finished_now = ran + failures.size();
+            if (finished_now == 0) return -1;
+            return elapsed() / static_cast<double>(finished_now) *
+                   static_cast<double>(m_points.size() - done - failures.size());
+        };
+
+        // SIGCHLD stays blocked so that sigtimedwait can sleep until a worker ends or a second
+        // passes (to keep the ETA ticking), without polling.
+        sigset_t chld, old;
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        ::sigprocmask(SIG_BLOCK, &chld, &old);
+
+        std::map<pid_t, Running> running;
+        while (!pending.empty() || !running.empty()) {
+            while (!pending.empty() && running.size() < static_cast<std::size_t>(m_opt.jobs)) {
+                const std::size_t i = pending.front();
+                pending.pop_front();
+                running[launch(m_points[i])] = {i, std::chrono::steady_clock::now()};
+            }
+            progress.update(done, failures.size(), running.size(), eta(), "");
+            timespec one_second{1, 0};
+            ::sigtimedwait(&chld, nullptr, &one_second);
+            int status = 0;
+            pid_t pid;
+            while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+                const auto it = running.find(pid);
+                if (it == running.end()) continue;
+                const GridPoint& p = m_points[it->second.point];
+                const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                                  it->second.start)
+                                        .count();
+                running.erase(it);
+                std::string event;
+                if (auto f = finish(p, status)) {
+                    event = p.id + " FAILED (" + f->status + ")";
+                    failures.push_back(std::move(*f));
+                } else {
+                    ++done;
+                    ++ran;
+                    write_results();
+                    event = p.id + " in " + format_duration(took);
+                }
+                progress.update(done, failures.size(), running.size(), eta(), event);
+            }
+        }
+        ::sigprocmask(SIG_SETMASK, &old, nullptr);
+        progress.clear();
+
+        std::printf("sweep: %zu points: %zu finished (%zu run now, %zu already done), %zu failed; %s\n",
+                    m_points.size(), done, ran, already, failures.size(), format_duration(elapsed()).c_str());
+        std::printf("results in %s (points in %s/)\n", (m_dir / "results.csv").string().c_str(),
+                    (m_dir / "points").string().c_str());
+        if (failures.empty()) return kExitOk;
+        std::fprintf(stderr, "ascend-sim: error: %zu of %zu points failed (their stderr.txt and status.txt are in "
+                             "%s/points/<id>.failed/; rerun the same command to retry them):\n",
+                     failures.size(), m_points.size(), m_dir.string().c_str());
+        constexpr std::size_t kListed = 10;
+        for (std::size_t i = 0; i < failures.size() && i < kListed; ++i) {
+            std::fprintf(stderr, "  %s: %s\n", failures[i].id.c_str(), failures[i].status.c_str());
+            for (const auto& line : failures[i].tail) std::fprintf(stderr, "      %s\n", line.c_str());
+        }
+        if (failures.size() > kListed) std::fprintf(stderr, "  ... and %zu more\n", failures.size() - kListed);
+        return kExitSimulationFailure;
+    }
+
+    const SweepOptions& m_opt;
+    std::vector<GridAxis> m_axes;
+    std::vector<GridPoint> m_points;
+    nlohmann::json m_definition;
+    fs::path m_dir;
+    int m_lock_fd = -1;
+    std::vector<std::optional<nlohmann::json>> m_summaries;
+};
+
+}  // namespace
+
+int run_sweep(const SweepOptions& options) { return Sweep(options).run(); }
+
+}  // namespace asim::sweep
