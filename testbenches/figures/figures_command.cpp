@@ -30,7 +30,9 @@ std::string plot(const FigureTable& table) {
     const fs::path csv = tmp / (table.name + ".csv"), png = tmp / (table.name + ".png");
     std::ofstream(csv) << table.csv();
     const std::string script = std::string(ASIM_SOURCE_DIR) + "/scripts/plot_figures.py";
-    const std::string cmd = "python3 '" + script + "' '" + csv.string() + "' '" + png.string() + "' >&2";
+    // Debian's interpreter first: python3-matplotlib installs there, whatever else is on PATH.
+    const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    const std::string cmd = python + " '" + script + "' '" + csv.string() + "' '" + png.string() + "' >&2";
     std::string bytes;
     if (std::system(cmd.c_str()) == 0) {
         std::ifstream in(png, std::ios::binary);

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Draw a PNG for an `ascend-sim figures` table.
+
+usage: plot_figures.py TABLE.csv OUT.png
+The table is recognised by its file stem: hbm_load_latency (latency against offered bandwidth,
+one line per pattern), hbm_peak (sustained against pin peak bandwidth per pattern); any other table
+is drawn as its first numeric column against the others."""
+import csv, os, sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    src, out = sys.argv[1], sys.argv[2]
+    rows = list(csv.DictReader(open(src)))
+    stem = os.path.splitext(os.path.basename(src))[0]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    if stem == "hbm_load_latency":
+        for pattern in sorted({r["pattern"] for r in rows}):
+            pts = [r for r in rows if r["pattern"] == pattern]
+            x = [float(r["achieved_gbps"]) for r in pts]
+            ax.plot(x, [float(r["latency_mean_ns"]) for r in pts], marker="o", label=f"{pattern} mean")
+            ax.plot(x, [float(r["latency_p99_ns"]) for r in pts], linestyle="--", label=f"{pattern} p99")
+        ax.set_xlabel("achieved bandwidth (GB/s)")
+        ax.set_ylabel("read latency (ns)")
+        ax.set_yscale("log")
+        ax.set_title("HBM load-latency")
+        ax.legend()
+    elif stem == "hbm_peak":
+        names = [r["pattern"] for r in rows]
+        ax.bar(names, [float(r["sustained_gbps"]) for r in rows], label="sustained")
+        ax.axhline(float(rows[0]["pin_peak_gbps"]), color="k", linestyle="--", label="pin peak")
+        ax.set_ylabel("bandwidth (GB/s)")
+        ax.set_title("HBM peak sustained bandwidth")
+        ax.legend()
+    else:
+        cols = list(rows[0].keys())
+        x = [float(r[cols[0]]) for r in rows]
+        for c in cols[1:]:
+            try:
+                ax.plot(x, [float(r[c]) for r in rows], marker="o", label=c)
+            except ValueError:
+                pass
+        ax.set_xlabel(cols[0])
+        ax.legend()
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
