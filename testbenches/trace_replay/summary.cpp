@@ -51,6 +51,13 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
         prefetch_unused += ps.prefetch_unused.value();
     }
 
+    double weight_hit_rate = 0.0;
+    {
+        const L2PartitionStats& ws = die.l2().partition_stats(die.l2().partition_of(StreamClass::kWeight));
+        const double h = static_cast<double>(ws.hits.value()), m = static_cast<double>(ws.misses.value());
+        weight_hit_rate = ratio(h, h + m);
+    }
+
     nlohmann::json by_class = nlohmann::json::object();
     for (trace::OpKind kind : kKinds) {
         const OpClassStats& cs = d.class_stats(kind);
@@ -79,10 +86,18 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
         {"hbm_peak_gbps", p.hbm.bandwidth_bytes_per_s() * 1e-9},
         {"l2_hit_rate", ratio(static_cast<double>(hits), static_cast<double>(hits + misses))},
         {"l2_partitions", l2_partitions},
-        // Issued and late (dropped) candidates are the H-JSD's; it does not exist yet, so they
-        // are true zeros. Useful and unused are what the L2 saw of prefetched lines.
+        // Issued chunks and dropped candidates are the H-JSD's; useful, late (demanded while the
+        // fill was in flight) and unused (evicted first) are what the L2 saw of prefetched lines.
         {"prefetch",
-         {{"issued", 0}, {"useful", prefetch_useful}, {"late", prefetch_late}, {"unused", prefetch_unused}}},
+         {{"issued", die.hjsd().counters().issued_chunks},
+          {"issued_bytes", die.hjsd().counters().issued_bytes},
+          {"useful", prefetch_useful},
+          {"late", prefetch_late},
+          {"unused", prefetch_unused},
+          {"dropped_late_candidates", die.hjsd().counters().late_drops}}},
+        {"hbm_prefetch_bytes", die.l2().hbm_fetch_bytes_prefetch()},
+        {"hbm_demand_bytes", die.l2().hbm_fetch_bytes_demand()},
+        {"l2_weight_hit_rate", weight_hit_rate},
         {"time_by_op_class", by_class},
     };
 }

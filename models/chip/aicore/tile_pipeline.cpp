@@ -53,6 +53,8 @@ void TilePipeline::run() {
             m_busy = false;
             if (work.on_done) work.on_done();
         }
+    } catch (const sc_core::sc_unwind_exception&) {
+        throw;  // the kernel unwinding this thread
     } catch (...) {
         m_failures.fail(std::current_exception());
     }

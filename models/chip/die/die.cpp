@@ -28,6 +28,16 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     m_l2 = std::make_unique<L2Cache>("l2", params.l2, stats);
     m_l2->hbm_out.bind(m_hbm->l2_target());
 
+    // The H-JSD prefetches weights into the L2 through its own SDMA port; the L2 returns its
+    // credits and feeds the HBM load monitor that throttles it.
+    m_hbm_monitor = std::make_unique<HbmLoadMonitor>(params.hbm.bandwidth_bytes_per_s(),
+                                                     static_cast<Picoseconds>(params.hjsd.throttle_window_ps));
+    m_l2->set_load_monitor(m_hbm_monitor.get());
+    m_hjsd = std::make_unique<Hjsd>("hjsd", params.hjsd, static_cast<uint32_t>(m_l2->partition_count()),
+                                    m_clock, *m_hbm_monitor, stats, failures);
+    m_hjsd->l2_out.bind(m_l2->core_in);
+    m_l2->set_prefetch_listener(m_hjsd.get());
+
     const TilePipelineParams aic{params.core.aic_gm_read, params.core.aic_gm_write};
     const TilePipelineParams aiv{params.core.aiv_gm_read, params.core.aiv_gm_write};
     std::vector<TilePipeline*> cube, vector;
@@ -46,6 +56,7 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     }
     m_tiler = std::make_unique<FoundationTiler>(m_params.core, params.ai_cores);
     m_dispatcher = std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
+    m_dispatcher->set_prefetcher(m_hjsd.get(), static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight)));
 }
 
 Cycles Die::cube_busy_cycles() const {
@@ -55,6 +66,7 @@ Cycles Die::cube_busy_cycles() const {
 }
 
 void Die::finalize_stats() {
+    m_hjsd->finalize_stats();
     m_l2->finalize_stats();
     m_hbm->finalize_stats();
 }

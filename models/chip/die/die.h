@@ -17,11 +17,13 @@
 #include "models/chip/aicore/tile_pipeline.h"
 #include "models/chip/aicore/tiling.h"
 #include "models/chip/die/op_dispatcher.h"
+#include "models/chip/hjsd/hjsd.h"
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/stats.h"
 #include "models/memory/hbm/hbm_device.h"
 #include "models/memory/hbm/hbm_model.h"
+#include "models/memory/hbm_load_monitor.h"
 #include "models/memory/l2/l2_cache.h"
 
 namespace asim {
@@ -33,6 +35,7 @@ struct DieParams {
     uint32_t ai_cores = 72;
     AiCoreParams core;
     L2Params l2;
+    HjsdParams hjsd;
     HbmParams hbm;  // die.hbm: the device, and the fidelity it runs at
 
     // Derived figures for `info` and the summary.
@@ -53,6 +56,7 @@ public:
     OpDispatcher& dispatcher() { return *m_dispatcher; }
     const OpDispatcher& dispatcher() const { return *m_dispatcher; }
     const L2Cache& l2() const { return *m_l2; }
+    const Hjsd& hjsd() const { return *m_hjsd; }
     const HbmModel& hbm() const { return *m_hbm; }
     Cycles cube_busy_cycles() const;
     void finalize_stats();
@@ -62,6 +66,8 @@ private:
     ClockDomain m_clock;
     std::unique_ptr<HbmModel> m_hbm;
     std::unique_ptr<L2Cache> m_l2;
+    std::unique_ptr<HbmLoadMonitor> m_hbm_monitor;
+    std::unique_ptr<Hjsd> m_hjsd;
     std::vector<std::unique_ptr<TilePipeline>> m_cube_pipes;
     std::vector<std::unique_ptr<TilePipeline>> m_vector_pipes;
     std::unique_ptr<FoundationTiler> m_tiler;

@@ -37,9 +37,10 @@ OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& 
 void OpDispatcher::run() {
     try {
         if (!m_reader) throw SimulationError(std::string(name()) + ": no trace");
-        trace::Op op;
-        while (m_reader->next(op)) {
-            check_deps_exist(op);
+        fill_lookahead();
+        while (!m_lookahead.empty()) {
+            auto [seq, op] = std::move(m_lookahead.front());
+            m_lookahead.pop_front();
             // Wait for the op's dependencies and for room in the window.
             auto blocked = [&] {
                 if (m_in_flight.size() >= kMaxOpsInFlight) return true;
@@ -47,12 +48,36 @@ void OpDispatcher::run() {
                                    [&](uint64_t d) { return m_in_flight.count(d) != 0; });
             };
             while (blocked()) wait(m_op_completed);
+            if (m_hjsd) m_hjsd->op_start(seq);
             dispatch(op);
+            fill_lookahead();
         }
         while (!m_in_flight.empty()) wait(m_op_completed);
         m_finished = true;
+    } catch (const sc_core::sc_unwind_exception&) {
+        throw;  // the kernel unwinding this thread
     } catch (...) {
         m_failures.fail(std::current_exception());
+    }
+}
+
+void OpDispatcher::fill_lookahead() {
+    while (!m_trace_done && m_lookahead.size() <= hjsd::kMaxDepth) {
+        trace::Op op;
+        if (!m_reader->next(op)) {
+            m_trace_done = true;
+            return;
+        }
+        check_deps_exist(op);
+        const uint64_t seq = m_ops_read++;
+        if (m_hjsd) {
+            for (const trace::Tensor& t : op.inputs) {
+                if (t.stream == StreamClass::kWeight) {
+                    m_hjsd->add_candidate({seq, t.addr, t.bytes, m_weight_partition});
+                }
+            }
+        }
+        m_lookahead.emplace_back(seq, std::move(op));
     }
 }
 

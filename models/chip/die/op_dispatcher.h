@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "models/chip/aicore/tile_pipeline.h"
 #include "models/chip/aicore/tiling.h"
+#include "models/chip/hjsd/hjsd.h"
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/log.h"
@@ -45,6 +47,12 @@ public:
 
     // Must be called before the simulation starts.
     void set_trace(trace::TraceReader* reader) { m_reader = reader; }
+    // The H-JSD fed with the weight tensors of upcoming ops (partition = the L2 weight
+    // partition's index) and told when each op starts. Optional.
+    void set_prefetcher(Hjsd* hjsd, uint32_t weight_partition) {
+        m_hjsd = hjsd;
+        m_weight_partition = weight_partition;
+    }
     // Called after each op completes, with the number completed so far.
     void set_progress(std::function<void(uint64_t)> progress) { m_progress = std::move(progress); }
 
@@ -68,6 +76,8 @@ private:
     };
 
     void run();
+    // Reads ops into the lookahead window, offering their weights to the H-JSD.
+    void fill_lookahead();
     void dispatch(const trace::Op& op);
     void check_deps_exist(const trace::Op& op);
     void work_done(uint64_t op_id);
@@ -79,6 +89,13 @@ private:
     trace::TraceReader* m_reader = nullptr;
     std::function<void(uint64_t)> m_progress;
     Logger m_log;
+    Hjsd* m_hjsd = nullptr;
+    uint32_t m_weight_partition = 0;
+    // Ops read but not yet dispatched, with their sequence numbers (trace order, from 0): the
+    // H-JSD needs to see prefetch_depth ops ahead of the one running.
+    std::deque<std::pair<uint64_t, trace::Op>> m_lookahead;
+    uint64_t m_ops_read = 0;
+    bool m_trace_done = false;
 
     // Ids the trace skipped, as [first, last) ranges: a dep on one of them is an error. Memory
     // grows with the number of gaps, not with the trace's length.

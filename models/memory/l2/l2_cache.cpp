@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/errors.h"
+#include "models/memory/hbm_load_monitor.h"
 
 namespace asim {
 
@@ -60,6 +61,19 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     return problems;
 }
 
+std::vector<std::pair<std::string, uint32_t>> L2Params::partition_layout() const {
+    if (!partitioned()) return {{"shared", ways}};
+    std::vector<std::pair<std::string, uint32_t>> layout;
+    uint32_t used = 0;
+    for (std::size_t i = 0; i < kPartitionNames.size(); ++i) {
+        const uint32_t n = i + 1 == kPartitionNames.size() ? ways - used
+                                                           : static_cast<uint32_t>(partition_bytes[i] / way_bytes());
+        layout.emplace_back(kPartitionNames[i], n);
+        used += n;
+    }
+    return layout;
+}
+
 L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegistry& stats)
     : sc_module(name),
       core_in("core_in"),
@@ -73,8 +87,10 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
       m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
       m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
-      m_hbm_fetch_bytes(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes",
-                                      "bytes fetched from HBM (demand, sector and prefetch fills)", "B")),
+      m_hbm_fetch_demand(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_demand",
+                                       "bytes fetched from HBM for demand misses", "B")),
+      m_hbm_fetch_prefetch(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_prefetch",
+                                         "bytes fetched from HBM for prefetch fills", "B")),
       m_slice_busy_cycles(stats.counter(std::string(this->name()) + ".slice_busy_cycles",
                                         "slice-cycles transferring, summed over slices", "cycles")),
       m_mshr_stalls(stats.counter(std::string(this->name()) + ".mshr_stalls",
@@ -96,18 +112,15 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
                              stats.counter(base + ".prefetch_late", "prefetched lines hit during their fill"),
                              stats.counter(base + ".prefetch_unused", "prefetched lines evicted unused")}});
     };
-    if (!params.partitioned()) {
-        add_partition("shared", 0, params.ways);
-        m_partition_of_class.fill(0);
-    } else {
-        uint32_t first = 0;
-        for (std::size_t i = 0; i < kPartitionNames.size(); ++i) {
-            uint32_t ways = static_cast<uint32_t>(params.partition_bytes[i] / params.way_bytes());
-            if (i + 1 == kPartitionNames.size()) ways = params.ways - first;  // general takes the rest
-            add_partition(kPartitionNames[i], first, ways);
-            first += ways;
-        }
+    uint32_t first = 0;
+    for (const auto& [pname, ways] : params.partition_layout()) {
+        add_partition(pname, first, ways);
+        first += ways;
+    }
+    if (params.partitioned()) {
         m_partition_of_class = {0, 1, 2, 0};  // weight, activation, general, prefetch -> weight
+    } else {
+        m_partition_of_class.fill(0);
     }
     for (StreamClass c : kClasses) {
         const std::string base = std::string(this->name()) + ".class." + std::string(to_string(c));
@@ -165,7 +178,10 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
         Line& v = m_lines[victim];
         L2PartitionStats& vs = m_partitions[v.partition].stats;
         ++vs.evictions;
-        if (v.prefetched) ++vs.prefetch_unused;
+        if (v.prefetched) {
+            ++vs.prefetch_unused;
+            release_prefetch(v);
+        }
         if (v.dirty) {
             ++vs.writebacks;
             // Each run of contiguous dirty sectors is one posted write: exactly the dirty bytes.
@@ -179,7 +195,7 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
             }
         }
     }
-    m_lines[victim] = Line{line_number, 0, 0, 0, static_cast<uint8_t>(part), false};
+    m_lines[victim] = Line{line_number, 0, 0, 0, static_cast<uint8_t>(part), false, 0};
     m_policy->on_fill(victim);
     return victim;
 }
@@ -198,7 +214,8 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     hbm_out->b_transport(*p, delay);
     check_response(*p, name());
     p->release();
-    if (!is_write) m_hbm_fetch_bytes += bytes;
+    if (!is_write) (m_fetching_for_prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
+    if (m_monitor) m_monitor->record(arrival, bytes);
     return m_now + ClockDomain::to_ps(delay);
 }
 
@@ -229,6 +246,14 @@ void L2Cache::flush_batch(const TransactionInfo* info) {
     m_batch.lines.clear();
 }
 
+void L2Cache::release_prefetch(Line& line) {
+    if (m_listener && line.prefetch_bytes) {
+        m_listener->prefetch_released(line.partition, line.prefetch_bytes);
+    }
+    line.prefetched = false;
+    line.prefetch_bytes = 0;
+}
+
 void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     if (!validate_payload(p, m_params.address_space_bytes)) return;
     const TransactionInfo* info = info_of(p);
@@ -246,6 +271,7 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
     const Picoseconds hit_latency = m_clock.cycles_to_ps(m_params.hit_latency_cycles);
     m_batch_done = 0;
     m_batch.lines.clear();
+    m_fetching_for_prefetch = is_prefetch;
 
     const uint64_t addr = p.get_address();
     const uint64_t end = addr + p.get_data_length();
@@ -286,13 +312,15 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
             Line& l = m_lines[idx];
             missing = need & static_cast<uint8_t>(~l.valid);
             if (missing == 0) {
-                if (!is_prefetch) {
+                if (is_prefetch) {
+                    if (m_listener) m_listener->prefetch_released(part, hi - lo);  // nothing to fill
+                } else {
                     ++ps.hits;
                     ++class_hits;
                     if (l.ready > arrival) ++ps.merged;
                     if (l.prefetched) {
                         ++(l.ready > arrival ? ps.prefetch_late : ps.prefetch_useful);
-                        l.prefetched = false;
+                        release_prefetch(l);
                     }
                     m_policy->on_hit(idx);
                 }
@@ -301,16 +329,21 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
             }
         } else if (!no_allocate) {
             idx = allocate(line_number, set, part, arrival, info);
-            m_lines[idx].prefetched = is_prefetch;
         }
         if (is_prefetch) {
             ++ps.prefetch_fills;
+            if (idx == kNone) {
+                if (m_listener) m_listener->prefetch_released(part, hi - lo);  // streamed, not kept
+            } else {
+                m_lines[idx].prefetched = true;
+                m_lines[idx].prefetch_bytes = static_cast<uint16_t>(m_lines[idx].prefetch_bytes + (hi - lo));
+            }
         } else {
             ++ps.misses;
             ++class_misses;
             if (idx != kNone && m_lines[idx].prefetched) {  // sector miss on a prefetched line
                 ++ps.prefetch_late;
-                m_lines[idx].prefetched = false;
+                release_prefetch(m_lines[idx]);
             }
         }
         if (idx != kNone) m_lines[idx].valid |= missing;

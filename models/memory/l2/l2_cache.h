@@ -24,6 +24,16 @@
 namespace asim {
 
 class ConfigNode;
+class HbmLoadMonitor;
+
+// Told when prefetched bytes stop occupying the L2 for the prefetcher's accounting: on the first
+// demand access to a prefetched line (consumed), on its eviction (unused), or at once when a
+// prefetch found the line already present.
+class L2PrefetchListener {
+public:
+    virtual ~L2PrefetchListener() = default;
+    virtual void prefetch_released(std::size_t partition, uint64_t bytes) = 0;
+};
 
 struct L2Params {
     uint64_t size_bytes = 64ULL << 20;
@@ -44,6 +54,9 @@ struct L2Params {
     bool partitioned() const { return partition_bytes[0] + partition_bytes[1] + partition_bytes[2] != 0; }
     uint64_t sets() const { return size_bytes / line_bytes / ways; }
     uint64_t way_bytes() const { return size_bytes / ways; }
+    // (name, ways) of each partition in way order: "weight", "activation", "general" (which
+    // takes the ways left over), or one "shared" partition when none are configured.
+    std::vector<std::pair<std::string, uint32_t>> partition_layout() const;
     std::vector<std::pair<std::string, std::string>> validate() const;
 };
 
@@ -76,6 +89,15 @@ public:
     std::size_t partition_count() const { return m_partitions.size(); }
     const std::string& partition_name(std::size_t p) const { return m_partitions[p].name; }
     const L2PartitionStats& partition_stats(std::size_t p) const { return m_partitions[p].stats; }
+    uint64_t partition_bytes(std::size_t p) const {
+        return uint64_t{m_partitions[p].ways} * m_params.way_bytes();
+    }
+    // The partition a stream class allocates into.
+    std::size_t partition_of(StreamClass cls) const;
+    void set_prefetch_listener(L2PrefetchListener* listener) { m_listener = listener; }
+    void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
+    uint64_t hbm_fetch_bytes_demand() const { return m_hbm_fetch_demand.value(); }
+    uint64_t hbm_fetch_bytes_prefetch() const { return m_hbm_fetch_prefetch.value(); }
     void finalize_stats();
 
 private:
@@ -92,6 +114,7 @@ private:
         uint8_t dirty = 0;
         uint8_t partition = 0;
         bool prefetched = false;      // filled by prefetch, not yet demanded
+        uint16_t prefetch_bytes = 0;  // bytes of prefetch requests this line holds (for credits)
         bool is_valid() const { return tag != ~uint64_t{0}; }
     };
     // A run of contiguous bytes to fetch from HBM at one issue time, for the lines in it.
@@ -102,7 +125,7 @@ private:
     };
 
     void b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
-    std::size_t partition_of(StreamClass cls) const;
+    void release_prefetch(Line& line);
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or npos
     std::size_t allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
                          const TransactionInfo* info);
@@ -127,12 +150,16 @@ private:
     Picoseconds m_now = 0;      // kernel time of the transaction being served
     Picoseconds m_batch_done = 0;
     PayloadPool m_pool;
+    L2PrefetchListener* m_listener = nullptr;
+    HbmLoadMonitor* m_monitor = nullptr;
+    bool m_fetching_for_prefetch = false;
 
     std::array<Counter*, 4> m_class_hits{};
     std::array<Counter*, 4> m_class_misses{};
     Counter& m_read_bytes;
     Counter& m_write_bytes;
-    Counter& m_hbm_fetch_bytes;
+    Counter& m_hbm_fetch_demand;
+    Counter& m_hbm_fetch_prefetch;
     Counter& m_slice_busy_cycles;
     Counter& m_mshr_stalls;
 };

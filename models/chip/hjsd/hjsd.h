@@ -1,0 +1,103 @@
+// The H-JSD (hardware joint data-flow scheduler) in the chip: the TLM plumbing around
+// PrefetchSchedulerCore. It takes prefetch candidates (the weight tensors of upcoming ops, from
+// the op dispatcher's lookahead), op_start from the dispatcher, credit returns from the L2
+// (prefetched bytes consumed or evicted) and a throttle from the HBM load monitor, and issues
+// CMO prefetch requests into the L2 weight partition through its SDMA port (`l2_out`).
+//
+// Timing: the core is stepped once per cycle of the die clock while it can make progress (issue
+// or drop); when it can only wait for an input (op_start, a credit, the throttle dropping, a free
+// SDMA slot) the thread sleeps until that input changes, so an idle or blocked H-JSD costs no
+// kernel events. Inputs that arrive while it sleeps are presented one per cycle, in order, as the
+// RTL block would see them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "models/chip/hjsd/prefetch_scheduler_core.h"
+#include "models/common/clock_domain.h"
+#include "models/common/failure_sink.h"
+#include "models/common/payload.h"
+#include "models/common/stats.h"
+#include "models/memory/hbm_load_monitor.h"
+#include "models/memory/l2/l2_cache.h"
+
+namespace asim {
+
+class ConfigNode;
+
+struct HjsdParams {
+    hjsd::Registers registers;            // enable, prefetch_depth, chunk, credit limits
+    uint32_t queue_depth = 16;            // candidate queue entries
+    uint32_t sdma_outstanding = 8;        // prefetch transactions in flight before the port stalls
+    double throttle_threshold = 0.85;     // HBM utilisation above which prefetch is held back
+    int64_t throttle_window_ps = 1'000'000;
+    std::string impl = "tlm";
+
+    std::vector<std::pair<std::string, std::string>> validate() const;
+};
+
+// Reads `die.hjsd`. `partitions` are the L2's (name, bytes) in partition order; credits default
+// to, and may not exceed, the partition sizes.
+HjsdParams parse_hjsd_params(const ConfigNode& node,
+                             const std::vector<std::pair<std::string, uint64_t>>& partitions);
+
+class Hjsd : public sc_core::sc_module, public L2PrefetchListener {
+public:
+    tlm_utils::simple_initiator_socket<Hjsd> l2_out;
+
+    Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t partitions,
+         const ClockDomain& clock, HbmLoadMonitor& monitor, StatsRegistry& stats, FailureSink& failures);
+
+    // From the op dispatcher.
+    void add_candidate(const hjsd::Candidate& c);
+    void op_start(uint64_t op_seq);
+    // From the L2.
+    void prefetch_released(std::size_t partition, uint64_t bytes) override;
+
+    const hjsd::Counters& counters() const { return m_core.counters(); }
+    void finalize_stats();
+
+private:
+    SC_HAS_PROCESS(Hjsd);
+    void run();
+    void issue(const hjsd::Request& r);
+    void wake() { m_input.notify(sc_core::SC_ZERO_TIME); }
+
+    HjsdParams m_params;
+    hjsd::PrefetchSchedulerCore m_core;
+    const ClockDomain& m_clock;
+    HbmLoadMonitor& m_monitor;
+    FailureSink& m_failures;
+    std::deque<hjsd::Candidate> m_candidates;
+    std::deque<uint64_t> m_op_starts;
+    // Credit returns not yet presented, summed per partition (an accumulator in front of the
+    // block's credit port: the L2 releases credit line by line, the block takes one return per
+    // cycle).
+    std::array<uint64_t, hjsd::kMaxPartitions> m_pending_credit{};
+    uint32_t m_next_credit_partition = 0;
+    std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> m_in_flight;  // completion times
+    sc_core::sc_event m_input;
+    PayloadPool m_pool;
+    struct StatRefs {
+        Counter& issued_chunks;
+        Counter& issued_bytes;
+        Counter& late_drops;
+        Counter& credit_stalls;
+        Counter& throttle_stalls;
+        Counter& port_stalls;
+        Counter& candidates;
+        Counter& active_cycles;
+    } m_stats;
+};
+
+}  // namespace asim

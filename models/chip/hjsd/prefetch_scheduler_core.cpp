@@ -1,0 +1,138 @@
+#include "models/chip/hjsd/prefetch_scheduler_core.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace asim::hjsd {
+
+std::vector<std::pair<std::string, std::string>> PrefetchSchedulerCore::validate(const Registers& r,
+                                                                               uint32_t partitions) {
+    std::vector<std::pair<std::string, std::string>> problems;
+    if (r.prefetch_depth > kMaxDepth) {
+        problems.emplace_back("prefetch_depth", "must be at most " + std::to_string(kMaxDepth) +
+                                                    " (the hardware maximum), got " +
+                                                    std::to_string(r.prefetch_depth));
+    }
+    if (r.chunk_bytes == 0 || (r.chunk_bytes & (r.chunk_bytes - 1)) != 0) {
+        problems.emplace_back("chunk", "must be a power of two");
+    }
+    if (partitions == 0 || partitions > kMaxPartitions) {
+        problems.emplace_back("partitions", "must be 1.." + std::to_string(kMaxPartitions));
+    }
+    return problems;
+}
+
+PrefetchSchedulerCore::PrefetchSchedulerCore(uint32_t queue_depth, uint32_t partitions,
+                                             const Registers& registers)
+    : m_queue_depth(queue_depth), m_partitions(partitions), m_regs(registers) {
+    const auto problems = validate(registers, partitions);
+    if (!problems.empty()) throw std::invalid_argument("hjsd: " + problems[0].first + ": " + problems[0].second);
+    if (queue_depth == 0) throw std::invalid_argument("hjsd: queue depth must be at least 1");
+    for (uint32_t p = 0; p < m_partitions; ++p) m_credit[p] = m_regs.credit_limit[p];
+}
+
+void PrefetchSchedulerCore::set_registers(const Registers& registers) {
+    const auto problems = validate(registers, m_partitions);
+    if (!problems.empty()) throw std::invalid_argument("hjsd: " + problems[0].first + ": " + problems[0].second);
+    m_regs = registers;
+    for (uint32_t p = 0; p < m_partitions; ++p) m_credit[p] = std::min(m_credit[p], m_regs.credit_limit[p]);
+}
+
+PrefetchSchedulerCore::HeadState PrefetchSchedulerCore::head_state() const {
+    if (m_queue.empty()) return HeadState::kNone;
+    const uint64_t seq = m_queue.front().op_seq;
+    if (m_has_current && seq <= m_current) return HeadState::kLate;
+    // current < seq <= current + depth, with current = -1 before the first op_start.
+    const uint64_t limit = m_has_current ? m_current + m_regs.prefetch_depth : m_regs.prefetch_depth;
+    const bool in_window = m_has_current ? seq <= limit : seq < limit;
+    return in_window ? HeadState::kEligible : HeadState::kWaitWindow;
+}
+
+uint64_t PrefetchSchedulerCore::head_chunk_bytes() const {
+    const Candidate& h = m_queue.front();
+    const uint64_t at = h.addr + m_head_offset;
+    const uint64_t boundary = (at / m_regs.chunk_bytes + 1) * m_regs.chunk_bytes;
+    return std::min(boundary, h.addr + h.bytes) - at;
+}
+
+Outputs PrefetchSchedulerCore::peek(const Inputs& in) const {
+    Outputs out;
+    out.cand_ready = m_queue.size() < m_queue_depth;
+    const HeadState hs = head_state();
+    if (hs == HeadState::kLate) {
+        out.late_drop = true;
+    } else if (hs == HeadState::kEligible && m_regs.enable) {
+        const Candidate& h = m_queue.front();
+        const uint64_t bytes = head_chunk_bytes();
+        const uint32_t p = h.partition;
+        if (!in.throttle && m_credit[p] >= bytes) {
+            out.request = Request{h.addr + m_head_offset, bytes, p, h.op_seq};
+            out.issued = in.req_ready;
+        }
+    }
+    return out;
+}
+
+Outputs PrefetchSchedulerCore::step(const Inputs& in) {
+    const Outputs out = peek(in);
+    const HeadState hs = head_state();
+
+    // Issue, drop, or count why not.
+    if (out.issued) {
+        const Request& r = *out.request;
+        m_credit[r.partition] -= r.bytes;
+        ++m_counters.issued_chunks;
+        m_counters.issued_bytes += r.bytes;
+        m_head_offset += r.bytes;
+        if (m_head_offset >= m_queue.front().bytes) {
+            m_queue.pop_front();
+            m_head_offset = 0;
+        }
+    } else if (out.late_drop) {
+        ++m_counters.late_drops;
+        m_queue.pop_front();
+        m_head_offset = 0;
+    } else if (hs == HeadState::kEligible && m_regs.enable) {
+        if (in.throttle) {
+            ++m_counters.throttle_stalls;
+        } else if (!out.request) {
+            ++m_counters.credit_stalls;
+        } else {
+            ++m_counters.port_stalls;
+        }
+    } else if (hs == HeadState::kWaitWindow) {
+        ++m_counters.window_waits;
+    }
+
+    // Candidate push (a zero-byte candidate carries nothing to prefetch and is not queued).
+    if (in.candidate && out.cand_ready) {
+        if (in.candidate->partition >= m_partitions) {
+            throw std::invalid_argument("hjsd: candidate for partition " + std::to_string(in.candidate->partition) +
+                                        " of " + std::to_string(m_partitions));
+        }
+        ++m_counters.candidates_accepted;
+        if (in.candidate->bytes > 0) m_queue.push_back(*in.candidate);
+    }
+    if (in.op_start) {
+        m_has_current = true;
+        m_current = *in.op_start;
+    }
+    if (in.credit_return) {
+        const uint32_t p = in.credit_return->first;
+        if (p >= m_partitions) throw std::invalid_argument("hjsd: credit return for partition " + std::to_string(p));
+        m_credit[p] = std::min(m_regs.credit_limit[p], m_credit[p] + in.credit_return->second);
+    }
+    ++m_cycle;
+    return out;
+}
+
+bool PrefetchSchedulerCore::idle_until_input(const Inputs& quiet) const {
+    const HeadState hs = head_state();
+    if (hs == HeadState::kNone || hs == HeadState::kWaitWindow) return true;
+    if (hs == HeadState::kLate) return false;
+    if (!m_regs.enable) return true;
+    const Outputs out = peek(quiet);
+    return !out.issued;  // blocked on throttle, credit or the port: only an input can unblock it
+}
+
+}  // namespace asim::hjsd

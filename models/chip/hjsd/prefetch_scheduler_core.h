@@ -1,0 +1,128 @@
+// The H-JSD prefetch scheduler's decision core: the behaviour of DESIGN §5, cycle by cycle, with
+// no SystemC and no TLM, so that both the chip model (hjsd.h) and the RTL co-simulation use this
+// one class as the reference. One call of step() is one rising clock edge.
+//
+// Cycle semantics (the RTL in rtl/prefetch_scheduler follows the same; refinements of DESIGN §5
+// are listed in README.md):
+//  - Outputs are functions of the registered state and this cycle's inputs:
+//      cand_ready = the candidate queue is not full;
+//      req_valid  = enable, and the head candidate is eligible
+//                   (current < op_seq <= current + depth; before the first op_start, current is
+//                   "-1"), and not late, and its partition's credit >= the head chunk's bytes,
+//                   and throttle is low.
+//  - At the edge: a request is issued when req_valid and req_ready (credit taken, the head
+//    advances by one chunk and is popped when done); else a late head (op_seq <= current) is
+//    dropped and counted; a candidate is pushed when cand_valid and cand_ready; op_start sets
+//    current; a credit return adds to its partition's credit (saturating at the limit).
+//  - Chunks: the head region is cut at multiples of chunk_bytes (addresses aligned), so the first
+//    and last chunks may be shorter.
+//  - A head that is eligible but not issued counts one stall, by priority: throttle, then
+//    credit, then port (req_ready low). A head outside the window counts a window wait.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace asim::hjsd {
+
+constexpr uint32_t kMaxDepth = 15;         // prefetch_depth register width: 4 bits
+constexpr uint32_t kMaxPartitions = 4;
+
+struct Candidate {
+    uint64_t op_seq = 0;
+    uint64_t addr = 0;
+    uint64_t bytes = 0;
+    uint32_t partition = 0;
+    bool operator==(const Candidate& o) const {
+        return op_seq == o.op_seq && addr == o.addr && bytes == o.bytes && partition == o.partition;
+    }
+};
+
+struct Request {
+    uint64_t addr = 0;
+    uint64_t bytes = 0;
+    uint32_t partition = 0;
+    uint64_t op_seq = 0;
+    bool operator==(const Request& o) const {
+        return addr == o.addr && bytes == o.bytes && partition == o.partition && op_seq == o.op_seq;
+    }
+};
+
+struct Registers {
+    bool enable = true;
+    uint32_t prefetch_depth = 5;                    // 0..kMaxDepth; 0 = off
+    uint64_t chunk_bytes = 64 * 1024;               // power of two
+    std::array<uint64_t, kMaxPartitions> credit_limit{};  // bytes per partition
+};
+
+// One cycle's inputs.
+struct Inputs {
+    std::optional<Candidate> candidate;   // cand_valid + payload
+    std::optional<uint64_t> op_start;     // op_start_valid + op_seq
+    std::optional<std::pair<uint32_t, uint64_t>> credit_return;  // partition, bytes
+    bool throttle = false;
+    bool req_ready = true;
+};
+
+// What the block drove during the cycle (sampled before the edge).
+struct Outputs {
+    bool cand_ready = false;
+    std::optional<Request> request;       // req_valid + payload (issued iff req_ready)
+    bool issued = false;
+    bool late_drop = false;
+};
+
+struct Counters {
+    uint64_t issued_chunks = 0, issued_bytes = 0, late_drops = 0;
+    uint64_t credit_stalls = 0, throttle_stalls = 0, port_stalls = 0, window_waits = 0;
+    uint64_t candidates_accepted = 0;
+};
+
+class PrefetchSchedulerCore {
+public:
+    PrefetchSchedulerCore(uint32_t queue_depth, uint32_t partitions, const Registers& registers);
+
+    // Register writes take effect from the next step(). Credits are re-clamped to new limits.
+    void set_registers(const Registers& registers);
+    const Registers& registers() const { return m_regs; }
+
+    // Combinational view of the outputs for these inputs, without advancing state.
+    Outputs peek(const Inputs& in) const;
+    // One rising edge: returns what was driven during the cycle, then updates state.
+    Outputs step(const Inputs& in);
+
+    const Counters& counters() const { return m_counters; }
+    uint64_t credit(uint32_t partition) const { return m_credit.at(partition); }
+    std::size_t queued() const { return m_queue.size(); }
+    bool has_current() const { return m_has_current; }
+    uint64_t current_op() const { return m_current; }
+    uint64_t cycle() const { return m_cycle; }
+    // Nothing can change until an input does: the queue is empty, or the head waits for
+    // op_start, a credit return or throttle to drop (the TLM model sleeps then).
+    bool idle_until_input(const Inputs& quiet) const;
+
+    // Validates registers against the block's parameters; messages name the register.
+    static std::vector<std::pair<std::string, std::string>> validate(const Registers& r, uint32_t partitions);
+
+private:
+    enum class HeadState { kNone, kLate, kWaitWindow, kEligible };
+    HeadState head_state() const;
+    uint64_t head_chunk_bytes() const;
+
+    uint32_t m_queue_depth;
+    uint32_t m_partitions;
+    Registers m_regs;
+    std::deque<Candidate> m_queue;
+    uint64_t m_head_offset = 0;  // bytes of the head already issued
+    bool m_has_current = false;
+    uint64_t m_current = 0;
+    std::array<uint64_t, kMaxPartitions> m_credit{};
+    Counters m_counters;
+    uint64_t m_cycle = 0;
+};
+
+}  // namespace asim::hjsd
