@@ -103,12 +103,22 @@ class DieWriter {
 public:
     explicit DieWriter(std::ostream& out) : m_out(out) {}
 
-    Ten act(const std::string& name, uint64_t bytes) { return take(name, bytes, "activation", m_act); }
-    Ten general(const std::string& name, uint64_t bytes) { return take(name, bytes, "general", m_gen); }
+    Ten act(const std::string& name, uint64_t bytes) {
+        // The activation arena is reused round-robin, as a framework's caching allocator reuses
+        // freed blocks: an address comes back only after the whole arena (32 GiB, far beyond any
+        // L2) has been handed out since, so no live tensor is overwritten in practice.
+        if (bytes > kLongLivedBase - kActivationBase) {
+            throw InputError("trace gen: activation '" + name + "' (" + std::to_string(bytes >> 20) +
+                             " MiB) is larger than the 32 GiB activation arena; use more parallelism");
+        }
+        if (bytes > kLongLivedBase - m_act) m_act = kActivationBase;
+        return take(name, bytes, "activation", m_act);
+    }
+    Ten general(const std::string& name, uint64_t bytes) { return take(name, bytes, "general", m_long_lived); }
     Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bytes, const std::string& bucket) {
         auto it = m_weight_index.find(name);
         if (it != m_weight_index.end()) return m_weights[it->second].t;
-        Weight w{take(name, elements * elem_bytes, "weight", m_wt), elements, bucket};
+        Weight w{take(name, elements * elem_bytes, "weight", m_long_lived), elements, bucket};
         m_weight_index.emplace(name, m_weights.size());
         m_weights.push_back(w);
         if (m_bucket_order.empty() || m_bucket_order.back() != bucket) {
@@ -162,6 +172,13 @@ public:
     }
 
 private:
+    // One die's address space (its HBM): a 32 GiB arena for activations from 4 GiB, then the
+    // long-lived tensors (weights, KV cache, gradients, optimizer state) from 36 GiB up, packed.
+    // A trace whose long-lived tensors fit a die's HBM therefore has every address inside it;
+    // the replay refuses a tensor beyond the platform's HBM, naming the trace line.
+    static constexpr uint64_t kActivationBase = 0x1'0000'0000ULL;    //  4 GiB
+    static constexpr uint64_t kLongLivedBase = 0x9'0000'0000ULL;     // 36 GiB
+
     static Ten take(const std::string& name, uint64_t bytes, const char* stream, uint64_t& next) {
         Ten t;
         t.name = name;
@@ -173,9 +190,8 @@ private:
     }
     std::ostream& m_out;
     uint64_t m_next = 0;
-    uint64_t m_wt = 0x1'0000'0000ULL;      // weights
-    uint64_t m_act = 0x10'0000'0000ULL;    // activations
-    uint64_t m_gen = 0x80'0000'0000ULL;    // KV cache, gradients, optimizer state
+    uint64_t m_act = kActivationBase;
+    uint64_t m_long_lived = kLongLivedBase;
     std::vector<Weight> m_weights;
     std::unordered_map<std::string, std::size_t> m_weight_index;
     std::map<std::string, Ten> m_grads;

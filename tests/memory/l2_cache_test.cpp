@@ -251,6 +251,32 @@ TEST(L2Cache, ConservationOverRandomTraffic) {
     EXPECT_EQ(f.hbm.write_bytes() % 128, 0u);
 }
 
+TEST(L2Cache, RestClassesShareTheWaysLeftOver) {
+    L2Params p = partitioned();  // weight 8 ways, activation 4, general the rest
+    p.partition_rest = {false, true, true};
+    const auto layout = p.partition_layout();
+    ASSERT_EQ(layout.size(), 2u);
+    EXPECT_EQ(layout[0].name, "weight");
+    EXPECT_EQ(layout[0].ways, 8u);
+    EXPECT_EQ(layout[1].name, "activation+general");
+    EXPECT_EQ(layout[1].ways, 8u);
+    Fixture f(p);
+    EXPECT_EQ(f.l2.partition_of(StreamClass::kActivation), f.l2.partition_of(StreamClass::kGeneral));
+    EXPECT_NE(f.l2.partition_of(StreamClass::kActivation), f.l2.partition_of(StreamClass::kWeight));
+    EXPECT_EQ(f.l2.partition_of(StreamClass::kPrefetch), f.l2.partition_of(StreamClass::kWeight));
+}
+
+TEST(L2Cache, ZeroWayPartitionBypasses) {
+    L2Params p = partitioned();
+    p.partition_bytes = {0, 16 * 1024, 0};
+    p.partition_rest = {false, false, false};
+    Fixture f(p);
+    f.cpu.access(0, 512, false, StreamClass::kWeight);
+    f.cpu.access(0, 512, false, StreamClass::kWeight, 1'000'000);
+    EXPECT_EQ(f.l2.partition_stats(0).hits.value(), 0u);  // never allocated
+    EXPECT_EQ(f.hbm.read_bytes(), 1024u);
+}
+
 TEST(L2Cache, ParamsValidation) {
     L2Params p = Fixture::l2_params();
     p.line_bytes = 500;

@@ -217,6 +217,15 @@ TEST(Cli, DependencyOnAMissingOpIsAnError) {
     expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:4", "op 6 depends on op 3", "not in the trace"});
 }
 
+TEST(Cli, TensorBeyondHbmIsAnInputError) {
+    const std::string dir = scratch("beyond");
+    fs::create_directories(dir);
+    write(dir + "/t.jsonl", std::string(kHeader) + "\n" +
+                                R"({"id":0,"op":"softmax","rows":64,"cols":64,"inputs":[{"name":"x","addr":"0x8000000000","bytes":8192}]})" +
+                                "\n");
+    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:2", "tensor 'x'", "beyond the platform's HBM"});
+}
+
 TEST(Cli, WatchdogExitsOne) {
     const std::string out = scratch("watchdog");
     const CliResult r = run_cli("run --max-sim-time 1us --out " + out);

@@ -56,6 +56,7 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     }
     m_tiler = std::make_unique<FoundationTiler>(m_params.core, params.ai_cores);
     m_dispatcher = std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
+    m_dispatcher->set_address_space(params.hbm.capacity_bytes());
     m_dispatcher->set_prefetcher(m_hjsd.get(), static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight)));
 }
 

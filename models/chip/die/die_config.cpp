@@ -11,7 +11,7 @@ DieParams parse_die_params(const ConfigNode& die) {
     p.hbm = parse_hbm_params(die.child("hbm"));
     p.l2 = parse_l2_params(die.child("l2"), p.hbm.capacity_bytes());
     std::vector<std::pair<std::string, uint64_t>> partitions;
-    for (const auto& [name, ways] : p.l2.partition_layout()) partitions.emplace_back(name, ways * p.l2.way_bytes());
+    for (const auto& part : p.l2.partition_layout()) partitions.emplace_back(part.name, part.ways * p.l2.way_bytes());
     p.hjsd = parse_hjsd_params(die.child("hjsd"), partitions);
     return p;
 }

@@ -1,6 +1,7 @@
 #include "models/chip/die/op_dispatcher.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 
 #include "models/common/errors.h"
@@ -82,6 +83,18 @@ void OpDispatcher::fill_lookahead() {
 }
 
 void OpDispatcher::check_deps_exist(const trace::Op& op) {
+    for (const auto* list : {&op.inputs, &op.outputs}) {
+        for (const trace::Tensor& t : *list) {
+            if (t.addr >= m_address_space || t.bytes > m_address_space - t.addr) {
+                char range[64];
+                std::snprintf(range, sizeof range, "[0x%llx, +%llu B)", static_cast<unsigned long long>(t.addr),
+                              static_cast<unsigned long long>(t.bytes));
+                throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": op " +
+                                 std::to_string(op.id) + ": tensor '" + t.name + "' " + range +
+                                 " lies beyond the platform's HBM (" + std::to_string(m_address_space) + " B)");
+            }
+        }
+    }
     for (uint64_t d : op.deps) {
         auto it = m_id_gaps.upper_bound(d);
         if (it != m_id_gaps.begin() && d < std::prev(it)->second) {

@@ -53,6 +53,8 @@ public:
         m_hjsd = hjsd;
         m_weight_partition = weight_partition;
     }
+    // Tensors must lie below this (the HBM capacity); one beyond it is an input error.
+    void set_address_space(uint64_t bytes) { m_address_space = bytes; }
     // Called after each op completes, with the number completed so far.
     void set_progress(std::function<void(uint64_t)> progress) { m_progress = std::move(progress); }
 
@@ -90,6 +92,7 @@ private:
     std::function<void(uint64_t)> m_progress;
     Logger m_log;
     Hjsd* m_hjsd = nullptr;
+    uint64_t m_address_space = ~uint64_t{0};
     uint32_t m_weight_partition = 0;
     // Ops read but not yet dispatched, with their sequence numbers (trace order, from 0): the
     // H-JSD needs to see prefetch_depth ops ahead of the one running.

@@ -61,15 +61,26 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     return problems;
 }
 
-std::vector<std::pair<std::string, uint32_t>> L2Params::partition_layout() const {
-    if (!partitioned()) return {{"shared", ways}};
-    std::vector<std::pair<std::string, uint32_t>> layout;
+std::vector<L2Params::Partition> L2Params::partition_layout() const {
+    if (!partitioned()) return {{"shared", ways, {StreamClass::kWeight, StreamClass::kActivation, StreamClass::kGeneral}}};
+    const bool any_rest = partition_rest[0] || partition_rest[1] || partition_rest[2];
+    std::vector<Partition> layout;
+    Partition rest{"", 0, {}};
     uint32_t used = 0;
     for (std::size_t i = 0; i < kPartitionNames.size(); ++i) {
-        const uint32_t n = i + 1 == kPartitionNames.size() ? ways - used
-                                                           : static_cast<uint32_t>(partition_bytes[i] / way_bytes());
-        layout.emplace_back(kPartitionNames[i], n);
+        if (partition_rest[i]) {
+            rest.name += (rest.name.empty() ? "" : "+") + std::string(kPartitionNames[i]);
+            rest.classes.push_back(kClasses[i]);
+            continue;
+        }
+        const bool takes_leftover = !any_rest && i + 1 == kPartitionNames.size();
+        const uint32_t n = takes_leftover ? ways - used : static_cast<uint32_t>(partition_bytes[i] / way_bytes());
+        layout.push_back({kPartitionNames[i], n, {kClasses[i]}});
         used += n;
+    }
+    if (any_rest) {
+        rest.ways = ways - used;
+        layout.push_back(rest);
     }
     return layout;
 }
@@ -113,15 +124,14 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
                              stats.counter(base + ".prefetch_unused", "prefetched lines evicted unused")}});
     };
     uint32_t first = 0;
-    for (const auto& [pname, ways] : params.partition_layout()) {
-        add_partition(pname, first, ways);
-        first += ways;
+    for (const L2Params::Partition& part : params.partition_layout()) {
+        for (StreamClass c : part.classes) m_partition_of_class[static_cast<std::size_t>(c)] = m_partitions.size();
+        add_partition(part.name, first, part.ways);
+        first += part.ways;
     }
-    if (params.partitioned()) {
-        m_partition_of_class = {0, 1, 2, 0};  // weight, activation, general, prefetch -> weight
-    } else {
-        m_partition_of_class.fill(0);
-    }
+    // Prefetches fill the weight class's partition unless a request names another.
+    m_partition_of_class[static_cast<std::size_t>(StreamClass::kPrefetch)] =
+        m_partition_of_class[static_cast<std::size_t>(StreamClass::kWeight)];
     for (StreamClass c : kClasses) {
         const std::string base = std::string(this->name()) + ".class." + std::string(to_string(c));
         m_class_hits[static_cast<std::size_t>(c)] = &stats.counter(base + ".hits", "demand hits of this stream class");

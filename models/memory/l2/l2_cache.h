@@ -47,16 +47,27 @@ struct L2Params {
     uint32_t mshrs = 256;             // outstanding line fills, whole L2
     std::string replacement = "lru";
     // Way-based partitions by stream class (weight, activation, general), in bytes; all zero =
-    // one shared partition of every way. Sizes must be whole ways and add up to size_bytes.
+    // one shared partition of every way. Sizes must be whole ways and fit size_bytes. A class
+    // marked `rest` has no partition of its own: the rest classes share the ways left over.
     std::array<uint64_t, 3> partition_bytes{0, 0, 0};
+    std::array<bool, 3> partition_rest{false, false, false};
     uint64_t address_space_bytes = 288ULL << 30;  // what targets accept (the HBM capacity)
 
-    bool partitioned() const { return partition_bytes[0] + partition_bytes[1] + partition_bytes[2] != 0; }
+    bool partitioned() const {
+        return partition_bytes[0] + partition_bytes[1] + partition_bytes[2] != 0 || partition_rest[0] ||
+               partition_rest[1] || partition_rest[2];
+    }
     uint64_t sets() const { return size_bytes / line_bytes / ways; }
     uint64_t way_bytes() const { return size_bytes / ways; }
-    // (name, ways) of each partition in way order: "weight", "activation", "general" (which
-    // takes the ways left over), or one "shared" partition when none are configured.
-    std::vector<std::pair<std::string, uint32_t>> partition_layout() const;
+    // The partitions in way order: "weight", "activation", "general" (which takes the ways left
+    // over unless some class is `rest`, in which case the rest classes share them, e.g.
+    // "activation+general"), or one "shared" partition when none are configured.
+    struct Partition {
+        std::string name;
+        uint32_t ways;
+        std::vector<StreamClass> classes;
+    };
+    std::vector<Partition> partition_layout() const;
     std::vector<std::pair<std::string, std::string>> validate() const;
 };
 

@@ -17,9 +17,17 @@ L2Params parse_l2_params(const ConfigNode& node, uint64_t address_space_bytes) {
     p.replacement = node.string("replacement", p.replacement);
     if (const auto parts = node.optional_child("partitions")) {
         // A partition of 0B has no ways: its stream class bypasses the L2. Ways left over after
-        // the three sizes go to the general partition.
-        p.partition_bytes = {parts->size_bytes_or_zero("weight", 0), parts->size_bytes_or_zero("activation", 0),
-                             parts->size_bytes_or_zero("general", 0)};
+        // the sizes go to the general partition, or to the classes marked `rest`.
+        // `rest`: the class has no partition of its own and shares the ways left over with the
+        // other `rest` classes.
+        const char* names[] = {"weight", "activation", "general"};
+        for (std::size_t i = 0; i < 3; ++i) {
+            if (parts->has(names[i]) && parts->string(names[i]) == "rest") {
+                p.partition_rest[i] = true;
+            } else {
+                p.partition_bytes[i] = parts->size_bytes_or_zero(names[i], 0);
+            }
+        }
         if (!p.partitioned()) parts->fail("weight", "at least one partition must be non-zero");
     }
     p.address_space_bytes = address_space_bytes;
