@@ -3,7 +3,9 @@
 
 usage: plot_figures.py TABLE.csv OUT.png
 The table is recognised by its file stem: hbm_load_latency (latency against offered bandwidth,
-one line per pattern), hbm_peak (sustained against pin peak bandwidth per pattern); any other table
+one line per pattern), hbm_peak (sustained against pin peak bandwidth per pattern), l2_load_latency (latency against
+achieved bandwidth for the L2-resident and the miss stream), l2_latency (unloaded hit and miss
+latency); any other table
 is drawn as its first numeric column against the others."""
 import csv, os, sys
 
@@ -20,7 +22,7 @@ def main():
     rows = list(csv.DictReader(open(src)))
     stem = os.path.splitext(os.path.basename(src))[0]
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    if stem == "hbm_load_latency":
+    if stem in ("hbm_load_latency", "l2_load_latency"):
         for pattern in sorted({r["pattern"] for r in rows}):
             pts = [r for r in rows if r["pattern"] == pattern]
             x = [float(r["achieved_gbps"]) for r in pts]
@@ -29,8 +31,16 @@ def main():
         ax.set_xlabel("achieved bandwidth (GB/s)")
         ax.set_ylabel("read latency (ns)")
         ax.set_yscale("log")
-        ax.set_title("HBM load-latency")
+        ax.set_title("HBM load-latency" if stem.startswith("hbm") else "L2 load-latency")
         ax.legend()
+    elif stem == "l2_latency":
+        names = [r["kind"] for r in rows]
+        ax.bar(names, [float(r["latency_ns"]) for r in rows])
+        for i, r in enumerate(rows):
+            ax.annotate(f'{float(r["latency_cycles"]):.0f} cycles', (i, float(r["latency_ns"])),
+                        ha="center", va="bottom")
+        ax.set_ylabel("unloaded read latency (ns)")
+        ax.set_title("L2 hit and miss latency")
     elif stem == "hbm_peak":
         names = [r["pattern"] for r in rows]
         ax.bar(names, [float(r["sustained_gbps"]) for r in rows], label="sustained")

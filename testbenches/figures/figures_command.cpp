@@ -1,6 +1,6 @@
-// `ascend-sim figures hbm`: tables for other tools. CSV on stdout; with --out DIR, DIR/<table>.csv,
-// DIR/<table>.json and a PNG plot drawn by scripts/plot_figures.py (matplotlib), all written
-// atomically. (`figures l2` is added by the L2's owner.)
+// `ascend-sim figures hbm|l2`: tables for other tools. CSV on stdout; with --out DIR,
+// DIR/<table>.csv, DIR/<table>.json and a PNG plot drawn by scripts/plot_figures.py (matplotlib),
+// all written atomically.
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include "platforms/platform.h"
 #include "testbenches/cli/command.h"
 #include "testbenches/figures/hbm_figures.h"
+#include "testbenches/figures/l2_figures.h"
 
 namespace asim {
 
@@ -52,10 +53,12 @@ std::string plot(const FigureTable& table) {
 Command add_figures_command(CLI::App& app) {
     struct State {
         HbmFiguresOptions hbm;
+        L2FiguresOptions l2;
         std::string out_dir;
     };
     auto s = std::make_shared<State>();
     s->hbm.platform = kDefaultPlatform;
+    s->l2.platform = kDefaultPlatform;
     CLI::App* cmd = app.add_subcommand("figures", "latency/bandwidth tables for other tools: CSV on stdout; "
                                                   "with --out DIR also DIR/<table>.csv, .json and a PNG plot");
     cmd->require_subcommand(1);
@@ -65,9 +68,16 @@ Command add_figures_command(CLI::App& app) {
     hbm->add_option("--set", s->hbm.overrides, "override a config key: KEY=VALUE (repeatable)");
     hbm->add_option("--requests", s->hbm.requests_per_point, "requests per load point")->capture_default_str();
     hbm->add_option("--out,-o", s->out_dir, "output directory");
-    return {cmd, [s, hbm] {
-                if (!hbm->parsed()) throw InputError("figures: name a table set (hbm)");
-                const std::vector<FigureTable> tables = hbm_figures(s->hbm);
+    CLI::App* l2 = cmd->add_subcommand("l2", "L2 unloaded hit and miss latency, and load-latency curves of an "
+                                             "L2-resident and a miss-dominated sequential stream, from the die's L2 "
+                                             "and HBM");
+    l2->add_option("--platform,-p", s->l2.platform, platform_help())->capture_default_str();
+    l2->add_option("--set", s->l2.overrides, "override a config key: KEY=VALUE (repeatable)");
+    l2->add_option("--requests", s->l2.requests_per_point, "requests per load point")->capture_default_str();
+    l2->add_option("--out,-o", s->out_dir, "output directory");
+    return {cmd, [s, hbm, l2] {
+                if (!hbm->parsed() && !l2->parsed()) throw InputError("figures: name a table set (hbm or l2)");
+                const std::vector<FigureTable> tables = hbm->parsed() ? hbm_figures(s->hbm) : l2_figures(s->l2);
                 for (const auto& t : tables) std::cout << "# " << t.name << "\n" << t.csv() << "\n";
                 if (!s->out_dir.empty()) {
                     AtomicOutputDir out(s->out_dir);

@@ -1,7 +1,6 @@
 #include "models/chip/die/die.h"
 
-#include "models/memory/hbm/hbm.h"
-#include "models/memory/hbm_flat/hbm_flat.h"
+#include "models/memory/memory_system.h"
 
 namespace asim {
 
@@ -20,13 +19,9 @@ double DieParams::vector_peak_ops(uint32_t elem_bytes) const {
 Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
          FailureSink& failures)
     : sc_module(name), m_params(params), m_clock(std::string(this->name()) + ".clock", params.clock_hz) {
-    if (params.hbm.fidelity == HbmFidelity::kJedec) {
-        m_hbm = std::make_unique<Hbm>("hbm", params.hbm, stats);
-    } else {
-        m_hbm = std::make_unique<HbmFlat>("hbm", params.hbm.flat_params(), stats);
-    }
-    m_l2 = std::make_unique<L2Cache>("l2", params.l2, stats);
-    m_l2->hbm_out.bind(m_hbm->l2_target());
+    L2AndHbm memory = make_l2_and_hbm(params.l2, params.hbm, stats);
+    m_hbm = std::move(memory.hbm);
+    m_l2 = std::move(memory.l2);
 
     // The H-JSD prefetches weights into the L2 through its own SDMA port; the L2 returns its
     // credits and feeds the HBM load monitor that throttles it.

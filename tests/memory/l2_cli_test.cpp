@@ -1,0 +1,166 @@
+// `ascend-sim mem-replay --target l2` and `figures l2` end to end: hit and miss behaviour of
+// generated traces, the bandwidth bound, bad input (exit 2, nothing written), and the unloaded
+// hit/miss latencies against the configured figures.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+    int exit_code;
+    std::string output;
+};
+
+CliResult run_cli(const std::string& args) {
+    const std::string cmd = std::string(ASIM_BINARY) + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return {-1, "popen failed"};
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string scratch(const std::string& name) {
+    const fs::path p = fs::path(::testing::TempDir()) / ("asim-l2-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(p);
+    return p.string();
+}
+
+// `passes` passes of reads over [0, bytes) in `step`-byte strides, `per_cycle` records a cycle
+// (0: all at cycle 0).
+std::string sweep_trace(const std::string& name, uint64_t bytes, uint64_t step, int passes, uint64_t per_cycle) {
+    const std::string path = scratch(name) + ".trc";
+    std::ofstream f(path);
+    uint64_t i = 0;
+    for (int p = 0; p < passes; ++p) {
+        for (uint64_t a = 0; a < bytes; a += step, ++i) {
+            f << "0x" << std::hex << a << std::dec << " READ " << (per_cycle ? i / per_cycle : 0) << "\n";
+        }
+    }
+    return path;
+}
+
+nlohmann::json replay(const std::string& trace, const std::string& extra) {
+    const std::string out = scratch("out");
+    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --target l2 --mem-trace " + trace + " " + extra +
+                                " --out " + out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    std::ifstream in(out + "/stats.json");
+    if (!in) {
+        ADD_FAILURE() << "no stats.json: " << r.output;
+        return {};
+    }
+    return nlohmann::json::parse(in);
+}
+
+TEST(MemReplayL2, SecondPassOverSmallSetHits) {
+    // 1 MiB in 64 B reads, twice: the first read of each 128 B sector misses, everything else hits.
+    const auto doc = replay(sweep_trace("small", 1 << 20, 64, 2, 4), "--issue-cap 0");
+    const auto& s = doc["summary"];
+    for (const char* k : {"total_cycles", "bandwidth_gbps", "steady_bandwidth_gbps", "read_latency_mean_cycles",
+                          "read_latency_p50_cycles", "read_latency_p95_cycles", "read_latency_p99_cycles",
+                          "read_latency_max_cycles", "read_latency_from_accept_mean_cycles", "l2_hit_rate",
+                          "l2_partitions", "hbm_read_bytes", "hbm_write_bytes"}) {
+        EXPECT_TRUE(s.contains(k)) << k;
+    }
+    EXPECT_EQ(s["requests"], 2 * 16384);
+    EXPECT_EQ(s["l2_misses"], (1 << 20) / 128) << "the second pass missed";
+    EXPECT_GE(s["l2_hit_rate"].get<double>(), 0.74);
+    EXPECT_EQ(s["hbm_read_bytes"], 1 << 20);
+    EXPECT_EQ(s["l2_partitions"]["general"]["misses"], (1 << 20) / 128);
+    EXPECT_TRUE(doc["stats"]["die"]["l2"].is_object()) << "stats tree missing";
+}
+
+TEST(MemReplayL2, LargeSetMisses) {
+    // A 4 MiB L2 (partitions scaled to its 16 ways of 256 KiB) and a 32 MiB working set, one read
+    // per line, twice: LRU keeps nothing useful.
+    const auto doc = replay(sweep_trace("large", 32 << 20, 512, 2, 1),
+                            "--issue-cap 0 --request-size 128B --set die.l2.size=4MiB "
+                            "--set die.l2.partitions.weight=1280KiB --set die.l2.partitions.activation=1MiB "
+                            "--set die.l2.partitions.general=1792KiB");
+    const auto& s = doc["summary"];
+    EXPECT_LT(s["l2_hit_rate"].get<double>(), 0.01);
+    EXPECT_EQ(s["l2_misses"], 2 * 65536);
+    EXPECT_EQ(s["hbm_read_bytes"], 2ULL * 65536 * 128);
+}
+
+TEST(MemReplayL2, BandwidthNeverAboveSlicesOrCoreSide) {
+    const std::string trace = sweep_trace("burst", 1 << 20, 64, 2, 0);
+    // Core side with cap 1: 64 B x 1.65 GHz = 105.6 GB/s; the slices: 32 x 1.5 TB/s.
+    const auto capped = replay(trace, "--issue-cap 1");
+    const double bw1 = capped["summary"]["bandwidth_gbps"].get<double>();
+    EXPECT_LE(bw1, 105.6 * 1.0001);
+    EXPECT_GT(bw1, 90.0) << "one hit per cycle should nearly reach the core-side bound";
+    const auto uncapped = replay(trace, "--issue-cap 0");
+    EXPECT_LE(uncapped["summary"]["bandwidth_gbps"].get<double>(), 48000.0);
+    EXPECT_LE(uncapped["summary"]["steady_bandwidth_gbps"].get<double>(), 48000.0);
+}
+
+void expect_bad(const std::string& text, const char* needle) {
+    const std::string trace = scratch("bad") + ".trc";
+    std::ofstream(trace) << text;
+    const std::string out = scratch("bad-out");
+    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --target l2 --mem-trace " + trace + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.output;
+    EXPECT_FALSE(fs::exists(out)) << "bad input left " << out << " behind";
+}
+
+TEST(MemReplayL2, MalformedLineExits2NamingIt) {
+    expect_bad("0x0 READ 0\n0x40 READ 1\n0x80 FETCH 2\n", ".trc:3");
+}
+
+TEST(MemReplayL2, AddressBeyondCapacityExits2) {
+    // hbm2_8gb_x128 holds 8 GiB.
+    expect_bad("0x0 READ 0\n0x400000000 READ 1\n", "beyond");
+}
+
+TEST(FiguresL2, HitAndMissLatencyMatchTheConfiguration) {
+    // Hit latency 77 cycles; a slice moves 400 GB/s / 1.65 GHz = 242 B a cycle, so a 512 B line
+    // takes 3 cycles: an unloaded hit is 80 cycles.
+    const std::string out = scratch("fig");
+    const CliResult r = run_cli("figures l2 --platform hbm2_8gb_x128 --requests 2000 "
+                                "--set die.l2.hit_latency_cycles=77 --set die.l2.slice_bandwidth=400GB/s --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("# l2_load_latency"), std::string::npos) << r.output;
+    std::ifstream in(out + "/l2_latency.json");
+    ASSERT_TRUE(in) << r.output;
+    const auto doc = nlohmann::json::parse(in);
+    const auto& rows = doc["rows"];
+    ASSERT_EQ(rows.size(), 2u);
+    const auto& hit = rows[0];
+    const auto& miss = rows[1];
+    EXPECT_EQ(hit["kind"], "hit");
+    EXPECT_NEAR(hit["latency_cycles"].get<double>(), 80.0, 1e-9);
+    EXPECT_EQ(hit["hit_rate"].get<double>(), 1.0);
+    EXPECT_EQ(miss["hit_rate"].get<double>(), 0.0);
+    // The device's row-miss read (tRP + tRCD + CL + burst = 44 tCK of 1 ns) at least.
+    const double hbm_ns = miss["hbm_unloaded_latency_ns"].get<double>();
+    EXPECT_GE(hbm_ns, 44.0);
+    const double cycle_ns = 1.0 / 1.65;
+    EXPECT_GE(miss["latency_cycles"].get<double>() - hit["latency_cycles"].get<double>(), hbm_ns / cycle_ns);
+    EXPECT_TRUE(fs::exists(out + "/l2_load_latency.csv"));
+    EXPECT_TRUE(fs::exists(out + "/l2_load_latency.json"));
+    if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0) {
+        EXPECT_TRUE(fs::exists(out + "/l2_load_latency.png"));
+        EXPECT_TRUE(fs::exists(out + "/l2_latency.png"));
+    }
+}
+
+}  // namespace
