@@ -184,7 +184,10 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
         }
     }
     if (victim == kNone) {
-        victim = m_policy->victim(base, p.ways);
+        if (m_params.protect_prefetched) {
+            victim = m_policy->victim(base, p.ways, [this](std::size_t i) { return m_lines[i].prefetched; });
+        }
+        if (victim == kNone || victim == base + p.ways) victim = m_policy->victim(base, p.ways, nullptr);
         Line& v = m_lines[victim];
         L2PartitionStats& vs = m_partitions[v.partition].stats;
         ++vs.evictions;

@@ -46,6 +46,9 @@ struct L2Params {
     uint32_t hit_latency_cycles = 100;
     uint32_t mshrs = 256;             // outstanding line fills, whole L2
     std::string replacement = "lru";
+    // Unconsumed prefetched lines are evicted only when every other line of their partition's
+    // set is one too: the space the prefetcher holds credit for is not taken back by demand.
+    bool protect_prefetched = true;
     // Way-based partitions by stream class (weight, activation, general), in bytes; all zero =
     // one shared partition of every way. Sizes must be whole ways and fit size_bytes. A class
     // marked `rest` has no partition of its own: the rest classes share the ways left over.

@@ -13,10 +13,12 @@ public:
         if (m_stamp_on_hit) m_stamp[line] = ++m_clock;
     }
     void on_fill(std::size_t line) override { m_stamp[line] = ++m_clock; }
-    std::size_t victim(std::size_t first, std::size_t count) const override {
-        std::size_t v = first;
-        for (std::size_t i = first + 1; i < first + count; ++i) {
-            if (m_stamp[i] < m_stamp[v]) v = i;
+    std::size_t victim(std::size_t first, std::size_t count,
+                       const std::function<bool(std::size_t)>& keep) const override {
+        std::size_t v = first + count;
+        for (std::size_t i = first; i < first + count; ++i) {
+            if (keep && keep(i)) continue;
+            if (v == first + count || m_stamp[i] < m_stamp[v]) v = i;
         }
         return v;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,8 +16,10 @@ public:
     virtual ~ReplacementPolicy() = default;
     virtual void on_hit(std::size_t line) = 0;
     virtual void on_fill(std::size_t line) = 0;
-    // A victim among lines [first, first + count), all valid.
-    virtual std::size_t victim(std::size_t first, std::size_t count) const = 0;
+    // A victim among lines [first, first + count), all valid, skipping those for which
+    // `keep(line)` is true; returns first + count when every line is kept.
+    virtual std::size_t victim(std::size_t first, std::size_t count,
+                               const std::function<bool(std::size_t)>& keep) const = 0;
 };
 
 // Names accepted by make_replacement_policy, for messages.
