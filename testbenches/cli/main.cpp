@@ -39,6 +39,7 @@ int sc_main(int argc, char* argv[]) {
         asim::add_mem_replay_command(app),
         asim::add_figures_command(app),
         asim::add_trace_command(app),
+        asim::add_cosim_command(app),
     };
 
     try {

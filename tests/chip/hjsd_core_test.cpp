@@ -113,6 +113,18 @@ TEST(HjsdCore, CreditStallAndReturn) {
     EXPECT_EQ(core.credit(0), 8192u);
 }
 
+// rtl/README.md refinement 1: a lowered limit clamps the credit from the next cycle on, and a
+// raised limit does not raise the credit (the RTL computes min(credit, limit) combinationally).
+TEST(HjsdCore, CreditLimitWritesClampAndDoNotRefill) {
+    PrefetchSchedulerCore core(16, 1, regs(5, 4096, 16384));
+    core.set_registers(regs(5, 4096, 4096));
+    EXPECT_EQ(core.credit(0), 4096u);
+    core.set_registers(regs(5, 4096, 16384));
+    EXPECT_EQ(core.credit(0), 4096u);
+    core.step(cand(0, 0, 16384));
+    EXPECT_EQ(drain(core, 4, 20).size(), 1u);
+}
+
 TEST(HjsdCore, ThrottleHoldsIssue) {
     PrefetchSchedulerCore core(16, 1, regs(5));
     core.step(cand(0, 0, 4096));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/errors.h"
+#include "rtl/prefetch_scheduler/prefetch_scheduler_rtl.h"
 
 namespace asim {
 
@@ -12,7 +13,11 @@ std::vector<std::pair<std::string, std::string>> HjsdParams::validate() const {
     if (sdma_outstanding == 0) problems.emplace_back("sdma_outstanding", "must be at least 1");
     if (!(throttle_threshold > 0)) problems.emplace_back("throttle.threshold", "must be greater than zero");
     if (throttle_window_ps <= 0) problems.emplace_back("throttle.window", "must be greater than zero");
-    if (impl != "tlm") problems.emplace_back("impl", "unknown implementation '" + impl + "' (use tlm)");
+    if (impl == "rtl") {
+        for (auto& problem : rtl::check_rtl_fit(registers, queue_depth, 0)) problems.push_back(std::move(problem));
+    } else if (impl != "tlm") {
+        problems.emplace_back("impl", "unknown implementation '" + impl + "' (use tlm or rtl)");
+    }
     return problems;
 }
 
@@ -21,7 +26,6 @@ Hjsd::Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t part
     : sc_module(name),
       l2_out("l2_out"),
       m_params(params),
-      m_core(params.queue_depth, partitions, params.registers),
       m_clock(clock),
       m_monitor(monitor),
       m_failures(failures),
@@ -33,6 +37,14 @@ Hjsd::Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t part
               stats.counter(std::string(this->name()) + ".port_stalls", "cycles the head waited for a free SDMA slot", "cycles"),
               stats.counter(std::string(this->name()) + ".candidates", "candidates accepted"),
               stats.counter(std::string(this->name()) + ".active_cycles", "cycles the core was stepped", "cycles")} {
+    if (params.impl == "rtl") {
+        if (const auto problems = rtl::check_rtl_fit(params.registers, params.queue_depth, partitions); !problems.empty()) {
+            throw InputError("die.hjsd." + problems[0].first + ": " + problems[0].second);
+        }
+        m_engine = std::make_unique<rtl::PrefetchSchedulerRtl>("engine", params.registers);
+    } else {
+        m_engine = std::make_unique<hjsd::CoreEngine>(params.queue_depth, partitions, params.registers);
+    }
     SC_THREAD(run);
 }
 
@@ -71,7 +83,15 @@ void Hjsd::issue(const hjsd::Request& r) {
 }
 
 void Hjsd::run() {
+    // Both engines take exactly the same delta cycles (scheduler_engine.h), so the L2 sees the
+    // prefetches in the same order relative to the other initiators whichever engine decides.
+    const auto pad_deltas = [this](sc_dt::uint64 since, uint64_t deltas) {
+        while (sc_core::sc_delta_count() - since < deltas) wait(sc_core::SC_ZERO_TIME);
+    };
     try {
+        const sc_dt::uint64 reset_start = sc_core::sc_delta_count();
+        m_engine->reset();
+        pad_deltas(reset_start, hjsd::kResetDeltas);
         while (true) {
             const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
             while (!m_in_flight.empty() && m_in_flight.top() <= now) m_in_flight.pop();
@@ -88,10 +108,21 @@ void Hjsd::run() {
             in.throttle = m_monitor.utilisation(now) > m_params.throttle_threshold;
             in.req_ready = m_in_flight.size() < m_params.sdma_outstanding;
 
+            if (m_params.impl == "rtl" && in.candidate && !rtl::candidate_fits(*in.candidate)) {
+                throw SimulationError("hjsd: candidate of op " + std::to_string(in.candidate->op_seq) + " (" +
+                                      std::to_string(in.candidate->bytes) + " B) does not fit the RTL ports");
+            }
+
+            const uint64_t generation = m_input_generation;
+            const sc_dt::uint64 evaluate_start = sc_core::sc_delta_count();
+            const hjsd::Outputs out = m_engine->evaluate(in);
+            pad_deltas(evaluate_start, hjsd::kEvaluateDeltas);
             const bool inputs_pending = in.candidate || in.op_start || in.credit_return;
-            if (!inputs_pending && m_core.idle_until_input(in)) {
+            // Nothing can change until an input does: the queue is empty, or the head waits for
+            // the window, op_start, a credit, the throttle or the port.
+            if (!inputs_pending && !out.issued && !out.late_drop) {
+                if (m_input_generation != generation) continue;  // an input came while the engine settled
                 // Sleep until an input arrives, an SDMA slot frees, or the throttle may have dropped.
-                const hjsd::Outputs out = m_core.peek(in);
                 sc_core::sc_time timeout = sc_core::SC_ZERO_TIME;
                 if (out.request && !in.req_ready) {
                     timeout = ClockDomain::from_ps(m_in_flight.top() - now);
@@ -110,7 +141,7 @@ void Hjsd::run() {
                 continue;
             }
 
-            const hjsd::Outputs out = m_core.step(in);
+            m_engine->clock();
             ++m_stats.active_cycles;
             if (in.candidate && out.cand_ready) m_candidates.pop_front();
             if (in.op_start) m_op_starts.pop_front();
@@ -130,7 +161,7 @@ void Hjsd::run() {
 }
 
 void Hjsd::finalize_stats() {
-    const hjsd::Counters& c = m_core.counters();
+    const hjsd::Counters c = m_engine->counters();
     m_stats.issued_chunks.set(c.issued_chunks);
     m_stats.issued_bytes.set(c.issued_bytes);
     m_stats.late_drops.set(c.late_drops);

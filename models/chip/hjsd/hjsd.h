@@ -1,5 +1,6 @@
-// The H-JSD (hardware joint data-flow scheduler) in the chip: the TLM plumbing around
-// PrefetchSchedulerCore. It takes prefetch candidates (the weight tensors of upcoming ops, from
+// The H-JSD (hardware joint data-flow scheduler) in the chip: the TLM plumbing around a decision
+// engine (scheduler_engine.h), the C++ reference core (`impl: tlm`) or the Verilated RTL block
+// (`impl: rtl`), which decide cycle for cycle the same. It takes prefetch candidates (the weight tensors of upcoming ops, from
 // the op dispatcher's lookahead), op_start from the dispatcher, credit returns from the L2
 // (prefetched bytes consumed or evicted) and a throttle from the HBM load monitor, and issues
 // CMO prefetch requests into the L2 weight partition through its SDMA port (`l2_out`).
@@ -8,12 +9,14 @@
 // or drop); when it can only wait for an input (op_start, a credit, the throttle dropping, a free
 // SDMA slot) the thread sleeps until that input changes, so an idle or blocked H-JSD costs no
 // kernel events. Inputs that arrive while it sleeps are presented one per cycle, in order, as the
-// RTL block would see them.
+// RTL block would see them. The RTL engine settles its pins in delta cycles; inputs that arrive
+// during those deltas are seen before the thread sleeps, so both engines step the same cycles.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <string>
@@ -24,6 +27,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/chip/hjsd/prefetch_scheduler_core.h"
+#include "models/chip/hjsd/scheduler_engine.h"
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/payload.h"
@@ -41,7 +45,7 @@ struct HjsdParams {
     uint32_t sdma_outstanding = 8;        // prefetch transactions in flight before the port stalls
     double throttle_threshold = 0.85;     // HBM utilisation above which prefetch is held back
     int64_t throttle_window_ps = 1'000'000;
-    std::string impl = "tlm";
+    std::string impl = "tlm";             // decision engine: tlm (C++ core) or rtl (Verilated block)
 
     std::vector<std::pair<std::string, std::string>> validate() const;
 };
@@ -64,17 +68,20 @@ public:
     // From the L2.
     void prefetch_released(std::size_t partition, uint64_t bytes) override;
 
-    const hjsd::Counters& counters() const { return m_core.counters(); }
+    hjsd::Counters counters() const { return m_engine->counters(); }
     void finalize_stats();
 
 private:
     SC_HAS_PROCESS(Hjsd);
     void run();
     void issue(const hjsd::Request& r);
-    void wake() { m_input.notify(sc_core::SC_ZERO_TIME); }
+    void wake() {
+        ++m_input_generation;
+        m_input.notify(sc_core::SC_ZERO_TIME);
+    }
 
     HjsdParams m_params;
-    hjsd::PrefetchSchedulerCore m_core;
+    std::unique_ptr<hjsd::SchedulerEngine> m_engine;
     const ClockDomain& m_clock;
     HbmLoadMonitor& m_monitor;
     FailureSink& m_failures;
@@ -87,6 +94,7 @@ private:
     uint32_t m_next_credit_partition = 0;
     std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> m_in_flight;  // completion times
     sc_core::sc_event m_input;
+    uint64_t m_input_generation = 0;  // bumped by every input, to see those that came while the engine settled
     PayloadPool m_pool;
     struct StatRefs {
         Counter& issued_chunks;

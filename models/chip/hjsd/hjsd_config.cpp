@@ -12,7 +12,7 @@ HjsdParams parse_hjsd_params(const ConfigNode& node,
     p.registers.chunk_bytes = node.size_bytes("chunk", p.registers.chunk_bytes);
     p.queue_depth = static_cast<uint32_t>(node.integer("queue_depth", p.queue_depth, Range{1, 1024}));
     p.sdma_outstanding = static_cast<uint32_t>(node.integer("sdma_outstanding", p.sdma_outstanding, Range{1, 1024}));
-    p.impl = node.choice("impl", {"tlm"}, "tlm");
+    p.impl = node.choice("impl", {"tlm", "rtl"}, "tlm");
     if (const auto throttle = node.optional_child("throttle")) {
         p.throttle_threshold = throttle->real("threshold", p.throttle_threshold, Range{1e-6, 1e6});
         p.throttle_window_ps = throttle->time_ps("window", p.throttle_window_ps);

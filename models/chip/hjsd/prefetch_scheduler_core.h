@@ -98,6 +98,8 @@ public:
     const Counters& counters() const { return m_counters; }
     uint64_t credit(uint32_t partition) const { return m_credit.at(partition); }
     std::size_t queued() const { return m_queue.size(); }
+    // The head candidate, or null when the queue is empty.
+    const Candidate* head() const { return m_queue.empty() ? nullptr : &m_queue.front(); }
     bool has_current() const { return m_has_current; }
     uint64_t current_op() const { return m_current; }
     uint64_t cycle() const { return m_cycle; }

@@ -1,0 +1,106 @@
+#include "testbenches/prefetch_scheduler/coverage.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace asim::cosim {
+
+Coverage::Coverage() {
+    m_bins = {
+        {"stall.throttle", "an eligible head held by throttle", 1, 0},
+        {"stall.credit", "an eligible head held for partition credit", 1, 0},
+        {"stall.port", "a valid request held by req_ready low", 1, 0},
+        {"stall.window", "a head waiting for its op to enter the window", 1, 0},
+        {"queue.full", "cand_ready low: the candidate queue full", 1, 0},
+        {"queue.empty", "the queue drained to empty after holding candidates", 1, 0},
+        {"queue.push_while_full", "a candidate offered while the queue is full", 1, 0},
+        {"depth.zero", "depth 0 with candidates queued", 1, 0},
+        {"depth.max", "a request issued at the maximum depth", 1, 0},
+        {"depth.change", "a register write changed the depth", 1, 0},
+        {"enable.off", "an eligible head while enable is low", 1, 0},
+        {"late.drop", "a late head dropped", 1, 0},
+        {"credit.exhausted", "an issue left its partition less credit than a chunk", 1, 0},
+        {"credit.return_unblocks", "a credit return let a credit-stalled partition issue", 1, 0},
+        {"credit.saturate", "a credit return clipped at the limit", 1, 0},
+        {"issue.back_to_back", "requests issued in consecutive cycles", 1, 0},
+        {"issue.split", "a region cut into several chunks (a short first or last chunk)", 1, 0},
+        {"candidate.zero_bytes", "a zero-byte candidate accepted and discarded", 1, 0},
+        {"op_start.jump", "op_start skipping ahead by more than one op", 1, 0},
+        {"op_start.with_issue", "op_start and an issue in the same cycle", 1, 0},
+    };
+}
+
+uint64_t& Coverage::bin(const char* name) {
+    for (Bin& b : m_bins) {
+        if (b.name == name) return b.hits;
+    }
+    throw std::logic_error(std::string("no coverage bin ") + name);
+}
+
+void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hjsd::Registers& regs,
+                      const hjsd::Counters& before, const hjsd::Counters& after, const hjsd::Candidate* head_before,
+                      std::size_t queued_before, std::size_t queued_after, const std::vector<uint64_t>& credit_before) {
+    if (after.throttle_stalls > before.throttle_stalls) ++bin("stall.throttle");
+    if (after.credit_stalls > before.credit_stalls) ++bin("stall.credit");
+    if (after.port_stalls > before.port_stalls) ++bin("stall.port");
+    if (after.window_waits > before.window_waits) ++bin("stall.window");
+    if (!out.cand_ready) {
+        ++bin("queue.full");
+        if (in.candidate) ++bin("queue.push_while_full");
+    }
+    if (queued_before > 0 && queued_after == 0) ++bin("queue.empty");
+    if (regs.prefetch_depth == 0 && queued_before > 0) ++bin("depth.zero");
+    if (out.issued && regs.prefetch_depth == hjsd::kMaxDepth) ++bin("depth.max");
+    if (!regs.enable && queued_before > 0 && !out.late_drop && after.window_waits == before.window_waits) {
+        ++bin("enable.off");
+    }
+    if (out.late_drop) ++bin("late.drop");
+    if (in.candidate && out.cand_ready && in.candidate->bytes == 0) ++bin("candidate.zero_bytes");
+
+    const std::size_t parts = credit_before.size();
+    if (out.issued) {
+        const uint32_t p = out.request->partition;
+        if (credit_before[p] - out.request->bytes < regs.chunk_bytes) ++bin("credit.exhausted");
+        if (m_was_credit_stalled[p]) ++bin("credit.return_unblocks");
+        m_was_credit_stalled[p] = false;
+        if (m_issued_last) ++bin("issue.back_to_back");
+        if (out.request->bytes < regs.chunk_bytes) ++bin("issue.split");
+    }
+    // Only a credit return can raise a partition's credit, so a stalled partition that issues
+    // later was unblocked by one.
+    if (after.credit_stalls > before.credit_stalls && head_before) m_was_credit_stalled[head_before->partition] = true;
+    if (in.credit_return) {
+        const uint32_t p = in.credit_return->first;
+        if (p < parts && credit_before[p] + in.credit_return->second > regs.credit_limit[p]) ++bin("credit.saturate");
+    }
+    if (in.op_start) {
+        if (m_had_current && *in.op_start > m_last_op_start + 1) ++bin("op_start.jump");
+        if (out.issued) ++bin("op_start.with_issue");
+        m_had_current = true;
+        m_last_op_start = *in.op_start;
+    }
+    m_issued_last = out.issued;
+}
+
+void Coverage::register_write(const hjsd::Registers& before, const hjsd::Registers& after) {
+    if (before.prefetch_depth != after.prefetch_depth) ++bin("depth.change");
+}
+
+std::size_t Coverage::bins_hit() const {
+    std::size_t n = 0;
+    for (const Bin& b : m_bins) n += b.hits >= b.goal;
+    return n;
+}
+
+std::string Coverage::report() const {
+    std::string s = "coverage: " + std::to_string(bins_hit()) + " of " + std::to_string(m_bins.size()) + " bins hit\n";
+    char line[200];
+    for (const Bin& b : m_bins) {
+        std::snprintf(line, sizeof line, "  %-4s %-24s %10llu  %s\n", b.hits >= b.goal ? "ok" : "MISS", b.name.c_str(),
+                      static_cast<unsigned long long>(b.hits), b.what.c_str());
+        s += line;
+    }
+    return s;
+}
+
+}  // namespace asim::cosim
