@@ -100,8 +100,8 @@ TEST(MemReplay, BadMappingString) {
                "unknown field 'xx'");
 }
 
-TEST(MemReplay, TargetL2IsNotAvailableYet) {
-    expect_bad("--mem-trace " + trace_file("l2", "0x40 READ 0\n") + " --target l2", "not available yet");
+TEST(MemReplay, UnknownTargetIsRefused) {
+    expect_bad("--mem-trace " + trace_file("l3", "0x40 READ 0\n") + " --target l3", "--target");
 }
 
 TEST(MemReplay, MissingTrace) { expect_bad("--mem-trace /nonexistent/trace.trc", "cannot open"); }

@@ -163,7 +163,9 @@ TEST(L2Cache, ActivationFloodNeverEvictsWeights) {
 }
 
 TEST(L2Cache, PrefetchFillsAreCountedAndLaterHits) {
-    Fixture f(partitioned());
+    L2Params params = partitioned();
+    params.protect_prefetched = false;  // so that demand can evict the unused ones below
+    Fixture f(params);
     // A CMO prefetch of 4 KiB into the weight partition: fills without returning data.
     f.cpu.access(0x10000, 4096, false, StreamClass::kPrefetch);
     EXPECT_EQ(f.l2.partition_stats(0).prefetch_fills.value(), 8u);
@@ -181,6 +183,21 @@ TEST(L2Cache, PrefetchFillsAreCountedAndLaterHits) {
         f.cpu.access(a + (1ULL << 26), 512, false, StreamClass::kWeight, 6'000'000);
     }
     EXPECT_EQ(f.l2.partition_stats(0).prefetch_unused.value(), 6u);
+}
+
+TEST(L2Cache, ProtectedPrefetchedLinesSurviveDemand) {
+    Fixture f(partitioned());  // protect_prefetched is on by default
+    f.cpu.access(0x10000, 4096, false, StreamClass::kPrefetch);  // 8 lines, not yet used
+    // A demand weight stream of 4x the weight partition through the same sets.
+    for (uint64_t a = 0; a < 128 * 1024; a += 512) {
+        f.cpu.access(a + (1ULL << 26), 512, false, StreamClass::kWeight, 6'000'000);
+    }
+    EXPECT_EQ(f.l2.partition_stats(0).prefetch_unused.value(), 0u);
+    EXPECT_GT(f.l2.partition_stats(0).evictions.value(), 100u);
+    // The prefetched lines are all still there: every one is a useful hit now.
+    for (uint64_t a = 0; a < 4096; a += 512) f.cpu.access(0x10000 + a, 512, false, StreamClass::kWeight, 9'000'000);
+    EXPECT_EQ(f.l2.partition_stats(0).prefetch_useful.value(), 8u);
+    EXPECT_EQ(f.hbm.read_bytes(), 4096u + 128u * 1024u);
 }
 
 TEST(L2Cache, NoAllocateStreamsThrough) {
