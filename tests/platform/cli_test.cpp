@@ -12,42 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/harness/cli_runner.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CliResult {
-    int exit_code;
-    std::string output;  // stdout and stderr
-};
-
-CliResult run_cli(const std::string& args) {
-    const std::string cmd = std::string(ASIM_BINARY) + " " + args + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return {-1, "popen failed"};
-    std::string out;
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string scratch(const std::string& name) {
-    const fs::path p = fs::path(::testing::TempDir()) /
-                       ("asim-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    return p.string();
-}
-
-std::string read(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+using asim::test::CliResult;
+using asim::test::run_cli;
+std::string scratch(const std::string& name) { return asim::test::scratch_path("cli", name); }
+std::string read(const std::string& path) { return asim::test::read_text(path); }
+void write(const std::string& path, const std::string& text) { asim::test::write_text(path, text); }
 
 // Runs `args` expecting exit 2, a message containing every one of `needles`, and no output dir.
 void expect_bad_input(const std::string& args, std::initializer_list<const char*> needles) {

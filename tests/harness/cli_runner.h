@@ -1,0 +1,54 @@
+// Running the ascend-sim binary from a test: its exit code and everything it printed, plus
+// scratch paths and small file helpers. Header-only because ASIM_BINARY is defined per test
+// executable (tests/CMakeLists.txt).
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace asim::test {
+
+struct CliResult {
+    int exit_code;
+    std::string output;  // stdout and stderr
+};
+
+// Runs `ascend-sim ARGS` through the shell; -1 when it did not exit normally.
+inline CliResult run_cli(const std::string& args) {
+    const std::string cmd = std::string(ASIM_BINARY) + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return {-1, "popen failed"};
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// A path in the test temp dir, unique to this process and `prefix`/`name`, removed if present.
+inline std::string scratch_path(const std::string& prefix, const std::string& name) {
+    const std::filesystem::path p = std::filesystem::path(::testing::TempDir()) /
+                                    ("asim-" + prefix + "-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(p);
+    return p.string();
+}
+
+inline std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace asim::test
