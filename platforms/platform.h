@@ -19,13 +19,8 @@ struct BuiltinPreset {
 
 const std::vector<BuiltinPreset>& builtin_presets();
 
-// Resolves a name to a built-in preset, or to a YAML file when it names one (contains a '/',
-// ends in .yaml/.yml, or exists on disk). An unknown name lists the presets with "did you mean".
-class PlatformResolver : public PresetResolver {
-public:
-    std::pair<std::string, std::string> resolve(const std::string& name,
-                                                const std::string& relative_to) const override;
-};
+// Resolves a platform name to a built-in preset or a YAML file (EmbeddedPresetResolver).
+EmbeddedPresetResolver platform_resolver();
 
 constexpr const char* kDefaultPlatform = "ascend960";
 

@@ -842,4 +842,28 @@ std::string closest_match(const std::string& word, const std::vector<std::string
     return best;
 }
 
+std::pair<std::string, std::string> EmbeddedPresetResolver::resolve(const std::string& name,
+                                                                    const std::string& relative_to) const {
+    auto ends_with = [&](const char* suffix) {
+        const std::string sfx(suffix);
+        return name.size() > sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0;
+    };
+    std::error_code ec;
+    if (name.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") ||
+        std::filesystem::exists(name, ec)) {
+        return FilePresetResolver().resolve(name, relative_to);
+    }
+    std::vector<std::string> names;
+    for (const auto& p : m_presets) {
+        if (name == p.name) return {p.yaml, p.display_name};
+        names.push_back(p.name);
+    }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    const std::string close = closest_match(name, names);
+    throw ConfigError("unknown " + m_kind + " '" + name + "'" +
+                      (close.empty() ? "" : "; did you mean '" + close + "'?") + " (built-in " + m_kind +
+                      "s: " + list + "; or give a path to a YAML file)");
+}
+
 }  // namespace asim

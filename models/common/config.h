@@ -52,6 +52,28 @@ public:
                                                 const std::string& relative_to) const override;
 };
 
+// YAML texts built into the binary (platform presets, model configs), by name.
+struct EmbeddedYaml {
+    std::string name;          // file stem, e.g. "ascend960"
+    std::string display_name;  // e.g. "platforms/ascend960.yaml", used in messages
+    const char* yaml;
+};
+
+// Resolves a name to an embedded YAML, or to a file when the name looks like a path (contains
+// a '/', ends in .yaml/.yml) or exists on disk. An unknown name is a ConfigError listing the
+// embedded names, with "did you mean"; `kind` names them in it ("platform", "model").
+class EmbeddedPresetResolver : public PresetResolver {
+public:
+    EmbeddedPresetResolver(std::string kind, std::vector<EmbeddedYaml> presets)
+        : m_kind(std::move(kind)), m_presets(std::move(presets)) {}
+    std::pair<std::string, std::string> resolve(const std::string& name,
+                                                const std::string& relative_to) const override;
+
+private:
+    std::string m_kind;
+    std::vector<EmbeddedYaml> m_presets;
+};
+
 class Config {
 public:
     Config();

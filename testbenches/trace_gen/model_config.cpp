@@ -8,31 +8,12 @@ namespace asim::tracegen {
 
 namespace {
 
-// Resolves a model name to a built-in YAML, or a path to a file on disk.
-class ModelResolver : public PresetResolver {
-public:
-    std::pair<std::string, std::string> resolve(const std::string& name,
-                                                const std::string& relative_to) const override {
-        const bool looks_like_path = name.find('/') != std::string::npos ||
-                                     (name.size() > 5 && name.substr(name.size() - 5) == ".yaml") ||
-                                     (name.size() > 4 && name.substr(name.size() - 4) == ".yml");
-        std::error_code ec;
-        if (looks_like_path || std::filesystem::exists(name, ec)) {
-            return FilePresetResolver().resolve(name, relative_to);
-        }
-        std::vector<std::string> names;
-        for (const auto& m : builtin_models()) {
-            if (name == m.name) return {m.yaml, m.display_name};
-            names.emplace_back(m.name);
-        }
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        const std::string close = closest_match(name, names);
-        throw ConfigError("unknown model '" + name + "'" +
-                          (close.empty() ? "" : "; did you mean '" + close + "'?") +
-                          " (built-in models: " + list + "; or give a path to a YAML file)");
-    }
-};
+// Resolves a model name to a built-in YAML or a file on disk.
+EmbeddedPresetResolver model_resolver() {
+    std::vector<EmbeddedYaml> models;
+    for (const auto& m : builtin_models()) models.push_back({m.name, m.display_name, m.yaml});
+    return EmbeddedPresetResolver("model", std::move(models));
+}
 
 constexpr Range kPositive{1, 1e15};
 
@@ -176,7 +157,7 @@ ModelConfig parse_model(const ConfigNode& root, const std::string& name, const s
 }
 
 ModelConfig load_model(const std::string& name_or_path) {
-    ModelResolver resolver;
+    const EmbeddedPresetResolver resolver = model_resolver();
     Config config = Config::load(name_or_path, resolver);
     const std::string stem = std::filesystem::path(name_or_path).stem().string();
     const auto [text, display] = resolver.resolve(name_or_path, "");
