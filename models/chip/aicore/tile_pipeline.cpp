@@ -47,11 +47,14 @@ void TilePipeline::run() {
         while (true) {
             while (m_queue.empty()) wait(m_work_arrived);
             m_busy = true;
-            PipelineWork work = std::move(m_queue.front());
+            // The work item lives in a member, not on this thread's stack: a run stopped early
+            // never resumes the thread, and only members are freed by the destructor.
+            m_current = std::move(m_queue.front());
             m_queue.pop_front();
-            execute(work);
+            execute(m_current);
             m_busy = false;
-            if (work.on_done) work.on_done();
+            if (m_current.on_done) m_current.on_done();
+            m_current = PipelineWork{};
         }
     } catch (const sc_core::sc_unwind_exception&) {
         throw;  // the kernel unwinding this thread

@@ -73,6 +73,7 @@ private:
     // Stage free times, in cycles of m_clock; they carry over from one work item to the next.
     Cycles m_mte1_free = 0, m_cube_free = 0, m_vector_free = 0;
     std::deque<PipelineWork> m_queue;
+    PipelineWork m_current;
     bool m_busy = false;
     sc_core::sc_event m_work_arrived;
     PayloadPool m_pool;

@@ -40,8 +40,12 @@ void OpDispatcher::run() {
         if (!m_reader) throw SimulationError(std::string(name()) + ": no trace");
         fill_lookahead();
         while (!m_lookahead.empty()) {
-            auto [seq, op] = std::move(m_lookahead.front());
+            // The op lives in a member, not on this thread's stack: a run stopped early (watchdog,
+            // error) never resumes the thread, and only members are freed by the destructor.
+            m_current = std::move(m_lookahead.front());
             m_lookahead.pop_front();
+            const uint64_t seq = m_current.first;
+            const trace::Op& op = m_current.second;
             // Wait for the op's dependencies and for room in the window.
             auto blocked = [&] {
                 if (m_in_flight.size() >= kMaxOpsInFlight) return true;

@@ -97,6 +97,7 @@ private:
     // Ops read but not yet dispatched, with their sequence numbers (trace order, from 0): the
     // H-JSD needs to see prefetch_depth ops ahead of the one running.
     std::deque<std::pair<uint64_t, trace::Op>> m_lookahead;
+    std::pair<uint64_t, trace::Op> m_current;  // the op being dispatched
     uint64_t m_ops_read = 0;
     bool m_trace_done = false;
 
