@@ -160,13 +160,12 @@ bool run_and_kill_after_first_point(const std::string& args, const std::string& 
     while (std::chrono::steady_clock::now() < deadline) {
         int status;
         if (waitpid(pid, &status, WNOHANG) == pid) return false;
+        // The first point is complete once results.csv holds it (the point directory appears a
+        // moment before results.csv is rewritten; killing in between is legal but would leave
+        // nothing to check here).
         std::error_code ec;
-        bool any = false;
-        for (const auto& e : fs::directory_iterator(out + "/points", ec)) {
-            const std::string name = e.path().filename().string();
-            if (name[0] != '.' && name.find(".failed") == std::string::npos) any = true;
-        }
-        if (any) {
+        const bool first_done = fs::exists(out + "/results.csv", ec) && lines(read(out + "/results.csv")).size() >= 2;
+        if (first_done) {
             kill(-pid, SIGKILL);
             killed = true;
             break;
