@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/harness/weight_streaming_trace.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -64,31 +66,8 @@ TEST(RtlInTheLoop, DefaultTraceStatisticsEqual) { expect_same_stats("", "default
 TEST(RtlInTheLoop, WeightStreamingStatisticsEqual) {
     const fs::path dir = fs::path(::testing::TempDir()) / ("asim-ritl-trace-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    const fs::path path = dir / "stream.jsonl";
-    std::ofstream f(path);
-    f << R"({"format":"ascend-sim-trace","version":1,"name":"weight streaming","dies":1,"die":0})" << "\n";
-    auto tensor = [](const char* name, uint64_t addr, uint64_t bytes, const char* stream) {
-        return nlohmann::json{{"name", name}, {"addr", addr}, {"bytes", bytes}, {"stream", stream}};
-    };
-    uint64_t id = 0;
-    for (int layer = 0; layer < 4; ++layer) {
-        nlohmann::json vec = {{"id", id}, {"op", "activation"}, {"func", "gelu"}, {"elements", 64ULL << 20},
-                              {"inputs", {tensor("x", 0x10000000, 4 << 20, "activation")}},
-                              {"outputs", {tensor("y", 0x20000000, 4 << 20, "activation")}}};
-        if (id) vec["deps"] = {id - 1};
-        f << vec.dump() << "\n";
-        ++id;
-        const uint64_t w = 0x100000000ULL + static_cast<uint64_t>(layer) * (64ULL << 20);
-        nlohmann::json gemm = {{"id", id}, {"op", "matmul"}, {"m", 16}, {"n", 4096}, {"k", 1024},
-                               {"deps", {id - 1}},
-                               {"inputs", {tensor("a", 0x20000000, 16 * 1024 * 2, "activation"),
-                                           tensor("w", w, 4096ULL * 1024 * 2, "weight")}},
-                               {"outputs", {tensor("c", 0x30000000, 16 * 4096 * 2, "activation")}}};
-        f << gemm.dump() << "\n";
-        ++id;
-    }
-    f.close();
-    expect_same_stats("--trace " + path.string(), "stream");
+    const std::string path = asim::test::weight_streaming_trace(dir.string());
+    expect_same_stats("--trace " + path, "stream");
     fs::remove_all(dir);
 }
 
