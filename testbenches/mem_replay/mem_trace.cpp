@@ -8,10 +8,10 @@
 
 namespace asim {
 
-MemTraceReader::MemTraceReader(const std::string& path) : m_path(path), m_buf(1 << 18) {
+MemTraceReader::MemTraceReader(const std::string& path) : m_path(path), m_buf(1 << 16) {
     gzFile f = gzopen(path.c_str(), "rb");
     if (f == nullptr) throw TraceError(path + ": cannot open memory trace");
-    gzbuffer(f, 1 << 17);
+    gzbuffer(f, 1 << 16);
     m_file = f;
 }
 

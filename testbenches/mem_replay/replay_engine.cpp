@@ -15,6 +15,7 @@ void LatencyHistogram::add(uint64_t v) {
     m_sum += v;
     m_max = std::max(m_max, v);
     if (v < kExact) {
+        if (v >= m_exact.size()) m_exact.resize(std::min<uint64_t>(kExact, std::max<uint64_t>(1024, 2 * (v + 1))), 0);
         ++m_exact[v];
         return;
     }
@@ -27,7 +28,7 @@ uint64_t LatencyHistogram::percentile(double q) const {
     if (m_n == 0) return 0;
     const uint64_t want = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(m_n))));
     uint64_t seen = 0;
-    for (uint64_t v = 0; v < kExact; ++v) {
+    for (uint64_t v = 0; v < m_exact.size(); ++v) {
         seen += m_exact[v];
         if (seen >= want) return v;
     }

@@ -200,6 +200,9 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
             }
             queue.erase(queue.begin() + p.index);
             --m_queued;
+            if (queue.empty()) {
+                m_active_queues.erase(std::lower_bound(m_active_queues.begin(), m_active_queues.end(), p.queue));
+            }
             return;
         }
         case HbmCmd::kNone:
@@ -275,8 +278,13 @@ bool HbmChannel::schedule_transaction() {
     }
     auto& src = m_draining ? m_write_buf : m_read_q;
     for (std::size_t i = 0; i < src.size(); ++i) {
-        auto& q = m_queues[queue_of(src[i])];
+        const uint32_t q_index = queue_of(src[i]);
+        auto& q = m_queues[q_index];
         if (q.size() >= c.command_queue_depth) continue;
+        if (q.empty()) {
+            m_active_queues.insert(
+                std::lower_bound(m_active_queues.begin(), m_active_queues.end(), q_index), q_index);
+        }
         const HbmTxn& t = src[i];
         // A request behind others of its bank needs no row command of its own yet.
         bool behind = false;

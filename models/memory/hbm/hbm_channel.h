@@ -94,6 +94,9 @@ public:
     // For schedulers and page policies.
     uint32_t queue_count() const { return static_cast<uint32_t>(m_queues.size()); }
     const std::vector<HbmTxn>& queue(uint32_t q) const { return m_queues[q]; }
+    // The indices of the non-empty command queues, ascending: schedulers scan only these (with a
+    // queue per bank, most queues are empty most of the time).
+    const std::vector<uint32_t>& active_queues() const { return m_active_queues; }
     const HbmBank& bank(uint32_t b) const { return m_banks[b]; }
     // The command entry `i` of queue `q` needs next, and the cycle it can issue (kHbmNever when
     // blocked: refresh pending, a hazard, or a precharge the arbitration forbids).
@@ -122,6 +125,7 @@ private:
 
     std::vector<HbmBank> m_banks;
     std::vector<std::vector<HbmTxn>> m_queues;
+    std::vector<uint32_t> m_active_queues;  // see active_queues()
     std::vector<HbmTxn> m_read_q;
     std::vector<HbmTxn> m_write_buf;
     std::unordered_map<uint64_t, uint32_t> m_pending_writes;  // addr -> writes not yet issued

@@ -20,14 +20,17 @@ public:
 
     HbmPick pick(const HbmChannel& ch, HbmCmdClass want, uint64_t now, uint32_t& rr,
                  uint64_t& next_ready) const override {
-        const uint32_t n = ch.queue_count();
+        // Round-robin over the non-empty queues, starting after `rr`.
+        const std::vector<uint32_t>& active = ch.active_queues();
+        const std::size_t n = active.size();
+        const std::size_t first =
+            static_cast<std::size_t>(std::upper_bound(active.begin(), active.end(), rr) - active.begin());
         // With a queue per bank, only the oldest request can need a row command, and column
         // commands exist only while the bank is open: both checks skip most of the scan.
         const bool per_bank = ch.params().ctrl.queue_structure == QueueStructure::kPerBank;
-        for (uint32_t k = 1; k <= n; ++k) {
-            const uint32_t q = (rr + k) % n;
+        for (std::size_t k = 0; k < n; ++k) {
+            const uint32_t q = active[(first + k) % n];
             const auto& queue = ch.queue(q);
-            if (queue.empty()) continue;
             uint32_t limit = static_cast<uint32_t>(queue.size());
             if (per_bank && want == HbmCmdClass::kRow) limit = 1;
             if (per_bank && want == HbmCmdClass::kColumn && ch.bank(queue[0].bank).queued_hits == 0) continue;
