@@ -28,8 +28,9 @@ public:
         // With a queue per bank, only the oldest request can need a row command, and column
         // commands exist only while the bank is open: both checks skip most of the scan.
         const bool per_bank = ch.params().ctrl.queue_structure == QueueStructure::kPerBank;
-        for (std::size_t k = 0; k < n; ++k) {
-            const uint32_t q = active[(first + k) % n];
+        for (std::size_t k = 0, j = first; k < n; ++k, ++j) {
+            if (j == n) j = 0;  // wrap without a division: this loop is the controller's hot spot
+            const uint32_t q = active[j];
             const auto& queue = ch.queue(q);
             uint32_t limit = static_cast<uint32_t>(queue.size());
             if (per_bank && want == HbmCmdClass::kRow) limit = 1;
