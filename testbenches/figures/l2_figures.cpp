@@ -24,7 +24,7 @@ L2ReplayPhase sequential(uint64_t line_bytes, uint64_t first, uint64_t lines, ui
     auto i = std::make_shared<uint64_t>(0);
     L2ReplayPhase ph;
     ph.request_bytes = line_bytes;
-    ph.next = [=](MemRecord& r) {
+    ph.next = [=](MemRecord& r, std::string&) {
         if (*i == n) return false;
         r.is_write = false;
         r.addr = (first + *i % lines) * line_bytes;

@@ -25,6 +25,7 @@ L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const L2Params& l2, c
 void L2ReplayBench::run() {
     sc_core::sc_start();
     if (m_error) std::rethrow_exception(m_error);
+    if (!m_input_error.empty()) throw InputError(m_input_error);
 }
 
 void L2ReplayBench::finalize_stats() {
@@ -36,7 +37,7 @@ void L2ReplayBench::drive() {
     // An exception must not escape a SystemC process (the kernel would turn it into its own
     // report): keep it for run() to rethrow, and stop the kernel, whose HBM may still be ticking.
     try {
-        for (std::size_t i = 0; i < m_phases.size(); ++i) run_phase(m_phases[i], m_results[i]);
+        for (std::size_t i = 0; i < m_phases.size() && m_input_error.empty(); ++i) run_phase(m_phases[i], m_results[i]);
     } catch (...) {
         m_error = std::current_exception();
     }
@@ -53,10 +54,11 @@ void L2ReplayBench::run_phase(const L2ReplayPhase& phase, L2PhaseResult& r) {
     Cycles cycle = base;       // the cycle requests are entering in
     uint64_t in_cycle = 0;     // how many have entered in it
     MemRecord rec;
-    while (phase.next(rec)) {
+    while (phase.next(rec, m_input_error)) {
         if (rec.addr >= capacity || phase.request_bytes > capacity - rec.addr) {
-            throw InputError(fmt::format("{}: address {:#x} + {} B is beyond the memory capacity ({} B)",
-                                         phase.where(), rec.addr, phase.request_bytes, capacity));
+            m_input_error = fmt::format("{}: address {:#x} + {} B is beyond the memory capacity ({} B)",
+                                        phase.where(), rec.addr, phase.request_bytes, capacity);
+            return;
         }
         const Cycles wanted = base + rec.cycle;
         Cycles issue = std::max(wanted, cycle);

@@ -32,7 +32,9 @@
 namespace asim {
 
 struct L2ReplayPhase {
-    std::function<bool(MemRecord&)> next;  // records in order; false at the end
+    // Records in order; false at the end, or false with `error` set on bad input (no exception:
+    // this runs on a SystemC thread's stack, see MemTraceReader::read).
+    std::function<bool(MemRecord&, std::string& error)> next;
     std::function<std::string()> where;    // names the record just read, for errors
     uint64_t issue_cap = 0;
     uint64_t request_bytes = 64;
@@ -75,6 +77,7 @@ private:
     PayloadPool m_pool;
     Picoseconds m_last_done = 0;
     std::exception_ptr m_error;
+    std::string m_input_error;  // bad input found while replaying: run() throws it as InputError
 };
 
 }  // namespace asim

@@ -40,7 +40,7 @@ std::string l2_replay_job(const MemReplayOptions& o) {
     }
     MemTraceReader reader(o.trace);
     L2ReplayPhase phase;
-    phase.next = [&reader](MemRecord& rec) { return reader.next(rec); };
+    phase.next = [&reader](MemRecord& rec, std::string& error) { return reader.read(rec, error); };
     phase.where = [&reader] { return reader.path() + ":" + std::to_string(reader.line()); };
     phase.issue_cap = o.issue_cap;
     phase.request_bytes = size;

@@ -49,6 +49,14 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 }  // namespace
 
 bool MemTraceReader::next(MemRecord& r) {
+    std::string error;
+    if (read(r, error)) return true;
+    if (!error.empty()) throw TraceError(error);
+    return false;
+}
+
+bool MemTraceReader::read(MemRecord& r, std::string& error) {
+    error.clear();
     for (;;) {
         const char* nl = static_cast<const char*>(std::memchr(m_buf.data() + m_pos, '\n', m_end - m_pos));
         if (nl == nullptr) {
@@ -65,11 +73,12 @@ bool MemTraceReader::next(MemRecord& r) {
         if (p == e || *p == '#') continue;  // blank lines and comments
         const std::string text(p, e);
         auto bad = [&](const std::string& why) {
-            throw TraceError(m_path + ":" + std::to_string(m_line) + ": " + why + " in '" + text.substr(0, 80) +
-                             "' (expected '0xADDR READ|WRITE CYCLE')");
+            error = m_path + ":" + std::to_string(m_line) + ": " + why + " in '" + text.substr(0, 80) +
+                    "' (expected '0xADDR READ|WRITE CYCLE')";
+            return false;
         };
         // Address: hexadecimal with 0x.
-        if (e - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X')) bad("address must start with 0x");
+        if (e - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X')) return bad("address must start with 0x");
         p += 2;
         uint64_t addr = 0;
         int digits = 0;
@@ -79,28 +88,28 @@ bool MemTraceReader::next(MemRecord& r) {
             if (c >= '0' && c <= '9') d = static_cast<uint64_t>(c - '0');
             else if (c >= 'a' && c <= 'f') d = static_cast<uint64_t>(c - 'a' + 10);
             else if (c >= 'A' && c <= 'F') d = static_cast<uint64_t>(c - 'A' + 10);
-            else bad(std::string("bad hexadecimal digit '") + c + "'");
-            if (digits >= 16) bad("address wider than 64 bits");
+            else return bad(std::string("bad hexadecimal digit '") + c + "'");
+            if (digits >= 16) return bad("address wider than 64 bits");
             addr = addr << 4 | d;
         }
-        if (digits == 0) bad("empty address");
+        if (digits == 0) return bad("empty address");
         while (p < e && is_space(*p)) ++p;
         const char* op = p;
         while (p < e && !is_space(*p)) ++p;
         const std::string kind(op, p);
         if (kind == "READ") r.is_write = false;
         else if (kind == "WRITE") r.is_write = true;
-        else bad("operation must be READ or WRITE, got '" + kind + "'");
+        else return bad("operation must be READ or WRITE, got '" + kind + "'");
         while (p < e && is_space(*p)) ++p;
-        if (p == e) bad("missing cycle");
+        if (p == e) return bad("missing cycle");
         uint64_t cycle = 0;
         for (; p < e && !is_space(*p); ++p) {
-            if (*p < '0' || *p > '9') bad("cycle must be a non-negative decimal integer");
-            if (cycle > (~uint64_t{0} - 9) / 10) bad("cycle too large");
+            if (*p < '0' || *p > '9') return bad("cycle must be a non-negative decimal integer");
+            if (cycle > (~uint64_t{0} - 9) / 10) return bad("cycle too large");
             cycle = cycle * 10 + static_cast<uint64_t>(*p - '0');
         }
         while (p < e && is_space(*p)) ++p;
-        if (p != e) bad("unexpected text after the cycle");
+        if (p != e) return bad("unexpected text after the cycle");
         r.addr = addr;
         r.cycle = cycle;
         return true;

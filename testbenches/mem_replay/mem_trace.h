@@ -26,6 +26,10 @@ public:
 
     // The next record; false at the end. Throws TraceError ("FILE:LINE: ...") on a bad line.
     bool next(MemRecord& r);
+    // The same without exceptions, for readers on a SystemC thread's stack (an exception thrown
+    // there confuses AddressSanitizer, which does not know the coroutine stacks): false with
+    // `error` set on a bad line, false with `error` empty at the end.
+    bool read(MemRecord& r, std::string& error);
     uint64_t line() const { return m_line; }
     const std::string& path() const { return m_path; }
 
