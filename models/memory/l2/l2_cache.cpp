@@ -95,6 +95,7 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_line_shift(__builtin_ctzll(params.line_bytes)),
       m_sector_shift(__builtin_ctzll(params.sector_bytes)),
       m_lines(params.sets() * params.ways),
+      m_tags(params.sets() * params.ways, kInvalidTag),
       m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
       m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
       m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
@@ -164,10 +165,20 @@ uint8_t L2Cache::sector_mask(uint64_t lo, uint64_t hi, uint64_t line_addr) const
     return static_cast<uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
 }
 
+std::size_t L2Cache::set_of(uint64_t line_number) const {
+    const uint64_t h = mix(line_number);
+    return (m_sets & (m_sets - 1)) == 0 ? h & (m_sets - 1) : h % m_sets;
+}
+
+std::size_t L2Cache::slice_of(uint64_t line_number) const {
+    const uint64_t h = mix(line_number ^ 0x5bd1e995ULL), n = m_slices.size();
+    return (n & (n - 1)) == 0 ? h & (n - 1) : h % n;
+}
+
 std::size_t L2Cache::find(uint64_t line_number, std::size_t set) const {
     const std::size_t base = set * m_params.ways;
     for (std::size_t i = base; i < base + m_params.ways; ++i) {
-        if (m_lines[i].tag == line_number) return i;
+        if (m_tags[i] == line_number) return i;
     }
     return kNone;
 }
@@ -178,7 +189,7 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
     const std::size_t base = set * m_params.ways + p.first_way;
     std::size_t victim = kNone;
     for (std::size_t i = base; i < base + p.ways; ++i) {
-        if (!m_lines[i].is_valid()) {
+        if (m_tags[i] == kInvalidTag) {
             victim = i;
             break;
         }
@@ -203,12 +214,13 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
                 const unsigned first = static_cast<unsigned>(__builtin_ctz(dirty));
                 unsigned run = 0;
                 while (dirty & (1u << (first + run))) dirty &= ~(1u << (first + run++));
-                hbm_access(when, (v.tag << m_line_shift) + (uint64_t{first} << m_sector_shift),
+                hbm_access(when, (m_tags[victim] << m_line_shift) + (uint64_t{first} << m_sector_shift),
                            uint64_t{run} << m_sector_shift, true, info);
             }
         }
     }
-    m_lines[victim] = Line{line_number, 0, 0, 0, static_cast<uint8_t>(part), false, 0};
+    m_lines[victim] = Line{0, 0, 0, static_cast<uint8_t>(part), false, 0};
+    m_tags[victim] = line_number;
     m_policy->on_fill(victim);
     return victim;
 }
@@ -234,17 +246,28 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
 
 // The time a new miss wanting to issue at `t` can take an MSHR.
 Picoseconds L2Cache::mshr_issue_time(Picoseconds t, const TransactionInfo* info) {
+    const auto later = [](const MshrHold& a, const MshrHold& b) { return a.until > b.until; };
     auto retire = [&] {
-        while (!m_mshr_busy_until.empty() && m_mshr_busy_until.top() <= t) m_mshr_busy_until.pop();
+        while (!m_mshr_holds.empty() && m_mshr_holds.front().until <= t) {
+            m_mshrs_held -= m_mshr_holds.front().count;
+            std::pop_heap(m_mshr_holds.begin(), m_mshr_holds.end(), later);
+            m_mshr_holds.pop_back();
+        }
     };
     retire();
-    if (m_mshr_busy_until.size() + m_batch.lines.size() < m_params.mshrs) return t;
+    if (m_mshrs_held + m_batch.lines.size() < m_params.mshrs) return t;
     flush_batch(info);  // learn when the batch's fills complete
     retire();
-    if (m_mshr_busy_until.size() < m_params.mshrs) return t;
+    if (m_mshrs_held < m_params.mshrs) return t;
     ++m_mshr_stalls;
-    const Picoseconds free_at = m_mshr_busy_until.top();
-    m_mshr_busy_until.pop();
+    // Take one MSHR of the earliest-freed batch (its time, not its order, decides).
+    MshrHold& first = m_mshr_holds.front();
+    const Picoseconds free_at = first.until;
+    --m_mshrs_held;
+    if (--first.count == 0) {
+        std::pop_heap(m_mshr_holds.begin(), m_mshr_holds.end(), later);
+        m_mshr_holds.pop_back();
+    }
     return free_at;
 }
 
@@ -252,9 +275,12 @@ void L2Cache::flush_batch(const TransactionInfo* info) {
     if (m_batch.lines.empty()) return;
     const Picoseconds done = hbm_access(m_batch.issue, m_batch.begin, m_batch.end - m_batch.begin, false, info);
     for (std::size_t idx : m_batch.lines) {
-        m_mshr_busy_until.push(done);
         if (idx != kNone) m_lines[idx].ready = done;
     }
+    m_mshr_holds.push_back({done, static_cast<uint32_t>(m_batch.lines.size())});
+    std::push_heap(m_mshr_holds.begin(), m_mshr_holds.end(),
+                   [](const MshrHold& a, const MshrHold& b) { return a.until > b.until; });
+    m_mshrs_held += m_batch.lines.size();
     m_batch_done = std::max(m_batch_done, done);
     m_batch.lines.clear();
 }
@@ -294,8 +320,8 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
         const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
         const uint8_t need = sector_mask(lo, hi, line_addr);
         const uint64_t line_number = line_addr >> m_line_shift;
-        const std::size_t set = mix(line_number) % m_sets;
-        const auto grant = m_slices[mix(line_number ^ 0x5bd1e995ULL) % m_slices.size()].reserve(arrival, hi - lo);
+        const std::size_t set = set_of(line_number);
+        const auto grant = m_slices[slice_of(line_number)].reserve(arrival, hi - lo);
         std::size_t idx = find(line_number, set);
 
         if (is_write) {

@@ -121,15 +121,27 @@ private:
         uint32_t ways = 0;
         L2PartitionStats stats;
     };
+    // A line's tag (its line number, or kInvalidTag) lives in m_tags, apart from the rest of its
+    // state: the tag compare of every access then touches 8 B per way, not a whole Line (the
+    // scan of a set was a quarter of a GEMM run's time, waiting on memory).
+    static constexpr uint64_t kInvalidTag = ~uint64_t{0};
     struct Line {
-        uint64_t tag = ~uint64_t{0};  // line number, or invalid
         Picoseconds ready = 0;        // when its last fill completes
         uint8_t valid = 0;            // sector masks
         uint8_t dirty = 0;
         uint8_t partition = 0;
         bool prefetched = false;      // filled by prefetch, not yet demanded
         uint16_t prefetch_bytes = 0;  // bytes of prefetch requests this line holds (for credits)
-        bool is_valid() const { return tag != ~uint64_t{0}; }
+    };
+    // Bits of a line number that choose its set and its slice (masks when the counts are powers
+    // of two, as they are in every preset: a 64-bit division per line showed in profiles).
+    std::size_t set_of(uint64_t line_number) const;
+    std::size_t slice_of(uint64_t line_number) const;
+    // Misses holding MSHRs until a time: one entry per fetch batch, `count` MSHRs each, kept as a
+    // min-heap on `until`.
+    struct MshrHold {
+        Picoseconds until;
+        uint32_t count;
     };
     // A run of contiguous bytes to fetch from HBM at one issue time, for the lines in it.
     struct FetchBatch {
@@ -155,11 +167,13 @@ private:
     uint64_t m_sets;
     int m_line_shift;
     int m_sector_shift;
-    std::vector<Line> m_lines;  // sets x ways
+    std::vector<Line> m_lines;      // sets x ways
+    std::vector<uint64_t> m_tags;   // sets x ways, see kInvalidTag
     std::unique_ptr<ReplacementPolicy> m_policy;
     std::vector<Partition> m_partitions;
     std::array<std::size_t, 4> m_partition_of_class{};
-    std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> m_mshr_busy_until;
+    std::vector<MshrHold> m_mshr_holds;  // min-heap on until
+    uint64_t m_mshrs_held = 0;           // sum of the holds' counts
     FetchBatch m_batch;
     Picoseconds m_now = 0;      // kernel time of the transaction being served
     Picoseconds m_batch_done = 0;
