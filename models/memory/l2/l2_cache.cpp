@@ -96,6 +96,7 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_sector_shift(__builtin_ctzll(params.sector_bytes)),
       m_lines(params.sets() * params.ways),
       m_tags(params.sets() * params.ways, kInvalidTag),
+      m_prefetched_in_set(params.sets(), 0),
       m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
       m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
       m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
@@ -195,7 +196,7 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
         }
     }
     if (victim == kNone) {
-        if (m_params.protect_prefetched) {
+        if (m_params.protect_prefetched && m_prefetched_in_set[set] != 0) {
             victim = m_policy->victim(base, p.ways, [this](std::size_t i) { return m_lines[i].prefetched; });
         }
         if (victim == kNone || victim == base + p.ways) victim = m_policy->victim(base, p.ways, nullptr);
@@ -289,6 +290,7 @@ void L2Cache::release_prefetch(Line& line) {
     if (m_listener && line.prefetch_bytes) {
         m_listener->prefetch_released(line.partition, line.prefetch_bytes);
     }
+    if (line.prefetched) --m_prefetched_in_set[static_cast<std::size_t>(&line - m_lines.data()) / m_params.ways];
     line.prefetched = false;
     line.prefetch_bytes = 0;
 }
@@ -374,6 +376,7 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
             if (idx == kNone) {
                 if (m_listener) m_listener->prefetch_released(part, hi - lo);  // streamed, not kept
             } else {
+                if (!m_lines[idx].prefetched) ++m_prefetched_in_set[set];
                 m_lines[idx].prefetched = true;
                 m_lines[idx].prefetch_bytes = static_cast<uint16_t>(m_lines[idx].prefetch_bytes + (hi - lo));
             }

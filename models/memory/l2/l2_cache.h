@@ -169,6 +169,9 @@ private:
     int m_sector_shift;
     std::vector<Line> m_lines;      // sets x ways
     std::vector<uint64_t> m_tags;   // sets x ways, see kInvalidTag
+    // Prefetched, not yet demanded lines per set: when a set holds none, the victim search that
+    // protects them is skipped (it reads every way's Line).
+    std::vector<uint16_t> m_prefetched_in_set;
     std::unique_ptr<ReplacementPolicy> m_policy;
     std::vector<Partition> m_partitions;
     std::array<std::size_t, 4> m_partition_of_class{};
