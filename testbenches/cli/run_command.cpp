@@ -23,6 +23,9 @@ Command add_run_command(CLI::App& app) {
     struct State {
         RunOptions run;
         std::string max_sim_time;
+        std::string timeline_window;
+        std::string timeline_cores;
+        std::string timeline_bucket;
     };
     auto s = std::make_shared<State>();
     s->run.platform = kDefaultPlatform;
@@ -40,7 +43,31 @@ Command add_run_command(CLI::App& app) {
     cmd->add_option("--max-sim-time", s->max_sim_time,
                     "watchdog: stop with exit code 1 if the run has not finished by this much "
                     "simulated time (e.g. 10ms)");
+    cmd->add_flag("--timeline", s->run.timeline,
+                  "also write timeline.json: a Perfetto / Chrome trace (ui.perfetto.dev) with a track per "
+                  "pipe (MTE2, MTE1, Cube, Vector, MTE3, FixPipe) per core and L2 / HBM bandwidth counters");
+    cmd->add_option("--timeline-window", s->timeline_window,
+                    "record only START:END of simulated time, e.g. 100us:250us (either side may be empty)");
+    cmd->add_option("--timeline-cores", s->timeline_cores, "record only these AI cores, e.g. 0-3,8 (default all)");
+    cmd->add_option("--timeline-bucket", s->timeline_bucket,
+                    "time resolution of the L2 / HBM bandwidth counters (default 1us)");
     return {cmd, [s] {
+                if (!s->run.timeline &&
+                    (!s->timeline_window.empty() || !s->timeline_cores.empty() || !s->timeline_bucket.empty())) {
+                    throw InputError("--timeline-window, --timeline-cores and --timeline-bucket need --timeline");
+                }
+                if (!s->timeline_window.empty()) parse_timeline_window(s->timeline_window, s->run.timeline_options);
+                if (!s->timeline_cores.empty()) parse_timeline_cores(s->timeline_cores, s->run.timeline_options);
+                if (!s->timeline_bucket.empty()) {
+                    int64_t bucket = 0;
+                    try {
+                        bucket = units::picoseconds(s->timeline_bucket);
+                    } catch (const units::UnitError& e) {
+                        throw InputError(std::string("--timeline-bucket: ") + e.what());
+                    }
+                    if (bucket <= 0) throw InputError("--timeline-bucket: must be a positive time");
+                    s->run.timeline_options.counter_bucket = static_cast<Picoseconds>(bucket);
+                }
                 if (!s->max_sim_time.empty()) {
                     try {
                         s->run.max_sim_time_ps = units::picoseconds(s->max_sim_time);
@@ -50,8 +77,8 @@ Command add_run_command(CLI::App& app) {
                 }
                 s->run.progress = isatty(STDERR_FILENO) != 0;
                 std::cout << run_job(s->run);
-                std::cout << "\noutputs in " << s->run.out_dir
-                          << "/ (stats.json, stats.csv, summary.txt, config.yaml)\n";
+                std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml"
+                          << (s->run.timeline ? ", timeline.json" : "") << ")\n";
                 return kExitOk;
             }};
 }

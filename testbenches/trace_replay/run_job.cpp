@@ -79,6 +79,11 @@ std::string run_job(const RunOptions& options) {
     die.dispatcher().set_trace(reader.get());
     ProgressLine progress(options.progress);
     die.dispatcher().set_progress([&progress](uint64_t ops) { progress.update(ops); });
+    std::unique_ptr<Timeline> timeline;
+    if (options.timeline) {
+        timeline = std::make_unique<Timeline>(options.timeline_options);
+        die.record_to(timeline.get());
+    }
 
     if (options.max_sim_time_ps > 0) {
         sc_core::sc_start(ClockDomain::from_ps(static_cast<Picoseconds>(options.max_sim_time_ps)));
@@ -122,6 +127,18 @@ std::string run_job(const RunOptions& options) {
     out.write("summary.txt", text);
     out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
                                  platform.config.to_yaml() + "\n");
+    if (timeline) {
+        std::ostringstream json;
+        timeline->write_json(json);
+        out.write("timeline.json", json.str());
+        if (timeline->dropped() != 0) {
+            std::fprintf(stderr,
+                         "ascend-sim: warning: timeline.json holds the first %llu slices; %llu more were dropped "
+                         "(choose a window with --timeline-window or cores with --timeline-cores)\n",
+                         static_cast<unsigned long long>(timeline->slices()),
+                         static_cast<unsigned long long>(timeline->dropped()));
+        }
+    }
     out.commit();
     return text;
 }

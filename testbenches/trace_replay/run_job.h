@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/common/timeline.h"
+
 namespace asim {
 
 struct RunOptions {
@@ -15,6 +17,8 @@ struct RunOptions {
     std::string out_dir;
     int64_t max_sim_time_ps = 0;         // watchdog; 0 = none
     bool progress = false;               // progress line on stderr
+    bool timeline = false;               // write timeline.json (Perfetto / Chrome trace events)
+    TimelineOptions timeline_options;
 };
 
 // Runs the job; returns the summary text (also written to summary.txt). Throws InputError for

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -210,3 +212,67 @@ TEST(Cli, WatchdogExitsOne) {
 }
 
 }  // namespace
+
+// --timeline: the selected cores' pipes as tracks, their Cube slices adding up to the Cube busy
+// cycles in stats.json, L2 / HBM counters, and nothing outside the chosen cores.
+TEST(Cli, TimelineHasATrackPerPipeOfTheChosenCoresMatchingTheStats) {
+    const std::string dir = scratch("timeline");
+    fs::create_directories(dir);
+    write(dir + "/t.jsonl",
+          std::string(kHeader) + "\n" +
+              R"({"id":0,"op":"matmul","name":"mm","m":1024,"n":1024,"k":1024,"dtype":"bf16","inputs":[{"name":"a","addr":0,"bytes":2097152,"stream":"activation"},{"name":"b","addr":4194304,"bytes":2097152,"stream":"weight"}],"outputs":[{"name":"c","addr":8388608,"bytes":2097152,"stream":"activation"}]})" +
+              "\n" +
+              R"({"id":1,"op":"elementwise","func":"add","elements":1048576,"deps":[0],"inputs":[{"name":"c","addr":8388608,"bytes":2097152,"stream":"activation"}],"outputs":[{"name":"d","addr":12582912,"bytes":2097152,"stream":"activation"}]})" +
+              "\n");
+    const std::string out = scratch("timeline-out");
+    const CliResult r = run_cli("run --trace " + dir + "/t.jsonl --timeline --timeline-cores 0-1 --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto stats = nlohmann::json::parse(read(out + "/stats.json"));
+    const auto tl = nlohmann::json::parse(read(out + "/timeline.json"));
+    std::map<int, std::string> track_name, group_name;
+    std::map<int, int> group_of_track;
+    for (const auto& e : tl["traceEvents"]) {
+        if (e["ph"] != "M") continue;
+        if (e["name"] == "process_name") group_name[e["pid"]] = e["args"]["name"];
+        if (e["name"] == "thread_name") {
+            track_name[e["tid"]] = e["args"]["name"];
+            group_of_track[e["tid"]] = e["pid"];
+        }
+    }
+    std::set<std::string> groups;
+    for (const auto& [pid, name] : group_name) groups.insert(name);
+    EXPECT_TRUE(groups.count("die.core0") && groups.count("die.core1")) << tl.dump().substr(0, 400);
+    EXPECT_FALSE(groups.count("die.core2"));
+    EXPECT_TRUE(groups.count("die.l2") && groups.count("die.hbm"));
+    std::set<std::string> core0_tracks;
+    for (const auto& [tid, name] : track_name) {
+        if (group_name[group_of_track[tid]] == "die.core0") core0_tracks.insert(name);
+    }
+    for (const char* pipe : {"AIC MTE2", "AIC MTE1", "AIC Cube", "AIC FixPipe", "AIV0 MTE2", "AIV0 Vector",
+                             "AIV0 MTE3", "AIV1 Vector"}) {
+        EXPECT_TRUE(core0_tracks.count(pipe)) << pipe;
+    }
+    double cube_us = 0;
+    bool vector_slice = false, hbm_counter = false;
+    for (const auto& e : tl["traceEvents"]) {
+        if (e["ph"] == "C" && e["name"] == "HBM read (L2 fills)" && e["args"]["GB/s"].get<double>() > 0) hbm_counter = true;
+        if (e["ph"] != "X") continue;
+        const std::string& track = track_name[e["tid"]];
+        if (group_name[group_of_track[e["tid"]]] == "die.core0" && track == "AIC Cube") {
+            cube_us += e["dur"].get<double>();
+            EXPECT_EQ(e["name"], "mm #0");
+        }
+        if (track == "AIV0 Vector" && e["name"] == "elementwise #1") vector_slice = true;
+    }
+    const double busy_cycles = stats["stats"]["die"]["core0_aic"]["cube_busy_cycles"].get<double>();
+    ASSERT_GT(busy_cycles, 0);
+    EXPECT_NEAR(cube_us, busy_cycles / 1650.0, busy_cycles / 1650.0 * 1e-3);  // 1.65 GHz
+    EXPECT_TRUE(vector_slice);
+    EXPECT_TRUE(hbm_counter);
+}
+
+TEST(Cli, TimelineOptionsAreCheckedBeforeRunning) {
+    expect_bad_input("run --timeline --timeline-window 5us", {"--timeline-window", "START:END"});
+    expect_bad_input("run --timeline --timeline-cores 4-2", {"--timeline-cores"});
+    expect_bad_input("run --timeline-cores 0", {"need --timeline"});
+}

@@ -150,6 +150,12 @@ void TilePipeline::execute(PipelineWork& work) {
             const Cycles vec_start = std::max(m_cube_free, m_vector_free);
             m_vector_free = vec_start + s.tile.vector_cycles;
             s.compute_end = ps(m_vector_free);
+            if (m_timeline) {
+                const uint32_t label = work.timeline_label;
+                m_timeline->slice(m_tracks.mte1, ps(mte1_start), ps(m_mte1_free), label);
+                m_timeline->slice(m_tracks.cube, ps(cube_start), ps(m_cube_free), label);
+                m_timeline->slice(m_tracks.vector, ps(vec_start), ps(m_vector_free), label);
+            }
             m_cube_busy += s.tile.cube_cycles;
             m_vector_busy += s.tile.vector_cycles;
             m_mte1_busy += s.tile.mte1_cycles;
@@ -177,6 +183,7 @@ void TilePipeline::execute(PipelineWork& work) {
                 s.tile.store_count ? transfer(s.tile.stores.data(), s.tile.store_count, true,
                                               m_store_port, work.op_id)
                                    : s.compute_end;
+            if (m_timeline) m_timeline->slice(m_tracks.store, std::max(now, when), end, work.timeline_label);
             block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
             last_end = std::max(last_end, end);
             ++next_store;
@@ -184,6 +191,7 @@ void TilePipeline::execute(PipelineWork& work) {
             Slot& s = ring[next_load % kRing];
             s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, m_load_port,
                                   work.op_id);
+            if (m_timeline) m_timeline->slice(m_tracks.mte2, std::max(now, when), s.load_end, work.timeline_label);
             last_end = std::max(last_end, s.load_end);
             have_pending = false;
             ++next_load;

@@ -31,6 +31,7 @@
 #include "models/common/failure_sink.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
+#include "models/common/timeline.h"
 
 namespace asim {
 
@@ -39,6 +40,14 @@ struct PipelineWork {
     uint64_t op_id = 0;
     uint32_t output_buffers = 2;
     std::function<void()> on_done;  // called at the simulated time the last store completes
+    uint32_t timeline_label = 0;     // Timeline::label of the op, when a timeline is recorded
+};
+
+// The timeline tracks a pipeline records its stages on (Timeline::kNoTrack: a stage it lacks or
+// that is not recorded). The store stage is FixPipe on a Cube core, MTE3 on a vector core.
+struct PipelineTracks {
+    Timeline::TrackId mte2 = Timeline::kNoTrack, mte1 = Timeline::kNoTrack, cube = Timeline::kNoTrack,
+                      vector = Timeline::kNoTrack, store = Timeline::kNoTrack;
 };
 
 struct TilePipelineParams {
@@ -54,6 +63,10 @@ public:
                  const TilePipelineParams& params, StatsRegistry& stats, FailureSink& failures);
 
     void submit(PipelineWork work);
+    void record_to(Timeline* timeline, const PipelineTracks& tracks) {
+        m_timeline = timeline;
+        m_tracks = tracks;
+    }
     bool idle() const { return m_queue.empty() && !m_busy; }
 
     Cycles cube_busy_cycles() const { return m_cube_busy.value(); }
@@ -77,6 +90,8 @@ private:
     bool m_busy = false;
     sc_core::sc_event m_work_arrived;
     PayloadPool m_pool;
+    Timeline* m_timeline = nullptr;
+    PipelineTracks m_tracks;
 
     Counter& m_tiles;
     Counter& m_cube_busy;

@@ -61,6 +61,32 @@ Cycles Die::cube_busy_cycles() const {
     return n;
 }
 
+void Die::record_to(Timeline* timeline) {
+    const std::string die = name();
+    for (uint32_t c = 0; c < m_params.ai_cores; ++c) {
+        if (!timeline->core_selected(c)) continue;
+        const std::string group = die + ".core" + std::to_string(c);
+        PipelineTracks aic;
+        aic.mte2 = timeline->slice_track(group, "AIC MTE2");
+        aic.mte1 = timeline->slice_track(group, "AIC MTE1");
+        aic.cube = timeline->slice_track(group, "AIC Cube");
+        // Fused attention's softmax runs on the core's vector units within the Cube pipeline.
+        aic.vector = timeline->slice_track(group, "AIV Vector (fused attention)");
+        aic.store = timeline->slice_track(group, "AIC FixPipe");
+        m_cube_pipes[c]->record_to(timeline, aic);
+        for (uint32_t v = 0; v < m_params.core.vector_cores; ++v) {
+            const std::string aiv = "AIV" + std::to_string(v) + " ";
+            PipelineTracks tracks;
+            tracks.mte2 = timeline->slice_track(group, aiv + "MTE2");
+            tracks.vector = timeline->slice_track(group, aiv + "Vector");
+            tracks.store = timeline->slice_track(group, aiv + "MTE3");
+            m_vector_pipes[c * m_params.core.vector_cores + v]->record_to(timeline, tracks);
+        }
+    }
+    m_l2->record_to(timeline, die + ".l2", die + ".hbm");
+    m_dispatcher->set_timeline(timeline);
+}
+
 void Die::finalize_stats() {
     m_hjsd->finalize_stats();
     m_l2->finalize_stats();

@@ -21,6 +21,7 @@
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/stats.h"
+#include "models/common/timeline.h"
 #include "models/memory/hbm/hbm_device.h"
 #include "models/memory/hbm/hbm_model.h"
 #include "models/memory/hbm_load_monitor.h"
@@ -59,6 +60,10 @@ public:
     const Hjsd& hjsd() const { return *m_hjsd; }
     const HbmModel& hbm() const { return *m_hbm; }
     Cycles cube_busy_cycles() const;
+    // Records every pipe of the selected cores (Timeline::core_selected) as a track of group
+    // `die.coreN` (AIC MTE2 / MTE1 / Cube / FixPipe, AIVm MTE2 / Vector / MTE3), and the L2 and
+    // HBM traffic as counters of groups `die.l2` and `die.hbm`.
+    void record_to(Timeline* timeline);
     void finalize_stats();
 
 private:

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "models/common/errors.h"
 
 namespace asim {
@@ -128,10 +130,14 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     InFlight& rec = m_in_flight[op.id];
     rec = {op.kind, now, flops, 0};
     const uint64_t id = op.id;
+    const uint32_t label = m_timeline ? m_timeline->label(fmt::format(
+                                            "{} #{}", op.name.empty() ? trace::to_string(op.kind) : op.name, id))
+                                      : 0;
     auto submit = [&](std::vector<PipelineWork>& work, std::vector<TilePipeline*>& pipes) {
         for (std::size_t i = 0; i < work.size() && i < pipes.size(); ++i) {
             if (!work[i].tiles) continue;
             work[i].op_id = id;
+            work[i].timeline_label = label;
             work[i].on_done = [this, id] { work_done(id); };
             ++rec.remaining;
             pipes[i]->submit(std::move(work[i]));

@@ -25,6 +25,7 @@
 #include "models/common/failure_sink.h"
 #include "models/common/log.h"
 #include "models/common/stats.h"
+#include "models/common/timeline.h"
 #include "models/common/trace.h"
 
 namespace asim {
@@ -57,6 +58,8 @@ public:
     void set_address_space(uint64_t bytes) { m_address_space = bytes; }
     // Called after each op completes, with the number completed so far.
     void set_progress(std::function<void(uint64_t)> progress) { m_progress = std::move(progress); }
+    // Names each op's work on the timeline the pipelines record to ("<name> #<id>").
+    void set_timeline(Timeline* timeline) { m_timeline = timeline; }
 
     bool finished() const { return m_finished; }
     uint64_t ops_completed() const { return m_ops_done.value(); }
@@ -90,6 +93,7 @@ private:
     FailureSink& m_failures;
     trace::TraceReader* m_reader = nullptr;
     std::function<void(uint64_t)> m_progress;
+    Timeline* m_timeline = nullptr;
     Logger m_log;
     Hjsd* m_hjsd = nullptr;
     uint64_t m_address_space = ~uint64_t{0};

@@ -242,6 +242,7 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     p->release();
     if (!is_write) (m_fetching_for_prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
     if (m_monitor) m_monitor->record(arrival, bytes);
+    if (m_timeline) m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
     return m_now + ClockDomain::to_ps(delay);
 }
 
@@ -405,8 +406,17 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
     flush_batch(info);
     done = std::max(done, m_batch_done);
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
+    if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, arrival, p.get_data_length());
     delay = ClockDomain::from_ps(done - m_now);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void L2Cache::record_to(Timeline* timeline, const std::string& l2_group, const std::string& hbm_group) {
+    m_timeline = timeline;
+    m_tl_read = timeline->counter_track(l2_group, "L2 read by engines");
+    m_tl_write = timeline->counter_track(l2_group, "L2 write by engines");
+    m_tl_hbm_read = timeline->counter_track(hbm_group, "HBM read (L2 fills)");
+    m_tl_hbm_write = timeline->counter_track(hbm_group, "HBM write (write-backs, write-through)");
 }
 
 void L2Cache::finalize_stats() {

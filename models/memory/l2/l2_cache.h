@@ -19,6 +19,7 @@
 #include "models/common/clock_domain.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
+#include "models/common/timeline.h"
 #include "models/memory/l2/replacement_policy.h"
 
 namespace asim {
@@ -110,6 +111,9 @@ public:
     std::size_t partition_of(StreamClass cls) const;
     void set_prefetch_listener(L2PrefetchListener* listener) { m_listener = listener; }
     void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
+    // Records on `timeline` the bytes engines read and write (group `l2_group`) and the bytes the
+    // L2 reads from and writes to HBM (group `hbm_group`), as GB/s counters.
+    void record_to(Timeline* timeline, const std::string& l2_group, const std::string& hbm_group);
     uint64_t hbm_fetch_bytes_demand() const { return m_hbm_fetch_demand.value(); }
     uint64_t hbm_fetch_bytes_prefetch() const { return m_hbm_fetch_prefetch.value(); }
     void finalize_stats();
@@ -183,6 +187,9 @@ private:
     PayloadPool m_pool;
     L2PrefetchListener* m_listener = nullptr;
     HbmLoadMonitor* m_monitor = nullptr;
+    Timeline* m_timeline = nullptr;
+    Timeline::TrackId m_tl_read = Timeline::kNoTrack, m_tl_write = Timeline::kNoTrack;
+    Timeline::TrackId m_tl_hbm_read = Timeline::kNoTrack, m_tl_hbm_write = Timeline::kNoTrack;
     bool m_fetching_for_prefetch = false;
 
     std::array<Counter*, 4> m_class_hits{};

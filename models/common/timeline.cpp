@@ -1,0 +1,170 @@
+#include "models/common/timeline.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/common/errors.h"
+#include "models/common/units.h"
+
+namespace asim {
+
+namespace {
+
+Picoseconds parse_time(const std::string& text, const std::string& option) {
+    try {
+        const int64_t ps = units::picoseconds(text);
+        if (ps < 0) throw InputError(option + ": '" + text + "' is negative");
+        return static_cast<Picoseconds>(ps);
+    } catch (const units::UnitError& e) {
+        throw InputError(option + ": " + e.what());
+    }
+}
+
+uint32_t parse_core(const std::string& text) {
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+        v = std::stoul(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || v > 1'000'000) {
+        throw InputError("--timeline-cores: '" + text + "' is not a core number (expected e.g. 0-3,8)");
+    }
+    return static_cast<uint32_t>(v);
+}
+
+// Picoseconds as trace-event microseconds, exactly (six decimals).
+std::string micros(Picoseconds ps) { return fmt::format("{}.{:06}", ps / 1'000'000, ps % 1'000'000); }
+
+}  // namespace
+
+void parse_timeline_window(const std::string& text, TimelineOptions& o) {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) {
+        throw InputError("--timeline-window: expected START:END (e.g. 100us:250us; either may be empty), got '" +
+                         text + "'");
+    }
+    const std::string begin = text.substr(0, colon), end = text.substr(colon + 1);
+    if (!begin.empty()) o.window_begin = parse_time(begin, "--timeline-window");
+    if (!end.empty()) o.window_end = parse_time(end, "--timeline-window");
+    if (o.window_end <= o.window_begin) {
+        throw InputError("--timeline-window: the end must come after the start in '" + text + "'");
+    }
+}
+
+void parse_timeline_cores(const std::string& text, TimelineOptions& o) {
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        const std::size_t dash = item.find('-');
+        const uint32_t first = parse_core(item.substr(0, dash));
+        const uint32_t last = dash == std::string::npos ? first : parse_core(item.substr(dash + 1));
+        if (last < first) throw InputError("--timeline-cores: empty range '" + item + "'");
+        for (uint32_t c = first; c <= last; ++c) o.cores.insert(c);
+        pos = comma + 1;
+    }
+}
+
+Timeline::Timeline(TimelineOptions options) : m_options(std::move(options)) {
+    if (m_options.counter_bucket == 0) m_options.counter_bucket = 1;
+    m_labels.emplace_back("");  // label 0: unnamed
+}
+
+uint32_t Timeline::group_of(const std::string& group) {
+    const auto it = std::find(m_groups.begin(), m_groups.end(), group);
+    if (it != m_groups.end()) return static_cast<uint32_t>(it - m_groups.begin());
+    m_groups.push_back(group);
+    return static_cast<uint32_t>(m_groups.size() - 1);
+}
+
+Timeline::TrackId Timeline::slice_track(const std::string& group, const std::string& name) {
+    m_tracks.push_back(Track{group_of(group), name, false, {}});
+    return static_cast<TrackId>(m_tracks.size() - 1);
+}
+
+Timeline::TrackId Timeline::counter_track(const std::string& group, const std::string& name) {
+    m_tracks.push_back(Track{group_of(group), name, true, {}});
+    return static_cast<TrackId>(m_tracks.size() - 1);
+}
+
+uint32_t Timeline::label(const std::string& text) {
+    const auto [it, inserted] = m_label_ids.emplace(text, static_cast<uint32_t>(m_labels.size()));
+    if (inserted) m_labels.push_back(text);
+    return it->second;
+}
+
+void Timeline::slice(TrackId track, Picoseconds begin, Picoseconds end, uint32_t label) {
+    if (track == kNoTrack || end <= begin) return;
+    if (end <= m_options.window_begin || begin >= m_options.window_end) return;
+    if (m_slices.size() >= m_options.max_events) {
+        ++m_dropped;
+        return;
+    }
+    m_slices.push_back(Slice{track, label, begin, end});
+}
+
+void Timeline::add_bytes(TrackId track, Picoseconds t, uint64_t bytes) {
+    if (track == kNoTrack || t < m_options.window_begin || t >= m_options.window_end) return;
+    m_tracks[track].buckets[t / m_options.counter_bucket] += bytes;
+}
+
+void Timeline::write_json(std::ostream& out) const {
+    // Perfetto shows processes by pid and threads by tid; tids are unique across the file.
+    out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    bool first = true;
+    auto sep = [&] {
+        if (!first) out << ",\n";
+        first = false;
+    };
+    for (std::size_t g = 0; g < m_groups.size(); ++g) {
+        sep();
+        out << fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}})", g + 1,
+                           nlohmann::json(m_groups[g]).dump());
+        sep();
+        out << fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}}}})", g + 1, g);
+    }
+    for (std::size_t t = 0; t < m_tracks.size(); ++t) {
+        const Track& track = m_tracks[t];
+        if (track.counter) continue;  // counters are named by their events
+        sep();
+        out << fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
+                           track.group + 1, t + 1, nlohmann::json(track.name).dump());
+        sep();
+        out << fmt::format(R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+                           track.group + 1, t + 1, t);
+    }
+    for (const Slice& s : m_slices) {
+        const Track& track = m_tracks[s.track];
+        sep();
+        out << fmt::format(R"({{"ph":"X","name":{},"pid":{},"tid":{},"ts":{},"dur":{}}})",
+                           nlohmann::json(m_labels[s.label]).dump(), track.group + 1, s.track + 1, micros(s.begin),
+                           micros(s.end - s.begin));
+    }
+    const double bucket_s = static_cast<double>(m_options.counter_bucket) * 1e-12;
+    for (std::size_t t = 0; t < m_tracks.size(); ++t) {
+        const Track& track = m_tracks[t];
+        if (!track.counter || track.buckets.empty()) continue;
+        std::vector<std::pair<uint64_t, uint64_t>> buckets(track.buckets.begin(), track.buckets.end());
+        std::sort(buckets.begin(), buckets.end());
+        const std::string name = nlohmann::json(track.name).dump();
+        auto emit = [&](uint64_t bucket, double gbps) {
+            sep();
+            out << fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"GB/s":{:.3f}}}}})", name,
+                               track.group + 1, micros(bucket * m_options.counter_bucket), gbps);
+        };
+        for (std::size_t i = 0; i < buckets.size(); ++i) {
+            // A bucket with nothing in it after a busy one drops the curve to zero.
+            if (i > 0 && buckets[i - 1].first + 1 < buckets[i].first) emit(buckets[i - 1].first + 1, 0.0);
+            emit(buckets[i].first, static_cast<double>(buckets[i].second) / bucket_s * 1e-9);
+        }
+        emit(buckets.back().first + 1, 0.0);
+    }
+    out << "\n]}\n";
+}
+
+}  // namespace asim

@@ -1,0 +1,93 @@
+// A recorder of what the hardware did when, written as a Chrome / Perfetto trace-event file
+// (JSON, https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU,
+// opened by ui.perfetto.dev and chrome://tracing).
+//
+// Components that are given a Timeline record two kinds of track:
+//  - slice tracks: intervals (a pipe busy on an op's tile), shown as bars;
+//  - counter tracks: amounts (bytes moved) summed into fixed time buckets and shown as a rate.
+// Tracks are grouped: a group becomes a Perfetto "process" (e.g. `die.core3`), a track one of its
+// "threads" (e.g. `AIC Cube`), in the order they were created.
+//
+// Large runs stay usable: only what overlaps the time window is kept, a component asks
+// `core_selected` before it creates per-core tracks, and past `max_events` slices further ones
+// are counted as dropped rather than stored. Components never write files; the job does, with
+// `write_json`. Recording costs nothing when no Timeline is given (components hold a null pointer).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/common/clock_domain.h"
+
+namespace asim {
+
+struct TimelineOptions {
+    Picoseconds window_begin = 0;
+    Picoseconds window_end = std::numeric_limits<Picoseconds>::max();
+    std::set<uint32_t> cores;                 // empty: every core
+    Picoseconds counter_bucket = 1'000'000;   // 1 us
+    uint64_t max_events = 4'000'000;          // slices kept; about 100 B each in the file
+};
+
+// Parses "START:END" (times with units, either side may be empty: "100us:", ":2ms") into the
+// window of `o`, and "0-3,8" into its core set. Throw InputError naming the option.
+void parse_timeline_window(const std::string& text, TimelineOptions& o);
+void parse_timeline_cores(const std::string& text, TimelineOptions& o);
+
+class Timeline {
+public:
+    using TrackId = uint32_t;
+    static constexpr TrackId kNoTrack = std::numeric_limits<TrackId>::max();
+
+    explicit Timeline(TimelineOptions options);
+
+    bool core_selected(uint32_t core) const { return m_options.cores.empty() || m_options.cores.count(core) != 0; }
+
+    TrackId slice_track(const std::string& group, const std::string& name);
+    // A counter of bytes, shown as GB/s per bucket.
+    TrackId counter_track(const std::string& group, const std::string& name);
+
+    // A name shown on slices, interned once (e.g. "matmul #12").
+    uint32_t label(const std::string& text);
+
+    // Records [begin, end) on `track` under `label`; ignored outside the window or for kNoTrack.
+    void slice(TrackId track, Picoseconds begin, Picoseconds end, uint32_t label);
+    // Adds `bytes` at time `t` to a counter track.
+    void add_bytes(TrackId track, Picoseconds t, uint64_t bytes);
+
+    uint64_t slices() const { return m_slices.size(); }
+    uint64_t dropped() const { return m_dropped; }
+
+    // Writes the trace-event JSON: metadata naming groups and tracks, the slices as complete
+    // events ("X"), counters as GB/s per bucket ("C").
+    void write_json(std::ostream& out) const;
+
+private:
+    struct Track {
+        uint32_t group;
+        std::string name;
+        bool counter;
+        std::unordered_map<uint64_t, uint64_t> buckets;  // bucket index -> bytes (counters)
+    };
+    struct Slice {
+        TrackId track;
+        uint32_t label;
+        Picoseconds begin, end;
+    };
+    uint32_t group_of(const std::string& group);
+
+    TimelineOptions m_options;
+    std::vector<std::string> m_groups;
+    std::vector<Track> m_tracks;
+    std::vector<std::string> m_labels;
+    std::unordered_map<std::string, uint32_t> m_label_ids;
+    std::vector<Slice> m_slices;
+    uint64_t m_dropped = 0;
+};
+
+}  // namespace asim

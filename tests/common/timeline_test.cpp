@@ -1,0 +1,111 @@
+// Timeline: window and core filters, counter buckets as GB/s, the trace-event JSON Perfetto reads,
+// and option parsing with clear errors.
+#include "models/common/timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "models/common/errors.h"
+
+namespace asim {
+namespace {
+
+nlohmann::json events_of(const Timeline& t) {
+    std::ostringstream s;
+    t.write_json(s);
+    return nlohmann::json::parse(s.str())["traceEvents"];
+}
+
+TEST(Timeline, SlicesBecomeCompleteEventsInMicrosecondsOnNamedTracks) {
+    Timeline t(TimelineOptions{});
+    const auto cube = t.slice_track("die.core0", "AIC Cube");
+    const auto mte2 = t.slice_track("die.core0", "AIC MTE2");
+    t.slice(cube, 1'500'000, 2'750'001, t.label("matmul #3"));  // 1.5 us .. 2.750001 us
+    t.slice(mte2, 0, 1'000, t.label("matmul #3"));
+    const auto ev = events_of(t);
+    int slices = 0;
+    bool named_cube = false, named_group = false;
+    for (const auto& e : ev) {
+        if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "AIC Cube") named_cube = true;
+        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "die.core0") named_group = true;
+        if (e["ph"] != "X") continue;
+        ++slices;
+        EXPECT_EQ(e["name"], "matmul #3");
+        if (e["tid"] == cube + 1) {
+            EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 1.5);
+            EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 1.250001);
+        }
+    }
+    EXPECT_EQ(slices, 2);
+    EXPECT_TRUE(named_cube);
+    EXPECT_TRUE(named_group);
+}
+
+TEST(Timeline, WindowKeepsOnlyWhatOverlapsIt) {
+    TimelineOptions o;
+    parse_timeline_window("10us:20us", o);
+    Timeline t(o);
+    const auto track = t.slice_track("g", "pipe");
+    t.slice(track, 0, 5'000'000, 0);             // before
+    t.slice(track, 9'000'000, 11'000'000, 0);    // overlaps the start
+    t.slice(track, 19'000'000, 25'000'000, 0);   // overlaps the end
+    t.slice(track, 20'000'000, 30'000'000, 0);   // after (end is exclusive)
+    t.slice(Timeline::kNoTrack, 12'000'000, 13'000'000, 0);
+    EXPECT_EQ(t.slices(), 2u);
+}
+
+TEST(Timeline, CountersSumBytesPerBucketAsGigabytesPerSecondAndDropToZeroAfter) {
+    TimelineOptions o;
+    o.counter_bucket = 1'000'000;  // 1 us
+    Timeline t(o);
+    const auto hbm = t.counter_track("die.hbm", "HBM read");
+    t.add_bytes(hbm, 100, 4000);        // bucket 0: 4000 B + 6000 B in 1 us = 10 GB/s
+    t.add_bytes(hbm, 999'999, 6000);
+    t.add_bytes(hbm, 3'000'000, 1000);  // bucket 3: 1 GB/s, buckets 1-2 empty
+    std::vector<std::pair<double, double>> points;
+    for (const auto& e : events_of(t)) {
+        if (e["ph"] == "C") points.emplace_back(e["ts"].get<double>(), e["args"]["GB/s"].get<double>());
+    }
+    const std::vector<std::pair<double, double>> want = {{0, 10}, {1, 0}, {3, 1}, {4, 0}};
+    EXPECT_EQ(points, want);
+}
+
+TEST(Timeline, MaxEventsDropsAndCountsTheRest) {
+    TimelineOptions o;
+    o.max_events = 3;
+    Timeline t(o);
+    const auto track = t.slice_track("g", "pipe");
+    for (int i = 0; i < 5; ++i) t.slice(track, i * 10, i * 10 + 5, 0);
+    EXPECT_EQ(t.slices(), 3u);
+    EXPECT_EQ(t.dropped(), 2u);
+}
+
+TEST(Timeline, CoreListsAndRanges) {
+    TimelineOptions o;
+    parse_timeline_cores("0-2,7", o);
+    Timeline t(o);
+    for (uint32_t c : {0u, 1u, 2u, 7u}) EXPECT_TRUE(t.core_selected(c)) << c;
+    for (uint32_t c : {3u, 6u, 8u}) EXPECT_FALSE(t.core_selected(c)) << c;
+    EXPECT_TRUE(Timeline(TimelineOptions{}).core_selected(71));
+}
+
+TEST(Timeline, BadOptionsAreInputErrorsNamingTheOption) {
+    TimelineOptions o;
+    EXPECT_THROW(parse_timeline_window("10us", o), InputError);
+    EXPECT_THROW(parse_timeline_window("20us:10us", o), InputError);
+    EXPECT_THROW(parse_timeline_window("10furlongs:", o), InputError);
+    EXPECT_THROW(parse_timeline_cores("3-1", o), InputError);
+    EXPECT_THROW(parse_timeline_cores("a", o), InputError);
+    EXPECT_THROW(parse_timeline_cores("1,,2", o), InputError);
+    try {
+        parse_timeline_cores("x", o);
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--timeline-cores"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace asim
