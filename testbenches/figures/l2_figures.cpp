@@ -88,7 +88,7 @@ std::vector<FigureTable> l2_figures(const L2FiguresOptions& o) {
     }
 
     StatsRegistry stats;
-    L2ReplayBench bench("die", l2, hbm, stats, std::move(phases));
+    L2ReplayBench bench("die", platform.die, stats, std::move(phases));
     bench.run();
     const auto& res = bench.results();
 

@@ -9,15 +9,25 @@
 
 namespace asim {
 
-L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const L2Params& l2, const HbmParams& hbm,
-                             StatsRegistry& stats, std::vector<L2ReplayPhase> phases)
+L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const DieParams& die, StatsRegistry& stats,
+                             std::vector<L2ReplayPhase> phases)
     : sc_module(name),
       l2_out("l2_out"),
-      m_memory(make_l2_and_hbm(l2, hbm, stats)),
-      m_clock(std::string(this->name()) + ".l2.clock", l2.clock_hz),
+      m_memory(make_l2_and_hbm(die.l2, die.hbm, stats)),
+      m_clock(std::string(this->name()) + ".l2.clock", die.l2.clock_hz),
       m_phases(std::move(phases)),
       m_results(m_phases.size()) {
     l2_out.bind(m_memory.l2->core_in);
+    if (die.noc) {
+        const NocRoutes routes(*die.noc, die.ai_cores, die.l2.slices, die.hbm.device.org.stacks);
+        const ClockDomain core_clock("noc", die.clock_hz);
+        auto one_way = [&](double hops) {
+            return core_clock.cycles_to_ps(static_cast<Cycles>(hops * die.noc->hop_cycles + 0.5));
+        };
+        std::vector<Picoseconds> table;
+        for (double hops : routes.mean_hops_to_slices()) table.push_back(one_way(hops));
+        m_memory.l2->set_network_latency(std::move(table), one_way(routes.mean_hops_slice_to_hbm()));
+    }
     SC_HAS_PROCESS(L2ReplayBench);
     SC_THREAD(drive);
 }

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "models/chip/die/die.h"
 #include "models/common/clock_domain.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
@@ -54,7 +55,8 @@ class L2ReplayBench : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<L2ReplayBench> l2_out;
 
-    L2ReplayBench(sc_core::sc_module_name name, const L2Params& l2, const HbmParams& hbm, StatsRegistry& stats,
+    // The die's L2 and HBM; with a NoC (`die.noc`), the requests cross it as from an average core.
+    L2ReplayBench(sc_core::sc_module_name name, const DieParams& die, StatsRegistry& stats,
                   std::vector<L2ReplayPhase> phases);
 
     // Runs every phase to completion. Throws what a phase threw (InputError for a bad record).

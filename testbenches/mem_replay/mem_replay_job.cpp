@@ -47,7 +47,7 @@ std::string l2_replay_job(const MemReplayOptions& o) {
     phase.stream = *stream;
 
     StatsRegistry stats;
-    L2ReplayBench bench("die", platform.die.l2, platform.die.hbm, stats, {phase});
+    L2ReplayBench bench("die", platform.die, stats, {phase});
     bench.run();
     const L2PhaseResult& r = bench.results().front();
     if (r.requests == 0) throw InputError(o.trace + ": the trace holds no request");

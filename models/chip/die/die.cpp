@@ -49,10 +49,27 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
             vector.push_back(m_vector_pipes.back().get());
         }
     }
+    if (params.noc) connect_network(*params.noc);
     m_tiler = std::make_unique<FoundationTiler>(m_params.core, params.ai_cores);
     m_dispatcher = std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
     m_dispatcher->set_address_space(params.hbm.capacity_bytes());
     m_dispatcher->set_prefetcher(m_hjsd.get(), static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight)));
+}
+
+// The L2's target ports, in binding order: the H-JSD's SDMA port, then per core its Cube and
+// vector pipelines. The SDMA engine sits at the middle router; HBM controllers: one per stack.
+void Die::connect_network(const NocParams& noc) {
+    const uint32_t slices = static_cast<uint32_t>(m_l2->slice_count());
+    const NocRoutes routes(noc, m_params.ai_cores, slices, m_params.hbm.device.org.stacks);
+    const uint32_t per_core = 1 + m_params.core.vector_cores;
+    const std::size_t ports = 1 + std::size_t{m_params.ai_cores} * per_core;
+    auto one_way = [&](double hops) { return m_clock.cycles_to_ps(static_cast<Cycles>(hops * noc.hop_cycles + 0.5)); };
+    std::vector<Picoseconds> table(ports * slices);
+    for (std::size_t port = 0; port < ports; ++port) {
+        const uint32_t router = port == 0 ? routes.routers() / 2 : routes.core_router(static_cast<uint32_t>((port - 1) / per_core));
+        for (uint32_t s = 0; s < slices; ++s) table[port * slices + s] = one_way(routes.hops(router, routes.slice_router(s)));
+    }
+    m_l2->set_network_latency(std::move(table), one_way(routes.mean_hops_slice_to_hbm()));
 }
 
 Cycles Die::cube_busy_cycles() const {

@@ -1,13 +1,13 @@
 // One Ascend-960-class die as the Foundation models it: AI cores (each one Cube pipeline and two
 // vector pipelines), a shared L2 and HBM, and the op dispatcher, composed from DieParams.
 //
-// The on-die network is a direct multi-port connection to the L2 here (no hop latency or link
-// bandwidth of its own): each engine's port bandwidth and the L2 slices carry the contention.
-// The Compute issue adds the NoC.
+// The on-die network (die.noc) adds hop latencies between the engines, the L2 slices and the HBM
+// controllers; bandwidth contention stays at the endpoints (models/interconnect/noc).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +21,7 @@
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/stats.h"
+#include "models/interconnect/noc/noc.h"
 #include "models/common/timeline.h"
 #include "models/memory/hbm/hbm_device.h"
 #include "models/memory/hbm/hbm_model.h"
@@ -38,6 +39,7 @@ struct DieParams {
     L2Params l2;
     HjsdParams hjsd;
     HbmParams hbm;  // die.hbm: the device, and the fidelity it runs at
+    std::optional<NocParams> noc;  // die.noc; absent: engines reach the L2 with no network latency
 
     // Derived figures for `info` and the summary.
     double peak_flops(DType dtype) const;  // Cube only; 0 when the dtype has no fractal
@@ -67,6 +69,8 @@ public:
     void finalize_stats();
 
 private:
+    void connect_network(const NocParams& noc);
+
     DieParams m_params;
     ClockDomain m_clock;
     std::unique_ptr<HbmModel> m_hbm;

@@ -236,6 +236,7 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     TransactionInfo* mine = info_of(*p);
     if (info) *mine = *info;
     mine->engine = name();
+    arrival += m_noc_to_hbm;  // slice to controller
     sc_core::sc_time delay = ClockDomain::from_ps(arrival > m_now ? arrival - m_now : 0);
     hbm_out->b_transport(*p, delay);
     check_response(*p, name());
@@ -243,7 +244,7 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     if (!is_write) (m_fetching_for_prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
     if (m_monitor) m_monitor->record(arrival, bytes);
     if (m_timeline) m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
-    return m_now + ClockDomain::to_ps(delay);
+    return m_now + ClockDomain::to_ps(delay) + m_noc_to_hbm;  // data back to the slice
 }
 
 // The time a new miss wanting to issue at `t` can take an MSHR.
@@ -296,7 +297,7 @@ void L2Cache::release_prefetch(Line& line) {
     line.prefetch_bytes = 0;
 }
 
-void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     if (!validate_payload(p, m_params.address_space_bytes)) return;
     const TransactionInfo* info = info_of(p);
     const StreamClass cls = info ? info->stream : StreamClass::kGeneral;
@@ -309,7 +310,7 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
     Counter& class_misses = *m_class_misses[static_cast<std::size_t>(cls)];
 
     m_now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-    const Picoseconds arrival = m_now + ClockDomain::to_ps(delay);
+    const Picoseconds issued = m_now + ClockDomain::to_ps(delay);
     const Picoseconds hit_latency = m_clock.cycles_to_ps(m_params.hit_latency_cycles);
     m_batch_done = 0;
     m_batch.lines.clear();
@@ -318,13 +319,22 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
     const uint64_t addr = p.get_address();
     const uint64_t end = addr + p.get_data_length();
     const uint64_t line_bytes = m_params.line_bytes;
-    Picoseconds done = arrival;
+    Picoseconds done = issued;
+    // The on-die network: each line reaches its slice `hop` after issue and its data returns
+    // `hop` later (zero without a NoC). Fills that complete in a batch return the farthest hop.
+    const Picoseconds* hop_of_slice =
+        m_noc_one_way.empty() ? nullptr : &m_noc_one_way[static_cast<std::size_t>(port) * m_slices.size()];
+    Picoseconds farthest_hop = 0;
     for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes) {
         const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
         const uint8_t need = sector_mask(lo, hi, line_addr);
         const uint64_t line_number = line_addr >> m_line_shift;
         const std::size_t set = set_of(line_number);
-        const auto grant = m_slices[slice_of(line_number)].reserve(arrival, hi - lo);
+        const std::size_t slice = slice_of(line_number);
+        const Picoseconds hop = hop_of_slice ? hop_of_slice[slice] : 0;
+        farthest_hop = std::max(farthest_hop, hop);
+        const Picoseconds arrival = issued + hop;  // at the slice
+        const auto grant = m_slices[slice].reserve(arrival, hi - lo);
         std::size_t idx = find(line_number, set);
 
         if (is_write) {
@@ -345,7 +355,7 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
                     m_lines[idx].dirty = need;
                 }
             }
-            done = std::max(done, grant.end + hit_latency);
+            done = std::max(done, grant.end + hit_latency + hop);
             continue;
         }
 
@@ -366,7 +376,7 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
                     }
                     m_policy->on_hit(idx);
                 }
-                done = std::max({done, grant.end + hit_latency, l.ready});
+                done = std::max({done, grant.end + hit_latency + hop, l.ready + hop});
                 continue;
             }
         } else if (!no_allocate) {
@@ -401,14 +411,19 @@ void L2Cache::b_transport(int /*port*/, tlm::tlm_generic_payload& p, sc_core::sc
         }
         m_batch.end = last;
         m_batch.lines.push_back(idx);
-        done = std::max(done, grant.end + hit_latency);
+        done = std::max(done, grant.end + hit_latency + hop);
     }
     flush_batch(info);
-    done = std::max(done, m_batch_done);
+    if (m_batch_done != 0) done = std::max(done, m_batch_done + farthest_hop);
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
-    if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, arrival, p.get_data_length());
+    if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
     delay = ClockDomain::from_ps(done - m_now);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way, Picoseconds slice_hbm_one_way) {
+    m_noc_one_way = std::move(port_slice_one_way);
+    m_noc_to_hbm = slice_hbm_one_way;
 }
 
 void L2Cache::record_to(Timeline* timeline, const std::string& l2_group, const std::string& hbm_group) {

@@ -111,6 +111,10 @@ public:
     std::size_t partition_of(StreamClass cls) const;
     void set_prefetch_listener(L2PrefetchListener* listener) { m_listener = listener; }
     void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
+    // The on-die network's one-way latency from each target port (binding order) to each slice,
+    // `ports x slices` row-major, and from a slice to the HBM controllers (models/interconnect/noc).
+    void set_network_latency(std::vector<Picoseconds> port_slice_one_way, Picoseconds slice_hbm_one_way);
+    std::size_t slice_count() const { return m_slices.size(); }
     // Records on `timeline` the bytes engines read and write (group `l2_group`) and the bytes the
     // L2 reads from and writes to HBM (group `hbm_group`), as GB/s counters.
     void record_to(Timeline* timeline, const std::string& l2_group, const std::string& hbm_group);
@@ -187,6 +191,8 @@ private:
     PayloadPool m_pool;
     L2PrefetchListener* m_listener = nullptr;
     HbmLoadMonitor* m_monitor = nullptr;
+    std::vector<Picoseconds> m_noc_one_way;  // ports x slices; empty: no network latency
+    Picoseconds m_noc_to_hbm = 0;
     Timeline* m_timeline = nullptr;
     Timeline::TrackId m_tl_read = Timeline::kNoTrack, m_tl_write = Timeline::kNoTrack;
     Timeline::TrackId m_tl_hbm_read = Timeline::kNoTrack, m_tl_hbm_write = Timeline::kNoTrack;

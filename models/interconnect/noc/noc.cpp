@@ -1,0 +1,87 @@
+#include "models/interconnect/noc/noc.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#include "models/common/config.h"
+
+namespace asim {
+
+std::vector<std::pair<std::string, std::string>> NocParams::validate() const {
+    std::vector<std::pair<std::string, std::string>> problems;
+    if (topology == Topology::kMesh && mesh_columns == 0) problems.emplace_back("mesh_columns", "must be at least 1");
+    return problems;
+}
+
+NocParams parse_noc_params(const ConfigNode& node) {
+    NocParams p;
+    p.topology = node.choice("topology", {"crossbar", "mesh"}) == "mesh" ? NocParams::Topology::kMesh
+                                                                        : NocParams::Topology::kCrossbar;
+    if (p.topology == NocParams::Topology::kMesh) {
+        p.mesh_columns = static_cast<uint32_t>(node.integer("mesh_columns", Range{1, 1024}));
+    } else {
+        node.has("mesh_columns");  // known, unused: --set topology=crossbar on a mesh preset works
+    }
+    p.hop_cycles = static_cast<uint32_t>(node.integer("hop_cycles", Range{0, 1000}));
+    for (const auto& [key, message] : p.validate()) node.fail(key, message);
+    return p;
+}
+
+NocRoutes::NocRoutes(const NocParams& params, uint32_t cores, uint32_t l2_slices, uint32_t hbm_controllers)
+    : m_params(params), m_cores(cores) {
+    if (params.topology == NocParams::Topology::kMesh) {
+        m_columns = std::max<uint32_t>(1, params.mesh_columns);
+        const uint32_t rows = std::max<uint32_t>(1, (std::max<uint32_t>(cores, 1) + m_columns - 1) / m_columns);
+        m_routers = m_columns * rows;
+    }
+    // Slices spread evenly over the routers (a crossbar has one "router": every pair is one hop).
+    for (uint32_t s = 0; s < l2_slices; ++s) {
+        m_slice_router.push_back(static_cast<uint32_t>(uint64_t{s} * m_routers / std::max<uint32_t>(1, l2_slices)));
+    }
+    // HBM controllers on the left and right edges, rows spread top to bottom.
+    const uint32_t rows = m_routers / m_columns;
+    for (uint32_t h = 0; h < hbm_controllers; ++h) {
+        const uint32_t per_side = (hbm_controllers + 1) / 2;
+        const uint32_t row = static_cast<uint32_t>(uint64_t{h / 2} * rows / std::max<uint32_t>(1, per_side));
+        m_hbm_router.push_back(row * m_columns + (h % 2 == 0 ? 0 : m_columns - 1));
+    }
+}
+
+uint32_t NocRoutes::hops(uint32_t from_router, uint32_t to_router) const {
+    if (m_params.topology == NocParams::Topology::kCrossbar) return 1;
+    const int dx = static_cast<int>(from_router % m_columns) - static_cast<int>(to_router % m_columns);
+    const int dy = static_cast<int>(from_router / m_columns) - static_cast<int>(to_router / m_columns);
+    return 1 + static_cast<uint32_t>(std::abs(dx) + std::abs(dy));  // the router of entry counts as one
+}
+
+double NocRoutes::mean_hops_slice_to_hbm() const {
+    if (m_slice_router.empty() || m_hbm_router.empty()) return m_params.topology == NocParams::Topology::kCrossbar;
+    double sum = 0;
+    for (uint32_t s : m_slice_router) {
+        uint32_t best = std::numeric_limits<uint32_t>::max();
+        for (uint32_t h : m_hbm_router) best = std::min(best, hops(s, h));
+        sum += best;
+    }
+    return sum / static_cast<double>(m_slice_router.size());
+}
+
+std::vector<double> NocRoutes::mean_hops_to_slices() const {
+    std::vector<double> mean(m_slice_router.size(), 0.0);
+    for (uint32_t s = 0; s < m_slice_router.size(); ++s) {
+        for (uint32_t c = 0; c < m_cores; ++c) mean[s] += hops_core_to_slice(c, s);
+        mean[s] /= std::max<uint32_t>(1, m_cores);
+    }
+    return mean;
+}
+
+double NocRoutes::mean_hops_core_to_slice() const {
+    if (m_cores == 0 || m_slice_router.empty()) return 0;
+    double sum = 0;
+    for (uint32_t c = 0; c < m_cores; ++c) {
+        for (uint32_t s = 0; s < m_slice_router.size(); ++s) sum += hops_core_to_slice(c, s);
+    }
+    return sum / static_cast<double>(m_cores) / static_cast<double>(m_slice_router.size());
+}
+
+}  // namespace asim
