@@ -118,3 +118,28 @@ TEST(FiguresCli, DtypeTheEngineLacksIsRefusedWithOpAndLine) {
 
 }  // namespace
 }  // namespace asim::test
+
+namespace asim::test {
+namespace {
+
+// The generator makes FP4 GEMM traces (weights two per byte) that the die runs at the FP4 peak.
+TEST(FiguresCli, GeneratedFp4TraceRunsAtTheFp4Peak) {
+    const std::string dir = scratch_path("figures", "fp4gen");
+    const CliResult g = run_cli("trace gen --model llama3-8b --phase prefill --batch 1 --seq 512 --layers 1 --dtype fp4 --out " + dir);
+    ASSERT_EQ(g.exit_code, 0) << g.output;
+    std::string trace;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() == ".jsonl") trace = e.path().string();
+    }
+    ASSERT_FALSE(trace.empty()) << g.output;
+    const std::string text = read_text(trace);
+    EXPECT_NE(text.find("\"dtype\":\"fp4\""), std::string::npos);
+    const std::string out = dir + "/run";
+    const CliResult r = run_cli("run --trace " + trace + " --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(read_text(out + "/summary.txt").find("peak (fp4)"), std::string::npos) << read_text(out + "/summary.txt");
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace asim::test
