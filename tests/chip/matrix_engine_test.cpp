@@ -241,6 +241,15 @@ TEST(Tiling, MatmulThatFitsNoBufferIsRefused) {
     EXPECT_EQ(refusal(default_core(), op_matmul(4096, 4096, 4096, DType::kBf16)), "");
 }
 
+TEST(Tiling, OverflowingDimensionsAreRefused) {
+    const std::string why = refusal(default_core(), op_matmul(1ULL << 32, 1ULL << 32, 1ULL << 32, DType::kBf16));
+    EXPECT_NE(why.find("op 3"), std::string::npos) << why;
+    EXPECT_NE(why.find("overflow"), std::string::npos) << why;
+    trace::Op big = op_matmul(1ULL << 20, 1ULL << 20, 1ULL << 20, DType::kBf16);  // 2^60 MACs x 8 > 2^63
+    EXPECT_NE(refusal(default_core(), big).find("overflow"), std::string::npos);
+    EXPECT_EQ(refusal(default_core(), op_matmul(1ULL << 20, 1ULL << 20, 1ULL << 19, DType::kBf16)), "");
+}
+
 TEST(Tiling, MatmulTilesFitEveryBufferForEveryDtype) {
     const AiCoreParams core = default_core();
     for (DType d : {DType::kBf16, DType::kFp8, DType::kFp4, DType::kFp32}) {

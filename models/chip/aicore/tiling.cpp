@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,17 @@ uint64_t bytes_of(uint64_t elements, uint32_t bits) { return ceil_div(elements *
 [[noreturn]] void refuse(const trace::Op& op, const std::string& why) {
     throw InputError("op " + std::to_string(op.id) + " (" + std::string(trace::to_string(op.kind)) +
                      "): " + why);
+}
+
+// Refuses `op` unless the product of `dims` (its MACs; x 2 for FLOPs and x 4 for bytes of
+// 32-bit elements) fits in 63 bits: beyond that the counters and addresses would wrap.
+void refuse_overflow(const trace::Op& op, std::initializer_list<uint64_t> dims, const char* what) {
+    uint64_t product = 8;
+    for (uint64_t d : dims) {
+        if (__builtin_mul_overflow(product, d, &product) || product >= (uint64_t{1} << 63)) {
+            refuse(op, std::string("dimensions overflow: ") + what + " x 8 must fit in 63 bits");
+        }
+    }
 }
 
 // Address of tile `index` of size `bytes` inside `t`, wrapping inside the tensor.
@@ -240,6 +252,7 @@ OpPlan FoundationTiler::plan_matmul(const trace::Op& op) const {
         refuse(op, "a matmul needs two input tensors (A, B) and one output tensor (C)");
     }
     const auto& s = op.matmul;
+    refuse_overflow(op, {s.batch, s.m, s.n, s.k}, "batch x m x n x k");
     MatmulGeometry g{};
     g.batch = s.batch;
     g.m = s.m;
@@ -320,6 +333,8 @@ OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
     }
     AttentionGeometry g{};
     g.s = op.attention;
+    refuse_overflow(op, {g.s.batch, g.s.heads, g.s.q_len, g.s.kv_len, g.s.head_dim},
+                    "batch x heads x q_len x kv_len x head_dim");
     g.q_tiles = ceil_div(g.s.q_len, g.q_tile);
     g.kv_tiles = ceil_div(g.s.kv_len, g.kv_tile);
     g.bits = dtype_bits(op.dtype);
