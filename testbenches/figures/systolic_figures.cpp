@@ -21,7 +21,8 @@ FigureTable systolic_figures(const SystolicFiguresOptions& o) {
     } else if (o.dataflow == "is") {
         p.dataflow = SystolicDataflow::kInputStationary;
     } else {
-        throw InputError("figures systolic: --dataflow must be os, ws or is, not '" + o.dataflow + "'");
+        throw InputError("figures systolic: --dataflow must be os, ws or is, not '" + o.dataflow +
+                         "'");
     }
     const auto dtype = dtype_from_string(o.dtype);
     if (!dtype) throw InputError("figures systolic: unknown --dtype '" + o.dtype + "'");
@@ -43,7 +44,8 @@ FigureTable systolic_figures(const SystolicFiguresOptions& o) {
     for (const GemmShape& s : shapes) {
         const SystolicTiming timing = systolic_timing(p, s.m, s.n, s.k, o.macs_per_cell);
         const double cycles = static_cast<double>(timing.cycles());
-        const double macs = static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+        const double macs =
+            static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
         const double time_ns = cycles / hz * 1e9;
         t.rows.push_back({std::to_string(s.m), std::to_string(s.n), std::to_string(s.k), o.dtype,
                           std::to_string(timing.cycles()), fmt::format("{:.3f}", time_ns),

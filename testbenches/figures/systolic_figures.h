@@ -16,9 +16,10 @@ struct SystolicFiguresOptions {
     uint32_t cols = 32;
     std::string dataflow = "os";  // os, ws or is
     std::string shapes;
-    std::string dtype = "bf16";   // operand type (names the rows; the timing depends on macs_per_cell)
-    uint32_t macs_per_cell = 1;   // MACs per cell and cycle along k in that dtype
-    std::string clock = "1GHz";   // for time_ns and tflops
+    std::string dtype =
+        "bf16";  // operand type (names the rows; the timing depends on macs_per_cell)
+    uint32_t macs_per_cell = 1;  // MACs per cell and cycle along k in that dtype
+    std::string clock = "1GHz";  // for time_ns and tflops
 };
 
 FigureTable systolic_figures(const SystolicFiguresOptions& o);

@@ -31,7 +31,9 @@ std::vector<std::vector<std::string>> table(const std::string& output, const std
 
 TEST(FiguresCli, SystolicColumnsAndFoldArithmetic) {
     const std::string out = scratch_path("figures", "systolic");
-    const CliResult r = run_cli("figures systolic --rows 16 --cols 16 --dataflow os --shapes '64,64,64;16,16,100' --out " + out);
+    const CliResult r = run_cli(
+        "figures systolic --rows 16 --cols 16 --dataflow os --shapes '64,64,64;16,16,100' --out " +
+        out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto rows = table(r.output, "systolic_gemm");
     ASSERT_EQ(rows.size(), 3u) << r.output;
@@ -43,7 +45,8 @@ TEST(FiguresCli, SystolicColumnsAndFoldArithmetic) {
     EXPECT_EQ(rows[1][5], "1504.000");
     EXPECT_NEAR(std::stod(rows[1][7]), 64.0 * 64 * 64 / (1504.0 * 256), 1e-6);
     EXPECT_EQ(rows[2][4], "130");
-    EXPECT_EQ(read_text(out + "/systolic_gemm.csv").substr(0, std::string(kColumns).size()), kColumns);
+    EXPECT_EQ(read_text(out + "/systolic_gemm.csv").substr(0, std::string(kColumns).size()),
+              kColumns);
     std::filesystem::remove_all(out);
 }
 
@@ -60,7 +63,8 @@ TEST(FiguresCli, GemmRunsThroughTheDie) {
         const double cycles = std::stod(rows[i][4]), ns = std::stod(rows[i][5]);
         const double tflops = std::stod(rows[i][6]), util = std::stod(rows[i][7]);
         EXPECT_NEAR(cycles / ns, 1.65, 0.01);  // the die clock
-        const double flops = 2.0 * std::stod(rows[i][0]) * std::stod(rows[i][1]) * std::stod(rows[i][2]);
+        const double flops =
+            2.0 * std::stod(rows[i][0]) * std::stod(rows[i][1]) * std::stod(rows[i][2]);
         EXPECT_NEAR(tflops, flops / ns * 1e-3, 1e-3 + 1e-6 * tflops);
         EXPECT_GT(util, 0.0);
         EXPECT_LE(util, 1.0);
@@ -72,19 +76,23 @@ TEST(FiguresCli, GemmRunsThroughTheDie) {
 
 TEST(FiguresCli, GemmComparesMatrixEnginesOnTheSameShape) {
     const CliResult cube = run_cli("figures gemm --shapes '1024,1024,1024'");
-    const CliResult sys = run_cli("figures gemm --shapes '1024,1024,1024' --set die.aicore.matrix_engine.kind=systolic");
+    const CliResult sys = run_cli(
+        "figures gemm --shapes '1024,1024,1024' --set die.aicore.matrix_engine.kind=systolic");
     ASSERT_EQ(cube.exit_code, 0) << cube.output;
     ASSERT_EQ(sys.exit_code, 0) << sys.output;
     // Same peak (64 x 64 cells = one 16x16x16 fractal per cycle), but the array pays fill,
     // drain and preload per fold: slower.
-    EXPECT_GT(std::stod(table(sys.output, "gemm")[1][4]), std::stod(table(cube.output, "gemm")[1][4]));
+    EXPECT_GT(std::stod(table(sys.output, "gemm")[1][4]),
+              std::stod(table(cube.output, "gemm")[1][4]));
 }
 
 TEST(FiguresCli, BadShapesExitTwoAndWriteNothing) {
-    for (const std::string shapes : {"0,5,5", "a,b", "1,2", "1,2,3,4", "4,4,-4", "", "99999999999,1,1"}) {
+    for (const std::string shapes :
+         {"0,5,5", "a,b", "1,2", "1,2,3,4", "4,4,-4", "", "99999999999,1,1"}) {
         for (const std::string sub : {"gemm", "systolic"}) {
             const std::string out = scratch_path("figures", "bad");
-            const CliResult r = run_cli("figures " + sub + " --shapes '" + shapes + "' --out " + out);
+            const CliResult r =
+                run_cli("figures " + sub + " --shapes '" + shapes + "' --out " + out);
             EXPECT_EQ(r.exit_code, 2) << sub << " '" << shapes << "': " << r.output;
             EXPECT_NE(r.output.find("error"), std::string::npos) << r.output;
             EXPECT_FALSE(std::filesystem::exists(out)) << sub << " '" << shapes << "'";
@@ -104,13 +112,16 @@ TEST(FiguresCli, DtypeTheEngineLacksIsRefusedWithOpAndLine) {
                "\"inputs\":[{\"addr\":0,\"bytes\":4096},{\"addr\":65536,\"bytes\":4096}],"
                "\"outputs\":[{\"addr\":131072,\"bytes\":8192}]}\n");
     const std::string out = scratch_path("figures", "fp8-out");
-    const CliResult r = run_cli("run --trace " + trace + " --set die.aicore.matrix_engine.kind=systolic --out " + out);
+    const CliResult r = run_cli("run --trace " + trace +
+                                " --set die.aicore.matrix_engine.kind=systolic --out " + out);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(":3:"), std::string::npos) << r.output;  // trace line
     EXPECT_NE(r.output.find("op 4"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("systolic matrix engine does not support dtype fp8"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("systolic matrix engine does not support dtype fp8"), std::string::npos)
+        << r.output;
     EXPECT_FALSE(std::filesystem::exists(out));
-    const CliResult g = run_cli("figures gemm --dtype fp8 --shapes 64,64,64 --set die.aicore.matrix_engine.kind=systolic");
+    const CliResult g = run_cli(
+        "figures gemm --dtype fp8 --shapes 64,64,64 --set die.aicore.matrix_engine.kind=systolic");
     EXPECT_EQ(g.exit_code, 2) << g.output;
     EXPECT_NE(g.output.find("does not support dtype fp8"), std::string::npos) << g.output;
     std::filesystem::remove(trace);
@@ -125,7 +136,10 @@ namespace {
 // The generator makes FP4 GEMM traces (weights two per byte) that the die runs at the FP4 peak.
 TEST(FiguresCli, GeneratedFp4TraceRunsAtTheFp4Peak) {
     const std::string dir = scratch_path("figures", "fp4gen");
-    const CliResult g = run_cli("trace gen --model llama3-8b --phase prefill --batch 1 --seq 512 --layers 1 --dtype fp4 --out " + dir);
+    const CliResult g = run_cli(
+        "trace gen --model llama3-8b --phase prefill --batch 1 --seq 512 --layers 1 --dtype fp4 "
+        "--out " +
+        dir);
     ASSERT_EQ(g.exit_code, 0) << g.output;
     std::string trace;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
@@ -137,7 +151,8 @@ TEST(FiguresCli, GeneratedFp4TraceRunsAtTheFp4Peak) {
     const std::string out = dir + "/run";
     const CliResult r = run_cli("run --trace " + trace + " --out " + out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(read_text(out + "/summary.txt").find("peak (fp4)"), std::string::npos) << read_text(out + "/summary.txt");
+    EXPECT_NE(read_text(out + "/summary.txt").find("peak (fp4)"), std::string::npos)
+        << read_text(out + "/summary.txt");
     std::filesystem::remove_all(dir);
 }
 

@@ -1,11 +1,12 @@
 // Matrix engines against first principles: the Cube's fractal counts per dtype, and the systolic
 // array's fold arithmetic checked against a cycle-by-cycle register-transfer model of the array
 // written here (operands shifting one cell per cycle), not against the formula it tests.
+#include "models/chip/aicore/matrix_engine.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "models/chip/aicore/matrix_engine.h"
 #include "models/chip/aicore/tiling.h"
 #include "models/common/errors.h"
 #include "platforms/platform.h"
@@ -19,12 +20,12 @@ TEST(CubeEngine, FractalCountsPerDtype) {
     const auto cube = make_matrix_engine(default_core());
     ASSERT_EQ(cube->kind(), MatrixEngineKind::kCube);
     // A 64 x 64 x 64 tile: (64/16) x (64/16) fractals of m x n, times 64 / fk along k.
-    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kBf16), 4u * 4u * 4u);   // 16x16x16
+    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kBf16), 4u * 4u * 4u);  // 16x16x16
     EXPECT_EQ(cube->cycles(64, 64, 64, DType::kFp16), 4u * 4u * 4u);
-    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kFp8), 4u * 4u * 2u);    // 16x32x16
+    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kFp8), 4u * 4u * 2u);  // 16x32x16
     EXPECT_EQ(cube->cycles(64, 64, 64, DType::kInt8), 4u * 4u * 2u);
-    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kFp4), 4u * 4u * 1u);    // 16x64x16
-    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kFp32), 4u * 4u * 8u);   // 16x8x16
+    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kFp4), 4u * 4u * 1u);   // 16x64x16
+    EXPECT_EQ(cube->cycles(64, 64, 64, DType::kFp32), 4u * 4u * 8u);  // 16x8x16
     // Ragged tiles are padded to whole fractals in every dimension.
     EXPECT_EQ(cube->cycles(17, 33, 1, DType::kBf16), 2u * 3u * 1u);
     EXPECT_EQ(cube->cycles(16, 16, 65, DType::kFp4), 2u);
@@ -48,18 +49,23 @@ uint64_t stepped_os_fold(uint32_t rows, uint32_t cols, uint64_t k) {
     for (uint64_t cycle = 0;; ++cycle) {
         for (uint32_t r = 0; r < rows; ++r) {
             for (uint32_t c = cols; c-- > 0;) {
-                a[r][c] = c == 0 ? (cycle >= r && cycle - r < k ? static_cast<int64_t>(cycle - r) : -1) : a[r][c - 1];
+                a[r][c] = c == 0
+                              ? (cycle >= r && cycle - r < k ? static_cast<int64_t>(cycle - r) : -1)
+                              : a[r][c - 1];
             }
         }
         for (uint32_t c = 0; c < cols; ++c) {
             for (uint32_t r = rows; r-- > 0;) {
-                b[r][c] = r == 0 ? (cycle >= c && cycle - c < k ? static_cast<int64_t>(cycle - c) : -1) : b[r - 1][c];
+                b[r][c] = r == 0
+                              ? (cycle >= c && cycle - c < k ? static_cast<int64_t>(cycle - c) : -1)
+                              : b[r - 1][c];
             }
         }
         for (uint32_t r = 0; r < rows; ++r) {
             for (uint32_t c = 0; c < cols; ++c) {
                 if (a[r][c] >= 0 && b[r][c] >= 0) {
-                    EXPECT_EQ(a[r][c], b[r][c]) << "operands of different k met in cell " << r << "," << c;
+                    EXPECT_EQ(a[r][c], b[r][c])
+                        << "operands of different k met in cell " << r << "," << c;
                     if (++macs[r][c] == k) ++done;
                 }
             }
@@ -81,7 +87,8 @@ uint64_t stepped_ws_fold(uint32_t rows, uint32_t cols, uint64_t m) {
         weight_row_of[0] = cycle < rows ? static_cast<int>(rows - 1 - cycle) : -1;
         preload = cycle + 1;
         bool loaded = true;
-        for (uint32_t r = 0; r < rows; ++r) loaded = loaded && weight_row_of[r] == static_cast<int>(r);
+        for (uint32_t r = 0; r < rows; ++r)
+            loaded = loaded && weight_row_of[r] == static_cast<int>(r);
         if (loaded) break;
     }
     // Streaming: x[r][c] = input vector index in cell (r, c); s[r][c] = vector index of the sum
@@ -92,14 +99,17 @@ uint64_t stepped_ws_fold(uint32_t rows, uint32_t cols, uint64_t m) {
     for (uint64_t cycle = 0;; ++cycle) {
         for (uint32_t r = 0; r < rows; ++r) {
             for (uint32_t c = cols; c-- > 0;) {
-                x[r][c] = c == 0 ? (cycle >= r && cycle - r < m ? static_cast<int64_t>(cycle - r) : -1) : x[r][c - 1];
+                x[r][c] = c == 0
+                              ? (cycle >= r && cycle - r < m ? static_cast<int64_t>(cycle - r) : -1)
+                              : x[r][c - 1];
             }
         }
         for (uint32_t c = 0; c < cols; ++c) {
             for (uint32_t r = rows; r-- > 0;) {
                 const int64_t above = r == 0 ? x[0][c] : s[r - 1][c];
                 const int64_t above_depth = r == 0 ? 0 : depth[r - 1][c];
-                // Cell (r, c) adds x * w to the sum coming from above when both belong to the same vector.
+                // Cell (r, c) adds x * w to the sum coming from above when both belong to the same
+                // vector.
                 if (x[r][c] >= 0 && (r == 0 || above == x[r][c])) {
                     s[r][c] = x[r][c];
                     depth[r][c] = above_depth + 1;
@@ -163,7 +173,8 @@ TEST(SystolicEngine, InputStationaryIsWeightStationaryWithTheOperandsSwapped) {
     ws.dataflow = SystolicDataflow::kWeightStationary;
     is.dataflow = SystolicDataflow::kInputStationary;
     // C = A B with A stationary is C^T = B^T A^T with B^T stationary: swap m and n.
-    EXPECT_EQ(systolic_timing(is, 37, 100, 19, 1).cycles(), systolic_timing(ws, 100, 37, 19, 1).cycles());
+    EXPECT_EQ(systolic_timing(is, 37, 100, 19, 1).cycles(),
+              systolic_timing(ws, 100, 37, 19, 1).cycles());
     const SystolicTiming t = systolic_timing(is, 37, 100, 19, 1);
     EXPECT_EQ(t.folds, 3u * 10u);  // ceil(19 / 8) k-folds x ceil(37 / 4) m-folds
     EXPECT_EQ(t.per_fold(), 8u + 7u + 100u + 3u);
@@ -225,29 +236,35 @@ TEST(SystolicEngine, UnsupportedDtypeIsRefusedNamingTheOp) {
     // The cube refuses a dtype without a fractal the same way.
     AiCoreParams cube = default_core();
     cube.cube_fractals.erase(DType::kFp4);
-    EXPECT_NE(refusal(cube, op_matmul(64, 64, 64, DType::kFp4)).find("no fractal for dtype fp4"), std::string::npos);
+    EXPECT_NE(refusal(cube, op_matmul(64, 64, 64, DType::kFp4)).find("no fractal for dtype fp4"),
+              std::string::npos);
 }
 
 TEST(Tiling, MatmulThatFitsNoBufferIsRefused) {
     // L1 of 4 KiB holds a fractal but not two double-buffered 256-row tiles of the smallest depth.
     AiCoreParams core = default_core();
     core.l1_bytes = 4 << 10;
-    EXPECT_NE(refusal(core, op_matmul(4096, 4096, 4096, DType::kBf16)).find("L1"), std::string::npos);
+    EXPECT_NE(refusal(core, op_matmul(4096, 4096, 4096, DType::kBf16)).find("L1"),
+              std::string::npos);
     // L0A of 4 KiB cannot hold a 256 x 16 bf16 A tile (8 KiB).
     core = default_core();
     core.l0a_bytes = 4 << 10;
-    EXPECT_NE(refusal(core, op_matmul(4096, 4096, 4096, DType::kBf16)).find("L0A"), std::string::npos);
+    EXPECT_NE(refusal(core, op_matmul(4096, 4096, 4096, DType::kBf16)).find("L0A"),
+              std::string::npos);
     // The default buffers take it.
     EXPECT_EQ(refusal(default_core(), op_matmul(4096, 4096, 4096, DType::kBf16)), "");
 }
 
 TEST(Tiling, OverflowingDimensionsAreRefused) {
-    const std::string why = refusal(default_core(), op_matmul(1ULL << 32, 1ULL << 32, 1ULL << 32, DType::kBf16));
+    const std::string why =
+        refusal(default_core(), op_matmul(1ULL << 32, 1ULL << 32, 1ULL << 32, DType::kBf16));
     EXPECT_NE(why.find("op 3"), std::string::npos) << why;
     EXPECT_NE(why.find("overflow"), std::string::npos) << why;
-    trace::Op big = op_matmul(1ULL << 20, 1ULL << 20, 1ULL << 20, DType::kBf16);  // 2^60 MACs x 8 > 2^63
+    trace::Op big =
+        op_matmul(1ULL << 20, 1ULL << 20, 1ULL << 20, DType::kBf16);  // 2^60 MACs x 8 > 2^63
     EXPECT_NE(refusal(default_core(), big).find("overflow"), std::string::npos);
-    EXPECT_EQ(refusal(default_core(), op_matmul(1ULL << 20, 1ULL << 20, 1ULL << 19, DType::kBf16)), "");
+    EXPECT_EQ(refusal(default_core(), op_matmul(1ULL << 20, 1ULL << 20, 1ULL << 19, DType::kBf16)),
+              "");
 }
 
 TEST(Tiling, MatmulTilesFitEveryBufferForEveryDtype) {
@@ -297,10 +314,10 @@ TEST(AiCoreConfig, BuffersSmallerThanOneFractalAreConfigErrors) {
 }
 
 TEST(AiCoreConfig, MatrixEngineIsChosenByNameWithStrictKeys) {
-    const auto p = load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.kind=systolic",
-                                                    "die.aicore.matrix_engine.rows=32",
-                                                    "die.aicore.matrix_engine.dataflow=os",
-                                                    "die.aicore.matrix_engine.macs_per_cell.fp8=2"});
+    const auto p = load_platform(
+        kDefaultPlatform,
+        {"die.aicore.matrix_engine.kind=systolic", "die.aicore.matrix_engine.rows=32",
+         "die.aicore.matrix_engine.dataflow=os", "die.aicore.matrix_engine.macs_per_cell.fp8=2"});
     const MatrixEngineParams& e = p.die.core.matrix_engine;
     EXPECT_EQ(e.kind, MatrixEngineKind::kSystolic);
     EXPECT_EQ(e.systolic.rows, 32u);
@@ -309,13 +326,15 @@ TEST(AiCoreConfig, MatrixEngineIsChosenByNameWithStrictKeys) {
     EXPECT_EQ(e.systolic.macs_per_cell.size(), 1u);  // the map replaces the default
     EXPECT_DOUBLE_EQ(p.die.peak_flops(DType::kFp8), 2.0 * 32 * 64 * 2 * 72 * 1.65e9);
     EXPECT_DOUBLE_EQ(p.die.peak_flops(DType::kBf16), 0.0);
-    EXPECT_THROW(load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.kind=tpu"}), ConfigError);
-    EXPECT_THROW(load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.rows=32"}), ConfigError);  // cube
-    EXPECT_THROW(load_platform(kDefaultPlatform,
-                               {"die.aicore.matrix_engine.kind=systolic", "die.aicore.matrix_engine.dataflow=xs"}),
+    EXPECT_THROW(load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.kind=tpu"}),
                  ConfigError);
-    EXPECT_THROW(load_platform(kDefaultPlatform,
-                               {"die.aicore.matrix_engine.kind=systolic", "die.aicore.matrix_engine.colz=3"}),
+    EXPECT_THROW(load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.rows=32"}),
+                 ConfigError);  // cube
+    EXPECT_THROW(load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.kind=systolic",
+                                                  "die.aicore.matrix_engine.dataflow=xs"}),
+                 ConfigError);
+    EXPECT_THROW(load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.kind=systolic",
+                                                  "die.aicore.matrix_engine.colz=3"}),
                  ConfigError);
 }
 
@@ -378,8 +397,10 @@ void check_attention_coverage(bool causal) {
                 i = 1;
             }
             ASSERT_GE(unit, 0);
-            const uint64_t kv_index = (t.loads[i].addr - (1ULL << 30)) / q_tile_bytes;  // head * kv_tiles + kv
-            const uint64_t head = static_cast<uint64_t>(unit) / q_tiles, qt = static_cast<uint64_t>(unit) % q_tiles;
+            const uint64_t kv_index =
+                (t.loads[i].addr - (1ULL << 30)) / q_tile_bytes;  // head * kv_tiles + kv
+            const uint64_t head = static_cast<uint64_t>(unit) / q_tiles,
+                           qt = static_cast<uint64_t>(unit) % q_tiles;
             ASSERT_EQ(kv_index / kv_tiles, head) << "a Q tile met another head's K";
             ++seen[(head * q_tiles + qt) * kv_tiles + kv_index % kv_tiles];
             t = Tile{};
@@ -388,7 +409,8 @@ void check_attention_coverage(bool causal) {
     for (uint64_t h = 0; h < heads; ++h) {
         for (uint64_t qt = 0; qt < q_tiles; ++qt) {
             for (uint64_t kv = 0; kv < kv_tiles; ++kv) {
-                // With the mask, query i sees keys 0..i (q_len == kv_len): block (qt, kv) has work iff kv <= qt.
+                // With the mask, query i sees keys 0..i (q_len == kv_len): block (qt, kv) has work
+                // iff kv <= qt.
                 const int expected = !causal || kv <= qt ? 1 : 0;
                 EXPECT_EQ(seen[(h * q_tiles + qt) * kv_tiles + kv], expected)
                     << "head " << h << " q tile " << qt << " kv tile " << kv;
@@ -398,7 +420,9 @@ void check_attention_coverage(bool causal) {
 }
 
 TEST(Tiling, AttentionCoversEveryQueryKeyBlockOnce) { check_attention_coverage(false); }
-TEST(Tiling, CausalAttentionCoversEveryBlockOnOrBelowTheDiagonalOnce) { check_attention_coverage(true); }
+TEST(Tiling, CausalAttentionCoversEveryBlockOnOrBelowTheDiagonalOnce) {
+    check_attention_coverage(true);
+}
 
 }  // namespace
 }  // namespace asim

@@ -1,14 +1,14 @@
 // Tile pipeline: double buffering overlaps the loads of tile i+1 with the compute of tile i, so a
 // sequence of tiles takes less than the sum of its parts, and no less than its busiest stage.
+#include "models/chip/aicore/tile_pipeline.h"
+
 #include <gtest/gtest.h>
-
-#include <memory>
-
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "models/chip/aicore/tile_pipeline.h"
+#include <memory>
+#include <systemc>
+#include <tlm>
+
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/stats.h"
@@ -35,7 +35,7 @@ struct FixedLatencyMemory : sc_core::sc_module {
 // `count` tiles, each loading `load_bytes`, computing `cube` cycles and storing `store_bytes`
 // into its own output block.
 class UniformTiles : public TileSource {
-public:
+  public:
     UniformTiles(int count, uint64_t load_bytes, Cycles cube, uint64_t store_bytes)
         : m_left(count), m_load(load_bytes), m_cube(cube), m_store(store_bytes) {}
     bool next(Tile& t) override {
@@ -48,7 +48,7 @@ public:
         return true;
     }
 
-private:
+  private:
     int m_left;
     uint64_t m_load;
     Cycles m_cube;
@@ -84,7 +84,8 @@ TEST(TilePipeline, DoubleBufferingMakesATileSequenceShorterThanItsParts) {
     TilePipeline pipe("pipe", clock, TilePipelineParams{100, 100}, stats, failures);
     FixedLatencyMemory mem("mem");
     pipe.l2_out.bind(mem.core_in);
-    Driver driver("driver", pipe, std::make_unique<UniformTiles>(tiles, load_bytes, cube, store_bytes));
+    Driver driver("driver", pipe,
+                  std::make_unique<UniformTiles>(tiles, load_bytes, cube, store_bytes));
     test::run_simulation(sc_core::sc_time(1, sc_core::SC_MS));
     failures.rethrow_if_failed();
 

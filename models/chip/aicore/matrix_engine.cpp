@@ -15,9 +15,10 @@ std::string dtype_list(const std::vector<DType>& dtypes) {
 }
 
 // The DaVinci Cube: `fractals_per_cycle` [fm x fk] x [fk x fn] fractals per cycle. A tile is
-// padded up to whole fractals in each dimension (the NZ layout stores partial fractals zero-filled).
+// padded up to whole fractals in each dimension (the NZ layout stores partial fractals
+// zero-filled).
 class CubeEngine : public MatrixEngine {
-public:
+  public:
     CubeEngine(std::map<DType, CubeFractal> fractals, uint32_t per_cycle)
         : m_fractals(std::move(fractals)), m_per_cycle(per_cycle) {}
 
@@ -38,13 +39,13 @@ public:
         return ceil_div(ceil_div(m, f.m) * ceil_div(n, f.n) * ceil_div(k, f.k), m_per_cycle);
     }
 
-private:
+  private:
     std::map<DType, CubeFractal> m_fractals;
     uint32_t m_per_cycle;
 };
 
 class SystolicEngine : public MatrixEngine {
-public:
+  public:
     explicit SystolicEngine(SystolicParams p) : m_p(std::move(p)) {}
 
     MatrixEngineKind kind() const override { return MatrixEngineKind::kSystolic; }
@@ -52,8 +53,8 @@ public:
     std::string unsupported_reason(DType dtype) const override {
         std::vector<DType> have;
         for (const auto& [d, n] : m_p.macs_per_cell) have.push_back(d);
-        return "the systolic matrix engine does not support dtype " + std::string(to_string(dtype)) +
-               " (it supports: " + dtype_list(have) +
+        return "the systolic matrix engine does not support dtype " +
+               std::string(to_string(dtype)) + " (it supports: " + dtype_list(have) +
                "; add it under die.aicore.matrix_engine.macs_per_cell)";
     }
     uint64_t peak_macs_per_cycle(DType dtype) const override {
@@ -64,7 +65,7 @@ public:
         return systolic_timing(m_p, m, n, k, m_p.macs_per_cell.at(dtype)).cycles();
     }
 
-private:
+  private:
     SystolicParams m_p;
 };
 
@@ -76,9 +77,12 @@ const char* to_string(MatrixEngineKind kind) {
 
 const char* to_string(SystolicDataflow dataflow) {
     switch (dataflow) {
-        case SystolicDataflow::kOutputStationary: return "os";
-        case SystolicDataflow::kWeightStationary: return "ws";
-        case SystolicDataflow::kInputStationary: return "is";
+        case SystolicDataflow::kOutputStationary:
+            return "os";
+        case SystolicDataflow::kWeightStationary:
+            return "ws";
+        case SystolicDataflow::kInputStationary:
+            return "is";
     }
     return "?";
 }
@@ -89,7 +93,9 @@ std::vector<std::pair<std::string, std::string>> SystolicParams::validate() cons
     if (cols == 0) problems.emplace_back("cols", "must be positive");
     if (macs_per_cell.empty()) problems.emplace_back("macs_per_cell", "needs at least one dtype");
     for (const auto& [dtype, n] : macs_per_cell) {
-        if (n == 0) problems.emplace_back("macs_per_cell." + std::string(to_string(dtype)), "must be positive");
+        if (n == 0)
+            problems.emplace_back("macs_per_cell." + std::string(to_string(dtype)),
+                                  "must be positive");
     }
     return problems;
 }

@@ -66,7 +66,7 @@ SystolicTiming systolic_timing(const SystolicParams& p, uint64_t m, uint64_t n, 
                                uint32_t k_pack);
 
 class MatrixEngine {
-public:
+  public:
     virtual ~MatrixEngine() = default;
     virtual MatrixEngineKind kind() const = 0;
     virtual bool supports(DType dtype) const = 0;
