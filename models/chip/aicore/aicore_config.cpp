@@ -32,7 +32,7 @@ std::vector<std::pair<std::string, std::string>> AiCoreParams::validate() const 
         const uint64_t bits = dtype_bits(dtype);
         const uint64_t a = (uint64_t{f.m} * f.k * bits + 7) / 8, b = (uint64_t{f.k} * f.n * bits + 7) / 8;
         const uint64_t c = uint64_t{f.m} * f.n * 4;
-        const std::string what = " B) is smaller than one " + std::string(to_string(dtype)) + " fractal (";
+        const std::string what = " B is smaller than one " + std::string(to_string(dtype)) + " fractal (";
         auto check = [&](const char* key, uint64_t have, uint64_t need, const char* part) {
             if (have < need) {
                 problems.emplace_back(key, std::to_string(have) + what + part + " " + std::to_string(need) + " B)");
