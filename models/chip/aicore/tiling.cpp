@@ -21,8 +21,8 @@ uint64_t bytes_of(uint64_t elements, uint32_t bits) { return ceil_div(elements *
                      "): " + why);
 }
 
-// Refuses `op` unless the product of `dims` (its MACs; x 2 for FLOPs and x 4 for bytes of
-// 32-bit elements) fits in 63 bits: beyond that the counters and addresses would wrap.
+// Refuses `op` unless the product of `dims` (its MACs) times 8 fits in 63 bits: FLOPs (x 2) and
+// byte counts of 32-bit elements (x 4) must not wrap the 64-bit counters and addresses.
 void refuse_overflow(const trace::Op& op, std::initializer_list<uint64_t> dims, const char* what) {
     uint64_t product = 8;
     for (uint64_t d : dims) {
