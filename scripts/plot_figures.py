@@ -5,7 +5,7 @@ usage: plot_figures.py TABLE.csv OUT.png
 The table is recognised by its file stem: hbm_load_latency (latency against offered bandwidth,
 one line per pattern), hbm_peak (sustained against pin peak bandwidth per pattern), l2_load_latency (latency against
 achieved bandwidth for the L2-resident and the miss stream), l2_latency (unloaded hit and miss
-latency); any other table
+latency), gemm and systolic_gemm (utilisation per GEMM shape); any other table
 is drawn as its first numeric column against the others."""
 import csv, os, sys
 
@@ -48,6 +48,15 @@ def main():
         ax.set_ylabel("bandwidth (GB/s)")
         ax.set_title("HBM peak sustained bandwidth")
         ax.legend()
+    elif stem in ("gemm", "systolic_gemm"):
+        names = [f'{r["m"]}x{r["n"]}x{r["k"]}' for r in rows]
+        ax.bar(names, [100 * float(r["utilization"]) for r in rows])
+        for i, r in enumerate(rows):
+            ax.annotate(f'{float(r["tflops"]):.1f} TF', (i, 100 * float(r["utilization"])), ha="center", va="bottom")
+        ax.set_ylabel("utilisation (% of peak)")
+        ax.set_xlabel(f'GEMM M x N x K ({rows[0]["dtype"]})')
+        ax.set_title("GEMM on the die" if stem == "gemm" else "GEMM on one systolic array (ideal memory)")
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     else:
         cols = list(rows[0].keys())
         x = [float(r[cols[0]]) for r in rows]

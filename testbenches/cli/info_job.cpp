@@ -17,10 +17,20 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     out += fmt::format("  {:<28}{}\n", "AI cores", fmt::format("{} (1 Cube + {} vector cores each) at {}",
                                                           d.ai_cores, d.core.vector_cores,
                                                           units::format_hertz(clock)));
-    out += fmt::format("  {:<28}{:>10}  {}\n", "Cube peak per dtype", "TFLOPS", "fractal [m,k,n]");
-    for (const auto& [dtype, f] : d.core.cube_fractals) {
-        out += fmt::format("    {:<26}{:>10.1f}  [{},{},{}]\n", to_string(dtype), d.peak_flops(dtype) * 1e-12,
-                           f.m, f.k, f.n);
+    if (d.core.matrix_engine.kind == MatrixEngineKind::kSystolic) {
+        const SystolicParams& s = d.core.matrix_engine.systolic;
+        out += fmt::format("  {:<28}systolic {}x{}, {} dataflow\n", "Matrix engine", s.rows, s.cols,
+                           to_string(s.dataflow));
+        out += fmt::format("  {:<28}{:>10}  {}\n", "Matrix peak per dtype", "TFLOPS", "MACs per cell");
+        for (const auto& [dtype, macs] : s.macs_per_cell) {
+            out += fmt::format("    {:<26}{:>10.1f}  {}\n", to_string(dtype), d.peak_flops(dtype) * 1e-12, macs);
+        }
+    } else {
+        out += fmt::format("  {:<28}{:>10}  {}\n", "Cube peak per dtype", "TFLOPS", "fractal [m,k,n]");
+        for (const auto& [dtype, f] : d.core.cube_fractals) {
+            out += fmt::format("    {:<26}{:>10.1f}  [{},{},{}]\n", to_string(dtype), d.peak_flops(dtype) * 1e-12,
+                               f.m, f.k, f.n);
+        }
     }
     out += fmt::format("  {:<28}{:>10.1f} TFLOPS (fp16/bf16, FMA = 2), {:.1f} (fp32)\n", "Vector peak",
                        2 * d.vector_peak_ops(2) * 1e-12, 2 * d.vector_peak_ops(4) * 1e-12);

@@ -1,4 +1,4 @@
-// `ascend-sim figures hbm|l2`: tables for other tools. CSV on stdout; with --out DIR,
+// `ascend-sim figures hbm|l2|gemm|systolic`: tables for other tools. CSV on stdout; with --out DIR,
 // DIR/<table>.csv, DIR/<table>.json and a PNG plot drawn by scripts/plot_figures.py (matplotlib),
 // all written atomically.
 #include <unistd.h>
@@ -15,8 +15,10 @@
 #include "models/common/errors.h"
 #include "platforms/platform.h"
 #include "testbenches/cli/command.h"
+#include "testbenches/figures/gemm_figures.h"
 #include "testbenches/figures/hbm_figures.h"
 #include "testbenches/figures/l2_figures.h"
+#include "testbenches/figures/systolic_figures.h"
 
 namespace asim {
 
@@ -54,11 +56,14 @@ Command add_figures_command(CLI::App& app) {
     struct State {
         HbmFiguresOptions hbm;
         L2FiguresOptions l2;
+        GemmFiguresOptions gemm;
+        SystolicFiguresOptions systolic;
         std::string out_dir;
     };
     auto s = std::make_shared<State>();
     s->hbm.platform = kDefaultPlatform;
     s->l2.platform = kDefaultPlatform;
+    s->gemm.platform = kDefaultPlatform;
     CLI::App* cmd = app.add_subcommand("figures", "latency/bandwidth tables for other tools: CSV on stdout; "
                                                   "with --out DIR also DIR/<table>.csv, .json and a PNG plot");
     cmd->require_subcommand(1);
@@ -75,9 +80,40 @@ Command add_figures_command(CLI::App& app) {
     l2->add_option("--set", s->l2.overrides, "override a config key: KEY=VALUE (repeatable)");
     l2->add_option("--requests", s->l2.requests_per_point, "requests per load point")->capture_default_str();
     l2->add_option("--out,-o", s->out_dir, "output directory");
-    return {cmd, [s, hbm, l2] {
-                if (!hbm->parsed() && !l2->parsed()) throw InputError("figures: name a table set (hbm or l2)");
-                const std::vector<FigureTable> tables = hbm->parsed() ? hbm_figures(s->hbm) : l2_figures(s->l2);
+    CLI::App* gemm = cmd->add_subcommand("gemm", "each GEMM run as a one-op trace through the full die model (as "
+                                                 "`run` does): cycles, time, TFLOPS and utilisation against the "
+                                                 "die's peak for the dtype");
+    gemm->add_option("--shapes", s->gemm.shapes, "GEMMs as M,N,K;M,N,K;... (positive integers)")->required();
+    gemm->add_option("--dtype", s->gemm.dtype, "operand dtype: bf16, fp8 or fp4")->capture_default_str();
+    gemm->add_option("--platform,-p", s->gemm.platform, platform_help())->capture_default_str();
+    gemm->add_option("--set", s->gemm.overrides, "override a config key: KEY=VALUE (repeatable)");
+    gemm->add_option("--out,-o", s->out_dir, "output directory");
+    CLI::App* systolic = cmd->add_subcommand("systolic", "GEMM cycles of one R x C systolic array with ideal memory "
+                                                         "(folds not overlapped: each preloads, fills, streams and "
+                                                         "drains); utilisation against the array's peak");
+    systolic->add_option("--rows", s->systolic.rows, "array rows R")->capture_default_str();
+    systolic->add_option("--cols", s->systolic.cols, "array columns C")->capture_default_str();
+    systolic->add_option("--dataflow", s->systolic.dataflow, "os (output), ws (weight) or is (input) stationary")
+        ->capture_default_str();
+    systolic->add_option("--shapes", s->systolic.shapes, "GEMMs as M,N,K;M,N,K;... (positive integers)")->required();
+    systolic->add_option("--dtype", s->systolic.dtype, "operand dtype named in the rows")->capture_default_str();
+    systolic->add_option("--macs-per-cell", s->systolic.macs_per_cell, "MACs per cell and cycle along K in that dtype")
+        ->capture_default_str();
+    systolic->add_option("--clock", s->systolic.clock, "array clock, for time_ns and tflops")->capture_default_str();
+    systolic->add_option("--out,-o", s->out_dir, "output directory");
+    return {cmd, [s, hbm, l2, gemm, systolic] {
+                std::vector<FigureTable> tables;
+                if (hbm->parsed()) {
+                    tables = hbm_figures(s->hbm);
+                } else if (l2->parsed()) {
+                    tables = l2_figures(s->l2);
+                } else if (gemm->parsed()) {
+                    tables = {gemm_figures(s->gemm)};
+                } else if (systolic->parsed()) {
+                    tables = {systolic_figures(s->systolic)};
+                } else {
+                    throw InputError("figures: name a table set (hbm, l2, gemm or systolic)");
+                }
                 for (const auto& t : tables) std::cout << "# " << t.name << "\n" << t.csv() << "\n";
                 if (!s->out_dir.empty()) {
                     AtomicOutputDir out(s->out_dir);

@@ -115,10 +115,10 @@ public:
         return take(name, bytes, "activation", m_act);
     }
     Ten general(const std::string& name, uint64_t bytes) { return take(name, bytes, "general", m_long_lived); }
-    Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bytes, const std::string& bucket) {
+    Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bits, const std::string& bucket) {
         auto it = m_weight_index.find(name);
         if (it != m_weight_index.end()) return m_weights[it->second].t;
-        Weight w{take(name, elements * elem_bytes, "weight", m_long_lived), elements, bucket};
+        Weight w{take(name, (elements * elem_bits + 7) / 8, "weight", m_long_lived), elements, bucket};
         m_weight_index.emplace(name, m_weights.size());
         m_weights.push_back(w);
         if (m_bucket_order.empty() || m_bucket_order.back() != bucket) {
@@ -219,7 +219,8 @@ Generator::Generator(ModelConfig model, GenOptions options) : m_model(std::move(
     need(o.batch > 0 && o.seq > 0, "--batch and --seq must be positive");
     need(o.tp > 0 && o.pp > 0 && o.dp > 0 && o.ep > 0 && o.microbatches > 0,
          "--tp, --pp, --dp, --ep and --microbatches must be positive");
-    need(o.dtype == DType::kBf16 || o.dtype == DType::kFp8, "--dtype must be bf16 or fp8");
+    need(o.dtype == DType::kBf16 || o.dtype == DType::kFp8 || o.dtype == DType::kFp4,
+         "--dtype must be bf16, fp8 or fp4");
     if (o.kv_len == 0) o.kv_len = o.seq;
     m_layers = o.layers == 0 ? m.layers : o.layers;
     need(m_layers <= m.layers, "--layers " + std::to_string(m_layers) + " exceeds the model's " +
@@ -274,7 +275,7 @@ public:
         : m_g(g), m_m(g.model()), m_o(g.options()), m_die(die), m_w(out), m_c(g.coord(die)) {
         m_train = m_o.phase == Phase::kTrain;
         m_decode = m_o.phase == Phase::kDecode;
-        m_wb = m_o.dtype == DType::kFp8 ? 1 : 2;
+        m_wbits = dtype_bits(m_o.dtype);
         m_mb_seqs = m_o.batch / m_o.dp / m_o.microbatches;
         m_q_len = m_decode ? 1 : m_o.seq;
         m_tokens = m_mb_seqs * m_q_len;
@@ -334,8 +335,8 @@ private:
         if (dt != DType::kBf16) j["dtype"] = std::string(asim::to_string(dt));
         return j;
     }
-    Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bytes) {
-        return m_w.weight(name, elements, elem_bytes, m_bucket);
+    Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bits) {
+        return m_w.weight(name, elements, elem_bits, m_bucket);
     }
 
     // ---- forward building blocks (each records what its backward needs) ----
@@ -364,7 +365,7 @@ private:
         j["func"] = layernorm ? "layernorm" : "rmsnorm";
         j["rows"] = rows;
         j["cols"] = cols;
-        Ten w = weight(name, (layernorm ? 2 : 1) * wcols, kAct);
+        Ten w = weight(name, (layernorm ? 2 : 1) * wcols, kAct * 8);
         Ten y = m_w.act(name, x.bytes);
         m_w.emit(j, {&x, &w}, {&y});
         if (m_train) m_tape.push_back(tape(TapeOp::kNorm, j, x, kNone, kNone, w, kNone, y));
@@ -443,8 +444,8 @@ private:
         Ten attn;
         if (a.type == AttentionConfig::Type::kGqa) {
             const uint64_t kvh = a.kv_heads / m_o.tp, q = heads * a.head_dim, kv = kvh * a.head_dim;
-            Ten w = weight(L + "wqkv" + m_tp_sfx, h * (q + 2 * kv), m_wb);
-            Ten b = a.bias ? weight(L + "bqkv" + m_tp_sfx, q + 2 * kv, m_wb) : Ten{};
+            Ten w = weight(L + "wqkv" + m_tp_sfx, h * (q + 2 * kv), m_wbits);
+            Ten b = a.bias ? weight(L + "bqkv" + m_tp_sfx, q + 2 * kv, m_wbits) : Ten{};
             Ten qkv = matmul(L + "qkv_proj", T, q + 2 * kv, h, hf, w, m_o.dtype, a.bias ? &b : nullptr);
             if (a.qk_norm) {
                 qkv = norm(L + "qk_norm", T * (heads + kvh), a.head_dim, qkv, false, 2 * a.head_dim);
@@ -461,8 +462,8 @@ private:
             attn = mla(L, heads, hf);
         }
         const uint64_t in = m_m.attn_out_dim() / m_o.tp;
-        Ten wo = weight(L + "wo" + m_tp_sfx, in * h, m_wb);
-        Ten bo = a.bias ? weight(L + "bo", h, m_wb) : Ten{};
+        Ten wo = weight(L + "wo" + m_tp_sfx, in * h, m_wbits);
+        Ten bo = a.bias ? weight(L + "bo", h, m_wbits) : Ten{};
         Ten o = matmul(L + "o_proj", T, h, in, attn, wo, m_o.dtype, a.bias ? &bo : nullptr);
         Ten r = leave_tp(L + "o_proj." + std::string(m_sp ? "reduce_scatter" : "all_reduce"), o);
         return residual(L + "attn_residual", x, r);
@@ -509,20 +510,20 @@ private:
         const uint64_t h = m_m.hidden, T = m_tokens, qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
         Ten q;
         if (a.q_lora_rank > 0) {
-            Ten wqa = weight(L + "wq_a", h * a.q_lora_rank, m_wb);
+            Ten wqa = weight(L + "wq_a", h * a.q_lora_rank, m_wbits);
             Ten cq = matmul(L + "q_a_proj", T, a.q_lora_rank, h, hf, wqa, m_o.dtype);
             Ten cqn = norm(L + "q_a_norm", T, a.q_lora_rank, cq, false, a.q_lora_rank);
-            Ten wqb = weight(L + "wq_b" + m_tp_sfx, a.q_lora_rank * heads * qk, m_wb);
+            Ten wqb = weight(L + "wq_b" + m_tp_sfx, a.q_lora_rank * heads * qk, m_wbits);
             q = matmul(L + "q_b_proj", T, heads * qk, a.q_lora_rank, cqn, wqb, m_o.dtype);
         } else {
-            Ten wq = weight(L + "wq" + m_tp_sfx, h * heads * qk, m_wb);
+            Ten wq = weight(L + "wq" + m_tp_sfx, h * heads * qk, m_wbits);
             q = matmul(L + "q_proj", T, heads * qk, h, hf, wq, m_o.dtype);
         }
         const uint64_t lat = a.kv_lora_rank + a.qk_rope_head_dim;
-        Ten wkva = weight(L + "wkv_a", h * lat, m_wb);
+        Ten wkva = weight(L + "wkv_a", h * lat, m_wbits);
         Ten ckv = matmul(L + "kv_a_proj", T, lat, h, hf, wkva, m_o.dtype);
         Ten ckvn = norm(L + "kv_a_norm", T, a.kv_lora_rank, ckv, false, a.kv_lora_rank);
-        Ten wkvb = weight(L + "wkv_b" + m_tp_sfx, a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim), m_wb);
+        Ten wkvb = weight(L + "wkv_b" + m_tp_sfx, a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim), m_wbits);
         const uint64_t rope_elems = T * (heads * a.qk_rope_head_dim + a.qk_rope_head_dim);
         Ten qr = vec("elementwise", "rope", L + "rope", rope_elems, {&q, &ckv}, q.bytes);
         if (!m_decode) {
@@ -587,14 +588,14 @@ private:
         const uint64_t I = m_m.ffn.intermediate / m_o.tp;
         const bool swiglu = m_m.ffn.activation == FfnConfig::Activation::kSwiglu;
         const uint64_t up = swiglu ? 2 * I : I;
-        Ten w1 = weight(L + (swiglu ? "w_gate_up" : "w_up") + m_tp_sfx, h * up, m_wb);
-        Ten b1 = m_m.ffn.bias ? weight(L + "b_up" + m_tp_sfx, up, m_wb) : Ten{};
+        Ten w1 = weight(L + (swiglu ? "w_gate_up" : "w_up") + m_tp_sfx, h * up, m_wbits);
+        Ten b1 = m_m.ffn.bias ? weight(L + "b_up" + m_tp_sfx, up, m_wbits) : Ten{};
         Ten gu = matmul(L + (swiglu ? "gate_up_proj" : "up_proj"), T, up, h, hf, w1, m_o.dtype,
                         m_m.ffn.bias ? &b1 : nullptr);
         Ten act = vec("activation", swiglu ? "swiglu" : "gelu", L + (swiglu ? "swiglu" : "gelu"), T * I, {&gu},
                       T * I * kAct);
-        Ten w2 = weight(L + "w_down" + m_tp_sfx, I * h, m_wb);
-        Ten b2 = m_m.ffn.bias ? weight(L + "b_down", h, m_wb) : Ten{};
+        Ten w2 = weight(L + "w_down" + m_tp_sfx, I * h, m_wbits);
+        Ten b2 = m_m.ffn.bias ? weight(L + "b_down", h, m_wbits) : Ten{};
         Ten d = matmul(L + "down_proj", T, h, I, act, w2, m_o.dtype, m_m.ffn.bias ? &b2 : nullptr);
         Ten r = leave_tp(L + "down_proj." + std::string(m_sp ? "reduce_scatter" : "all_reduce"), d);
         return residual(L + "ffn_residual", x, r);
@@ -608,7 +609,7 @@ private:
         const auto& e = m_m.moe;
         const uint64_t h = m_m.hidden, tm = m_tokens / m_o.tp, k = e.top_k;
         Ten xs = m_sp ? hn : hn.part(L + "moe_in", m_c.tp_rank * tm * h * kAct, tm * h * kAct);
-        Ten wr = weight(L + "router", h * e.experts, kAct);
+        Ten wr = weight(L + "router", h * e.experts, kAct * 8);
         Ten logits = matmul(L + "router", tm, e.experts, h, xs, wr, DType::kBf16);
         Ten scores;
         if (e.router == MoeConfig::Router::kSigmoid) {
@@ -691,17 +692,17 @@ private:
     // A SwiGLU expert FFN (or `count` shared experts as one wider FFN) over n tokens.
     Ten expert(const std::string& E, uint64_t n, Ten& x, uint64_t count = 1) {
         const uint64_t h = m_m.hidden, I = m_m.moe.intermediate * count;
-        Ten w1 = weight(E + "w_gate_up", h * 2 * I, m_wb);
+        Ten w1 = weight(E + "w_gate_up", h * 2 * I, m_wbits);
         Ten gu = matmul(E + "gate_up_proj", n, 2 * I, h, x, w1, m_o.dtype);
         Ten act = vec("activation", "swiglu", E + "swiglu", n * I, {&gu}, n * I * kAct);
-        Ten w2 = weight(E + "w_down", I * h, m_wb);
+        Ten w2 = weight(E + "w_down", I * h, m_wbits);
         return matmul(E + "down_proj", n, h, I, act, w2, m_o.dtype);
     }
 
     Ten embedding() {
         const uint64_t h = m_m.hidden, rows = split(m_m.vocab, m_o.tp, m_c.tp_rank);
         m_bucket = "embedding";
-        Ten table = weight("embedding" + m_tp_sfx, rows * h, kAct);
+        Ten table = weight("embedding" + m_tp_sfx, rows * h, kAct * 8);
         Ten ids = m_w.act("token_ids", m_tokens * 4);
         OJ j = op("memcpy", "embedding", DType::kBf16);
         j["bytes"] = m_tokens * h * kAct;
@@ -710,7 +711,7 @@ private:
         m_w.emit(j, {&tc}, {&x});
         if (m_train) m_tape.push_back(tape(TapeOp::kEmbedding, j, ids, kNone, kNone, table, kNone, x, "", 0, 0, std::vector<int>{}, m_bucket));
         if (!m_m.rope) {
-            Ten pos = weight("pos_embedding", m_m.max_positions * h, kAct);
+            Ten pos = weight("pos_embedding", m_m.max_positions * h, kAct * 8);
             OJ jp = op("memcpy", "pos_embedding", DType::kBf16);
             jp["bytes"] = m_tokens * h * kAct;
             Ten p = m_w.act("pos_embedding", m_tokens * h * kAct);
@@ -733,8 +734,8 @@ private:
         // Inference computes logits for each sequence's last position only.
         const uint64_t m = m_train ? m_tokens : m_mb_seqs;
         Ten xl = m_train ? xf : xf.part("last_positions", 0, m * h * kAct);
-        Ten w = m_m.tied_embeddings ? weight("embedding" + m_tp_sfx, rows * h, kAct)
-                                    : weight("lm_head" + m_tp_sfx, rows * h, kAct);
+        Ten w = m_m.tied_embeddings ? weight("embedding" + m_tp_sfx, rows * h, kAct * 8)
+                                    : weight("lm_head" + m_tp_sfx, rows * h, kAct * 8);
         Ten logits = matmul("lm_head", m, rows, h, xl, w, DType::kBf16);
         if (!m_train) {
             const uint64_t full = m * m_m.vocab * kAct;
@@ -1020,7 +1021,7 @@ private:
     DieCoord m_c;
     bool m_train = false, m_decode = false, m_sp = false;
     bool m_first_stage = true, m_last_stage = true;
-    uint64_t m_wb = 2, m_mb_seqs = 1, m_q_len = 1, m_tokens = 1, m_tn = 1;
+    uint64_t m_wbits = 16, m_mb_seqs = 1, m_q_len = 1, m_tokens = 1, m_tn = 1;
     uint64_t m_stage_layers = 0, m_first_layer = 0, m_mb = 0;
     std::string m_tp_sfx, m_bucket = "layer";
     std::vector<int> m_tp_group, m_dp_group, m_ep_group;

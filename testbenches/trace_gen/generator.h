@@ -31,7 +31,7 @@ struct GenOptions {
     uint64_t tp = 1, pp = 1, dp = 1, ep = 1;
     uint64_t microbatches = 1;   // per data-parallel replica (pipeline schedule: 1F1B)
     uint64_t layers = 0;         // decoder layers; 0 means the model's
-    DType dtype = DType::kBf16;  // GEMM dtype: bf16 or fp8
+    DType dtype = DType::kBf16;  // GEMM dtype: bf16, fp8 or fp4
     bool sequence_parallel = false;  // TP collectives as reduce-scatter + all-gather
     bool distributed_optimizer = false;  // DP gradients reduce-scattered, optimizer sharded
     bool collectives = true;     // false: leave every collective out (single-die replay)

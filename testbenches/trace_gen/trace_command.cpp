@@ -89,7 +89,7 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
     c->add_option("--ep", s->o.ep, "expert-parallel size (MoE; divides TP x DP)")->capture_default_str();
     c->add_option("--microbatches", s->o.microbatches, "microbatches per DP replica")->capture_default_str();
     c->add_option("--layers", s->o.layers, "decoder layers to generate (default: all of the model's)");
-    c->add_option("--dtype", s->dtype, "GEMM dtype: bf16 or fp8")->check(CLI::IsMember({"bf16", "fp8"}))->capture_default_str();
+    c->add_option("--dtype", s->dtype, "GEMM dtype: bf16, fp8 or fp4")->check(CLI::IsMember({"bf16", "fp8", "fp4"}))->capture_default_str();
     c->add_flag("--sequence-parallel", s->o.sequence_parallel,
                 "TP collectives as reduce-scatter + all-gather, norms and residuals on 1/TP of the tokens");
     c->add_flag("--distributed-optimizer", s->o.distributed_optimizer,
@@ -107,7 +107,7 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
         tracegen::GenOptions o = s->o;
         o.phase = s->phase == "train" ? tracegen::Phase::kTrain
                                       : s->phase == "decode" ? tracegen::Phase::kDecode : tracegen::Phase::kPrefill;
-        o.dtype = s->dtype == "fp8" ? DType::kFp8 : DType::kBf16;
+        o.dtype = *dtype_from_string(s->dtype);
         o.routing = s->routing == "skewed" ? tracegen::Routing::kSkewed : tracegen::Routing::kUniform;
         o.collectives = !s->no_collectives;
         o.embedding = !s->no_embedding;

@@ -33,7 +33,8 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
     }
     const double peak = p.peak_flops(peak_dtype);
     const double sim_cycles = static_cast<double>(die.clock().ps_to_cycles_ceil(d.end_time_ps()));
-    const double cube_capacity = sim_cycles * p.ai_cores * p.core.cube_fractals_per_cycle;
+    // Busy cycles of the matrix engines (a cycle issuing fractals_per_cycle fractals counts once).
+    const double cube_capacity = sim_cycles * p.ai_cores;
 
     const uint64_t hbm_rd = die.hbm().read_bytes(), hbm_wr = die.hbm().write_bytes();
     const uint64_t hits = die.l2().hits(), misses = die.l2().misses();

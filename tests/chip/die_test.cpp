@@ -39,6 +39,17 @@ TEST(Die, Fp8GemmUsesTheFp8Peak) {
     EXPECT_GE(fraction, 0.5);
 }
 
+// Cube utilisation counts busy cycles, whatever the fractals per cycle: with two fractals per
+// cycle a compute-bound GEMM keeps the Cube at least as busy as its share of the (doubled) peak.
+TEST(Die, CubeUtilizationDoesNotDependOnFractalsPerCycle) {
+    const auto s = run_die(single_op_trace(gemm(4096, 4096, 4096, "bf16", 2)),
+                           {"die.aicore.cube.fractals_per_cycle=2"});
+    const double fraction = s["achieved_tflops"].get<double>() / s["peak_tflops"].get<double>();
+    EXPECT_NEAR(s["peak_tflops"].get<double>(), 2 * 973.2, 0.2);
+    EXPECT_GE(s["cube_utilization"].get<double>(), fraction * (1 - 1e-4));  // was half of it
+    EXPECT_LE(s["cube_utilization"].get<double>(), 1.0);
+}
+
 TEST(Die, MemoryBoundAddIsHeldToHbmBandwidth) {
     // c = a + b over 1 GiB operands: 3 GiB of traffic, far beyond the 64 MiB L2.
     const uint64_t elements = kGiB / 2;

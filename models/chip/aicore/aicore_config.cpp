@@ -26,7 +26,30 @@ std::vector<std::pair<std::string, std::string>> AiCoreParams::validate() const 
     for (const auto& [func, cost] : vector_cost) {
         if (!(cost > 0)) problems.emplace_back("vector.cost." + func, "must be greater than zero");
     }
-    if (l0c_bytes < 16 * 16 * 4) problems.emplace_back("buffers.l0c", "smaller than one fractal");
+    // Every buffer must hold at least one fractal of every dtype the Cube takes (L1 one A and
+    // one B fractal; L0C accumulates in 32-bit), and the UB one vector pass.
+    for (const auto& [dtype, f] : cube_fractals) {
+        const uint64_t bits = dtype_bits(dtype);
+        const uint64_t a = (uint64_t{f.m} * f.k * bits + 7) / 8, b = (uint64_t{f.k} * f.n * bits + 7) / 8;
+        const uint64_t c = uint64_t{f.m} * f.n * 4;
+        const std::string what = " B is smaller than one " + std::string(to_string(dtype)) + " fractal (";
+        auto check = [&](const char* key, uint64_t have, uint64_t need, const char* part) {
+            if (have < need) {
+                problems.emplace_back(key, std::to_string(have) + what + part + " " + std::to_string(need) + " B)");
+            }
+        };
+        check("buffers.l0a", l0a_bytes, a, "A");
+        check("buffers.l0b", l0b_bytes, b, "B");
+        check("buffers.l0c", l0c_bytes, c, "32-bit accumulators");
+        check("buffers.l1", l1_bytes, a + b, "A and B");
+    }
+    if (vector_cores > 0 && ub_bytes < vector_bytes_per_cycle) {
+        problems.emplace_back("buffers.ub", std::to_string(ub_bytes) + " B is smaller than one vector pass (" +
+                                                std::to_string(vector_bytes_per_cycle) + " B)");
+    }
+    for (const auto& [key, message] : matrix_engine.systolic.validate()) {
+        if (matrix_engine.kind == MatrixEngineKind::kSystolic) problems.emplace_back("matrix_engine." + key, message);
+    }
     return problems;
 }
 
@@ -43,6 +66,34 @@ AiCoreParams parse_aicore_params(const ConfigNode& node) {
                                    static_cast<uint32_t>(mkn[2])};
     }
     p.cube_fractals_per_cycle = static_cast<uint32_t>(cube.integer("fractals_per_cycle", Range{1, 64}));
+
+    if (const auto engine = node.optional_child("matrix_engine")) {
+        const std::string kind = engine->choice("kind", {"cube", "systolic"});
+        if (kind == "systolic") {
+            SystolicParams& s = p.matrix_engine.systolic;
+            p.matrix_engine.kind = MatrixEngineKind::kSystolic;
+            s.rows = static_cast<uint32_t>(engine->integer("rows", s.rows, Range{1, 4096}));
+            s.cols = static_cast<uint32_t>(engine->integer("cols", s.cols, Range{1, 4096}));
+            const std::string df = engine->choice("dataflow", {"os", "ws", "is"}, to_string(s.dataflow));
+            s.dataflow = df == "os"   ? SystolicDataflow::kOutputStationary
+                         : df == "ws" ? SystolicDataflow::kWeightStationary
+                                      : SystolicDataflow::kInputStationary;
+            if (const auto macs = engine->optional_child("macs_per_cell")) {
+                s.macs_per_cell.clear();
+                for (const std::string& key : macs->keys()) {
+                    const auto dtype = dtype_from_string(key);
+                    if (!dtype) macs->fail(key, "unknown dtype (use fp32, tf32, fp16, bf16, fp8, hif8, int8, fp4, hif4, int4)");
+                    s.macs_per_cell[*dtype] = static_cast<uint32_t>(macs->integer(key, Range{1, 64}));
+                }
+            }
+        } else {
+            for (const std::string& key : engine->keys()) {
+                if (key != "kind") {
+                    engine->fail(key, "applies to kind: systolic only (the cube's shape is aicore.cube.fractals)");
+                }
+            }
+        }
+    }
 
     const ConfigNode vector = node.child("vector");
     p.vector_cores = static_cast<uint32_t>(vector.integer("cores", Range{0, 16}));

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/chip/aicore/matrix_engine.h"
 #include "models/common/dtype.h"
 
 namespace asim {
@@ -25,6 +26,9 @@ struct AiCoreParams {
     // Cube: fractal shape per dtype; dtypes without an entry are not supported by the Cube.
     std::map<DType, CubeFractal> cube_fractals;
     uint32_t cube_fractals_per_cycle = 1;
+    // Which matrix engine computes the Cube stage (matrix_engine.h); the cube fractals above
+    // also define the tile layout in L1/L0 whichever engine computes.
+    MatrixEngineParams matrix_engine;
 
     // Vector core (AIV): SIMD width and issue width; per-function cost in vector passes per
     // element group (1 = one pass of the SIMD over the data).

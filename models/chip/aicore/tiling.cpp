@@ -1,6 +1,8 @@
 #include "models/chip/aicore/tiling.h"
 
 #include <algorithm>
+#include <cmath>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -17,6 +19,17 @@ uint64_t bytes_of(uint64_t elements, uint32_t bits) { return ceil_div(elements *
 [[noreturn]] void refuse(const trace::Op& op, const std::string& why) {
     throw InputError("op " + std::to_string(op.id) + " (" + std::string(trace::to_string(op.kind)) +
                      "): " + why);
+}
+
+// Refuses `op` unless the product of `dims` (its MACs) times 8 fits in 63 bits: FLOPs (x 2) and
+// byte counts of 32-bit elements (x 4) must not wrap the 64-bit counters and addresses.
+void refuse_overflow(const trace::Op& op, std::initializer_list<uint64_t> dims, const char* what) {
+    uint64_t product = 8;
+    for (uint64_t d : dims) {
+        if (__builtin_mul_overflow(product, d, &product) || product >= (uint64_t{1} << 63)) {
+            refuse(op, std::string("dimensions overflow: ") + what + " x 8 must fit in 63 bits");
+        }
+    }
 }
 
 // Address of tile `index` of size `bytes` inside `t`, wrapping inside the tensor.
@@ -37,8 +50,9 @@ struct MatmulGeometry {
     uint64_t bm, bn, bk;
     uint64_t mb, nb, kb;  // block counts
     uint32_t a_bits, b_bits, c_bits;
-    CubeFractal f;
-    uint32_t fractals_per_cycle;
+    CubeFractal f;  // tile layout unit
+    const MatrixEngine* engine;
+    DType dtype;
     double l1_to_l0a, l1_to_l0b;
     trace::Tensor a, b, c;
 };
@@ -65,9 +79,7 @@ public:
                       b_bytes, m_g.b.stream);
         tile.mte1_cycles = std::max(static_cast<Cycles>(static_cast<double>(a_bytes) / m_g.l1_to_l0a + 0.999),
                                     static_cast<Cycles>(static_cast<double>(b_bytes) / m_g.l1_to_l0b + 0.999));
-        tile.cube_cycles = ceil_div(ceil_div(rows, m_g.f.m) * ceil_div(cols, m_g.f.n) *
-                                        ceil_div(depth, m_g.f.k),
-                                    m_g.fractals_per_cycle);
+        tile.cube_cycles = m_g.engine->cycles(rows, cols, depth, m_g.dtype);
         tile.starts_output_block = m_k == 0;
         if (++m_k == m_g.kb) {
             const uint64_t c_bytes = bytes_of(rows * cols, m_g.c_bits);
@@ -91,8 +103,8 @@ struct AttentionGeometry {
     uint64_t q_tile = 128, kv_tile = 128;
     uint64_t q_tiles, kv_tiles;
     uint32_t bits;
-    CubeFractal f;
-    uint32_t fractals_per_cycle;
+    const MatrixEngine* engine;
+    DType dtype;
     const AiCoreParams* core;
     uint32_t vector_cores;
     trace::Tensor q, k, v, o;
@@ -129,10 +141,9 @@ public:
                       m_g.k.stream);
         tile.add_load(tile_addr(m_g.v, kv_index, kv_tile_bytes), bytes_of(kv_rows * d, m_g.bits),
                       m_g.v.stream);
-        const uint64_t fm = m_g.f.m, fk = m_g.f.k, fn = m_g.f.n;
-        const uint64_t qk = ceil_div(q_rows, fm) * ceil_div(kv_rows, fn) * ceil_div(d, fk);
-        const uint64_t pv = ceil_div(q_rows, fm) * ceil_div(d, fn) * ceil_div(kv_rows, fk);
-        tile.cube_cycles = ceil_div(qk + pv, m_g.fractals_per_cycle);
+        // S = Q K^T ([q_rows x d] x [d x kv_rows]), then O += P V ([q_rows x kv_rows] x [kv_rows x d]).
+        tile.cube_cycles = m_g.engine->cycles(q_rows, kv_rows, d, m_g.dtype) +
+                           m_g.engine->cycles(q_rows, d, kv_rows, m_g.dtype);
         tile.mte1_cycles = 0;  // K and V go L1 -> L0B while the Cube works on the previous tile
         // Online softmax over the q_rows x kv_rows scores, in fp32, split over the AIVs.
         tile.vector_cycles = ceil_div(
@@ -198,18 +209,21 @@ private:
     uint32_t m_bits;
 };
 
-const CubeFractal& fractal_for(const AiCoreParams& core, const trace::Op& op) {
+// The layout unit of op's operands in L1/L0: the Cube fractal of its dtype, whichever engine
+// computes; refuses the op when the matrix engine does not take its dtype.
+CubeFractal fractal_for(const AiCoreParams& core, const MatrixEngine& engine, const trace::Op& op) {
+    if (!engine.supports(op.dtype)) refuse(op, engine.unsupported_reason(op.dtype));
     const auto it = core.cube_fractals.find(op.dtype);
-    if (it == core.cube_fractals.end()) {
-        refuse(op, "the Cube has no fractal for dtype " + std::string(to_string(op.dtype)));
-    }
-    return it->second;
+    if (it != core.cube_fractals.end()) return it->second;
+    // A dtype only the systolic engine takes: 16 x (32 B of elements) x 16, as the Cube's are.
+    const uint32_t k = std::max<uint32_t>(1, 256 / dtype_bits(op.dtype));
+    return CubeFractal{16, k, 16};
 }
 
 }  // namespace
 
 FoundationTiler::FoundationTiler(const AiCoreParams& core, uint32_t ai_cores)
-    : m_core(core), m_ai_cores(ai_cores) {}
+    : m_core(core), m_ai_cores(ai_cores), m_engine(make_matrix_engine(core)) {}
 
 OpPlan FoundationTiler::plan(const trace::Op& op) const {
     switch (op.kind) {
@@ -238,13 +252,15 @@ OpPlan FoundationTiler::plan_matmul(const trace::Op& op) const {
         refuse(op, "a matmul needs two input tensors (A, B) and one output tensor (C)");
     }
     const auto& s = op.matmul;
+    refuse_overflow(op, {s.batch, s.m, s.n, s.k}, "batch x m x n x k");
     MatmulGeometry g{};
     g.batch = s.batch;
     g.m = s.m;
     g.n = s.n;
     g.k = s.k;
-    g.f = fractal_for(m_core, op);
-    g.fractals_per_cycle = m_core.cube_fractals_per_cycle;
+    g.f = fractal_for(m_core, *m_engine, op);
+    g.engine = m_engine.get();
+    g.dtype = op.dtype;
     g.l1_to_l0a = m_core.l1_to_l0a;
     g.l1_to_l0b = m_core.l1_to_l0b;
     g.a = op.inputs[0];
@@ -272,9 +288,28 @@ OpPlan FoundationTiler::plan_matmul(const trace::Op& op) const {
     // K step: one 256 B row of the input dtype, shrunk until double-buffered A and B fit L1.
     g.bk = std::max<uint64_t>(g.f.k, 256 * 8 / bits);
     while (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes && g.bk > g.f.k) g.bk /= 2;
+    // MTE1 moves a whole A (bm x bk) and B (bk x bn) tile into L0A / L0B.
+    while ((bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes || bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) &&
+           g.bk > g.f.k) {
+        g.bk /= 2;
+    }
     g.bk = std::min(g.bk, round_up(s.k, g.f.k));
     if (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes) {
-        refuse(op, "no tile fits L1 (" + std::to_string(m_core.l1_bytes) + " B)");
+        refuse(op, "no tile fits L1 (" + std::to_string(m_core.l1_bytes) + " B): double-buffered " +
+                       std::to_string(g.bm) + "x" + std::to_string(g.bk) + " A and " + std::to_string(g.bk) + "x" +
+                       std::to_string(g.bn) + " B tiles need " +
+                       std::to_string(2 * bytes_of((g.bm + g.bn) * g.bk, bits)) + " B");
+    }
+    if (bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes || bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) {
+        refuse(op, "no tile fits L0A/L0B (" + std::to_string(m_core.l0a_bytes) + " / " +
+                       std::to_string(m_core.l0b_bytes) + " B): the smallest A and B tiles need " +
+                       std::to_string(bytes_of(g.bm * g.bk, bits)) + " / " + std::to_string(bytes_of(g.bk * g.bn, bits)) +
+                       " B");
+    }
+    if (g.bm * g.bn * 4 > m_core.l0c_bytes) {
+        refuse(op, "no output block fits L0C (" + std::to_string(m_core.l0c_bytes) + " B): " + std::to_string(g.bm) +
+                       "x" + std::to_string(g.bn) + " fp32 accumulators need " + std::to_string(g.bm * g.bn * 4) +
+                       " B");
     }
     g.mb = ceil_div(s.m, g.bm);
     g.nb = ceil_div(s.n, g.bn);
@@ -298,11 +333,14 @@ OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
     }
     AttentionGeometry g{};
     g.s = op.attention;
+    refuse_overflow(op, {g.s.batch, g.s.heads, g.s.q_len, g.s.kv_len, g.s.head_dim},
+                    "batch x heads x q_len x kv_len x head_dim");
     g.q_tiles = ceil_div(g.s.q_len, g.q_tile);
     g.kv_tiles = ceil_div(g.s.kv_len, g.kv_tile);
     g.bits = dtype_bits(op.dtype);
-    g.f = fractal_for(m_core, op);
-    g.fractals_per_cycle = m_core.cube_fractals_per_cycle;
+    fractal_for(m_core, *m_engine, op);
+    g.engine = m_engine.get();
+    g.dtype = op.dtype;
     g.core = &m_core;
     g.vector_cores = m_core.vector_cores;
     g.q = op.inputs[0];
@@ -310,6 +348,24 @@ OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
     g.v = op.inputs[2];
     g.o = op.outputs[0];
     if (g.vector_cores == 0) refuse(op, "fused attention needs vector cores for the softmax");
+    // Buffers: the resident Q tile and double-buffered K and V tiles in L1; the scores S and the
+    // output accumulator O in L0C (fp32); each vector core's share of S in its UB (fp32).
+    const uint64_t d = g.s.head_dim;
+    const uint64_t l1_need = bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits);
+    const uint64_t l0c_need = (g.q_tile * g.kv_tile + g.q_tile * d) * 4;
+    const uint64_t ub_need = ceil_div(g.q_tile * g.kv_tile * 4, g.vector_cores);
+    auto fits = [&](const char* buffer, uint64_t need, uint64_t have) {
+        if (need > have) {
+            refuse(op, std::string("the attention tiles do not fit ") + buffer + " (" + std::to_string(have) +
+                           " B): " + std::to_string(g.q_tile) + "-row Q and " + std::to_string(g.kv_tile) +
+                           "-row K/V tiles of head_dim " + std::to_string(d) + " need " + std::to_string(need) + " B");
+        }
+    };
+    fits("L1", l1_need, m_core.l1_bytes);
+    fits("L0A", bytes_of(g.q_tile * d, g.bits), m_core.l0a_bytes);
+    fits("L0B", bytes_of(g.kv_tile * d, g.bits), m_core.l0b_bytes);
+    fits("L0C", l0c_need, m_core.l0c_bytes);
+    fits("the UB", ub_need, m_core.ub_bytes);
 
     OpPlan plan;
     plan.cube_work.resize(m_ai_cores);
@@ -341,7 +397,10 @@ OpPlan FoundationTiler::plan_vector(const trace::Op& op, const char* func, uint6
     const double per_elem =
         std::max(1.0, static_cast<double>(tensor_bytes) / static_cast<double>(elements));
     uint64_t chunk = static_cast<uint64_t>(static_cast<double>(m_core.ub_bytes / 2) / per_elem);
-    chunk = std::max<uint64_t>(1, chunk);
+    if (chunk == 0) {
+        refuse(op, "one element's inputs and outputs (" + std::to_string(static_cast<uint64_t>(std::ceil(per_elem))) + " B) do not fit half the UB (" +
+                       std::to_string(m_core.ub_bytes / 2) + " B, double-buffered)");
+    }
     // Chunks and shares start on 512 B boundaries of the op's dtype where possible (whole rows
     // when a row fits), as MTE2 transfers are most efficient 512 B aligned (D3): unaligned
     // boundaries would fetch the sector they share twice.

@@ -20,9 +20,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/chip/aicore/aicore_params.h"
+#include "models/chip/aicore/matrix_engine.h"
 #include "models/chip/aicore/tile_pipeline.h"
 #include "models/common/trace.h"
 
@@ -38,8 +40,9 @@ class FoundationTiler {
 public:
     FoundationTiler(const AiCoreParams& core, uint32_t ai_cores);
 
-    // Throws InputError ("op N (kind): why") when the op cannot run on this die (unsupported
-    // dtype, missing tensors, collectives on a single die); the caller adds file and line.
+    // Throws InputError ("op N (kind): why") when the op cannot run on this die (a dtype the
+    // matrix engine does not take, missing tensors, a tiling that does not fit the buffers,
+    // collectives on a single die); the caller adds file and line.
     OpPlan plan(const trace::Op& op) const;
 
 private:
@@ -49,6 +52,7 @@ private:
 
     const AiCoreParams& m_core;
     uint32_t m_ai_cores;
+    std::unique_ptr<MatrixEngine> m_engine;  // computes the Cube stage's cycles per tile
 };
 
 }  // namespace asim

@@ -5,9 +5,7 @@
 namespace asim {
 
 double DieParams::peak_flops(DType dtype) const {
-    const auto it = core.cube_fractals.find(dtype);
-    if (it == core.cube_fractals.end()) return 0.0;
-    return 2.0 * static_cast<double>(it->second.macs()) * core.cube_fractals_per_cycle * ai_cores *
+    return 2.0 * static_cast<double>(make_matrix_engine(core)->peak_macs_per_cycle(dtype)) * ai_cores *
            static_cast<double>(clock_hz);
 }
 

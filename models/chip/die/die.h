@@ -42,7 +42,7 @@ struct DieParams {
     std::optional<NocParams> noc;  // die.noc; absent: engines reach the L2 with no network latency
 
     // Derived figures for `info` and the summary.
-    double peak_flops(DType dtype) const;  // Cube only; 0 when the dtype has no fractal
+    double peak_flops(DType dtype) const;  // matrix engine only; 0 when it lacks the dtype
     double vector_peak_ops(uint32_t elem_bytes) const;
 };
 
