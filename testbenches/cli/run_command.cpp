@@ -43,6 +43,9 @@ Command add_run_command(CLI::App& app) {
     cmd->add_option("--max-sim-time", s->max_sim_time,
                     "watchdog: stop with exit code 1 if the run has not finished by this much "
                     "simulated time (e.g. 10ms)");
+    cmd->add_flag("--functional", s->run.functional,
+                  "move real bytes and compute matmuls (int8, bf16, fp16, fp32; up to 2^30 multiply-adds each), "
+                  "inputs seeded pseudo-random, every result checked against a reference matmul");
     cmd->add_flag("--timeline", s->run.timeline,
                   "also write timeline.json: a Perfetto / Chrome trace (ui.perfetto.dev) with a track per "
                   "pipe (MTE2, MTE1, Cube, Vector, MTE3, FixPipe) per core and L2 / HBM bandwidth counters");

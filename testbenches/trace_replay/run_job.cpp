@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <systemc>
 
 #include "models/chip/die/die.h"
@@ -19,6 +20,7 @@
 #include "models/common/units.h"
 #include "platforms/platform.h"
 #include "testbenches/trace_replay/builtin_traces.h"
+#include "testbenches/trace_replay/functional_check.h"
 #include "testbenches/trace_replay/summary.h"
 
 namespace asim {
@@ -79,6 +81,12 @@ std::string run_job(const RunOptions& options) {
     die.dispatcher().set_trace(reader.get());
     ProgressLine progress(options.progress);
     die.dispatcher().set_progress([&progress](uint64_t ops) { progress.update(ops); });
+    FunctionalMemory functional_memory;
+    FunctionalCheck functional_check(functional_memory);
+    if (options.functional) {
+        die.set_functional_memory(&functional_memory);
+        die.dispatcher().set_observer(&functional_check);
+    }
     std::unique_ptr<Timeline> timeline;
     if (options.timeline) {
         timeline = std::make_unique<Timeline>(options.timeline_options);
@@ -104,7 +112,14 @@ std::string run_job(const RunOptions& options) {
 
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    const nlohmann::json summary = make_summary(die, wall_s);
+    nlohmann::json summary = make_summary(die, wall_s);
+    if (options.functional) {
+        if (functional_check.mismatches() != 0) {
+            throw SimulationError("functional check failed: " + std::to_string(functional_check.mismatches()) +
+                                  " elements differ from the reference; first: " + functional_check.first_mismatch());
+        }
+        summary["functional"] = functional_check.summary();
+    }
     const uint64_t deltas = sc_core::sc_delta_count();
     nlohmann::json doc = {
         {"schema", "ascend-sim/stats/1"},
@@ -119,9 +134,16 @@ std::string run_job(const RunOptions& options) {
         {"summary", summary},
         {"stats", stats.to_json()},
     };
-    const std::string text = format_summary(
+    std::string text = format_summary(
         summary, platform.name + (platform.description.empty() ? "" : " (" + platform.description + ")"),
         trace_description, deltas);
+    if (options.functional) {
+        const auto& f = summary["functional"];
+        text += fmt::format("\n  functional check      {} matmuls, {} elements, all within tolerance (max error {:.3g} "
+                            "of sum |a b|, tolerance {:.3g})\n",
+                            f["matmuls_checked"].get<uint64_t>(), f["elements"].get<uint64_t>(),
+                            f["max_error_relative_to_sum_abs_products"].get<double>(), f["tolerance"].get<double>());
+    }
     out.write("stats.json", doc.dump(2) + "\n");
     out.write("stats.csv", stats.to_csv());
     out.write("summary.txt", text);

@@ -19,6 +19,7 @@ struct RunOptions {
     bool progress = false;               // progress line on stderr
     bool timeline = false;               // write timeline.json (Perfetto / Chrome trace events)
     TimelineOptions timeline_options;
+    bool functional = false;             // move real bytes, compute matmuls, check them (functional_check.h)
 };
 
 // Runs the job; returns the summary text (also written to summary.txt). Throws InputError for

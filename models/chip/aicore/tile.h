@@ -28,6 +28,9 @@ struct Tile {
     // First tile that writes a fresh output buffer (L0C for the Cube, UB for the vector cores).
     // Such a tile cannot start until the block `output_buffers` blocks back has been stored.
     bool starts_output_block = true;
+    // A matmul tile's shape (functional runs): A is rows x depth, B depth x cols, both row-major
+    // at loads[0] / loads[1]; the output block (rows x cols) is stored with the last K step.
+    uint32_t mm_rows = 0, mm_cols = 0, mm_depth = 0;
 
     void add_load(uint64_t addr, uint64_t bytes, StreamClass stream) {
         if (bytes) loads[load_count++] = {addr, bytes, stream};

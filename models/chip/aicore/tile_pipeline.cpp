@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "models/chip/aicore/functional_cube.h"
 #include "models/common/errors.h"
 
 namespace asim {
@@ -93,6 +94,17 @@ Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count,
     return done;
 }
 
+void TilePipeline::compute_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work) {
+    const std::size_t elements = std::size_t{tile.mm_rows} * tile.mm_cols;
+    if (tile.starts_output_block) m_accumulator.assign(elements, 0.0);
+    accumulate_tile(slot.a.data(), slot.b.data(), work.input_dtype, tile.mm_rows, tile.mm_cols, tile.mm_depth, m_accumulator);
+    if (tile.store_count == 0) return;
+    // The last K step: FixPipe converts the accumulators into the output's format.
+    slot.out.assign((elements * work.output_bits + 7) / 8, 0);
+    const bool integer = is_integer_dtype(work.input_dtype);
+    for (std::size_t i = 0; i < elements; ++i) store_element(slot.out.data(), work.output_bits, integer, i, m_accumulator[i]);
+}
+
 void TilePipeline::execute(PipelineWork& work) {
     struct Slot {
         Tile tile;
@@ -100,6 +112,9 @@ void TilePipeline::execute(PipelineWork& work) {
         Picoseconds load_end = kUnknown;
         Picoseconds compute_end = kUnknown;
     };
+    // Functional runs: the loaded operands and the block to store, per ring slot (members, not on
+    // this thread's stack, so that a run stopped early frees them).
+    if (m_memory && m_functional_slots.size() != kRing) m_functional_slots.resize(kRing);
     std::array<Slot, kRing> ring;
     std::array<Picoseconds, kRing> block_store_end{};  // by block index
     uint64_t next_load = 0, next_compute = 0, next_store = 0;
@@ -150,6 +165,7 @@ void TilePipeline::execute(PipelineWork& work) {
             const Cycles vec_start = std::max(m_cube_free, m_vector_free);
             m_vector_free = vec_start + s.tile.vector_cycles;
             s.compute_end = ps(m_vector_free);
+            if (m_memory && s.tile.mm_rows != 0) compute_functional(s.tile, m_functional_slots[next_compute % kRing], work);
             if (m_timeline) {
                 const uint32_t label = work.timeline_label;
                 m_timeline->slice(m_tracks.mte1, ps(mte1_start), ps(m_mte1_free), label);
@@ -183,6 +199,10 @@ void TilePipeline::execute(PipelineWork& work) {
                 s.tile.store_count ? transfer(s.tile.stores.data(), s.tile.store_count, true,
                                               m_store_port, work.op_id)
                                    : s.compute_end;
+            if (m_memory && s.tile.mm_rows != 0 && s.tile.store_count != 0) {
+                const std::vector<uint8_t>& out = m_functional_slots[next_store % kRing].out;
+                m_memory->write(s.tile.stores[0].addr, out.data(), std::min<uint64_t>(out.size(), s.tile.stores[0].bytes));
+            }
             if (m_timeline) m_timeline->slice(m_tracks.store, std::max(now, when), end, work.timeline_label);
             block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
             last_end = std::max(last_end, end);
@@ -191,6 +211,13 @@ void TilePipeline::execute(PipelineWork& work) {
             Slot& s = ring[next_load % kRing];
             s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, m_load_port,
                                   work.op_id);
+            if (m_memory && s.tile.mm_rows != 0) {
+                FunctionalSlot& f = m_functional_slots[next_load % kRing];
+                f.a.resize(s.tile.loads[0].bytes);
+                f.b.resize(s.tile.loads[1].bytes);
+                m_memory->read(s.tile.loads[0].addr, f.a.data(), f.a.size());
+                m_memory->read(s.tile.loads[1].addr, f.b.data(), f.b.size());
+            }
             if (m_timeline) m_timeline->slice(m_tracks.mte2, std::max(now, when), s.load_end, work.timeline_label);
             last_end = std::max(last_end, s.load_end);
             have_pending = false;

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -28,7 +29,9 @@
 #include "models/chip/aicore/tile.h"
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
+#include "models/common/dtype.h"
 #include "models/common/failure_sink.h"
+#include "models/common/functional_memory.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
@@ -41,6 +44,9 @@ struct PipelineWork {
     uint32_t output_buffers = 2;
     std::function<void()> on_done;  // called at the simulated time the last store completes
     uint32_t timeline_label = 0;     // Timeline::label of the op, when a timeline is recorded
+    // Element formats of a matmul's tiles, for functional runs.
+    DType input_dtype = DType::kBf16;
+    uint32_t output_bits = 16;
 };
 
 // The timeline tracks a pipeline records its stages on (Timeline::kNoTrack: a stage it lacks or
@@ -63,6 +69,9 @@ public:
                  const TilePipelineParams& params, StatsRegistry& stats, FailureSink& failures);
 
     void submit(PipelineWork work);
+    // Functional run: loads and stores move real bytes from / to `memory` at their simulated
+    // time and the Cube computes matmul tiles (functional_cube.h). Null: timing only.
+    void set_functional_memory(FunctionalMemory* memory) { m_memory = memory; }
     void record_to(Timeline* timeline, const PipelineTracks& tracks) {
         m_timeline = timeline;
         m_tracks = tracks;
@@ -76,6 +85,10 @@ private:
     SC_HAS_PROCESS(TilePipeline);
     void run();
     void execute(PipelineWork& work);
+    struct FunctionalSlot {
+        std::vector<uint8_t> a, b, out;
+    };
+    void compute_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work);
     Picoseconds transfer(const MemAccess* accesses, std::size_t count, bool is_write,
                          BandwidthServer& port, uint64_t op_id);
 
@@ -92,6 +105,9 @@ private:
     PayloadPool m_pool;
     Timeline* m_timeline = nullptr;
     PipelineTracks m_tracks;
+    FunctionalMemory* m_memory = nullptr;
+    std::vector<double> m_accumulator;  // L0C of the output block being computed (functional)
+    std::vector<FunctionalSlot> m_functional_slots;
 
     Counter& m_tiles;
     Counter& m_cube_busy;

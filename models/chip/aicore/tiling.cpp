@@ -57,10 +57,31 @@ struct MatmulGeometry {
     trace::Tensor a, b, c;
 };
 
+MatmulLayout layout_of(const MatmulGeometry& g) {
+    MatmulLayout l;
+    l.batch = g.batch;
+    l.m = g.m;
+    l.n = g.n;
+    l.k = g.k;
+    l.bm = g.bm;
+    l.bn = g.bn;
+    l.bk = g.bk;
+    l.mb = g.mb;
+    l.nb = g.nb;
+    l.kb = g.kb;
+    l.a_bits = g.a_bits;
+    l.b_bits = g.b_bits;
+    l.c_bits = g.c_bits;
+    l.a = g.a;
+    l.b = g.b;
+    l.c = g.c;
+    return l;
+}
+
 class MatmulTiles : public TileSource {
 public:
     MatmulTiles(const MatmulGeometry& g, uint64_t first_block, uint64_t stride)
-        : m_g(g), m_block(first_block), m_stride(stride) {}
+        : m_g(g), m_layout(layout_of(g)), m_block(first_block), m_stride(stride) {}
 
     bool next(Tile& tile) override {
         const uint64_t blocks = m_g.batch * m_g.mb * m_g.nb;
@@ -73,18 +94,18 @@ public:
         const uint64_t depth = std::min(m_g.bk, m_g.k - m_k * m_g.bk);
         const uint64_t a_bytes = bytes_of(rows * depth, m_g.a_bits);
         const uint64_t b_bytes = bytes_of(depth * cols, m_g.b_bits);
-        tile.add_load(tile_addr(m_g.a, (batch * m_g.mb + bi) * m_g.kb + m_k, bytes_of(m_g.bm * m_g.bk, m_g.a_bits)),
-                      a_bytes, m_g.a.stream);
-        tile.add_load(tile_addr(m_g.b, (batch * m_g.nb + bj) * m_g.kb + m_k, bytes_of(m_g.bk * m_g.bn, m_g.b_bits)),
-                      b_bytes, m_g.b.stream);
+        tile.add_load(m_layout.a_tile(batch, bi, m_k), a_bytes, m_g.a.stream);
+        tile.add_load(m_layout.b_tile(batch, bj, m_k), b_bytes, m_g.b.stream);
         tile.mte1_cycles = std::max(static_cast<Cycles>(static_cast<double>(a_bytes) / m_g.l1_to_l0a + 0.999),
                                     static_cast<Cycles>(static_cast<double>(b_bytes) / m_g.l1_to_l0b + 0.999));
         tile.cube_cycles = m_g.engine->cycles(rows, cols, depth, m_g.dtype);
         tile.starts_output_block = m_k == 0;
+        tile.mm_rows = static_cast<uint32_t>(rows);
+        tile.mm_cols = static_cast<uint32_t>(cols);
+        tile.mm_depth = static_cast<uint32_t>(depth);
         if (++m_k == m_g.kb) {
             const uint64_t c_bytes = bytes_of(rows * cols, m_g.c_bits);
-            tile.add_store(tile_addr(m_g.c, m_block, bytes_of(m_g.bm * m_g.bn, m_g.c_bits)), c_bytes,
-                           m_g.c.stream);
+            tile.add_store(m_layout.c_tile(batch, bi, bj), c_bytes, m_g.c.stream);
             m_k = 0;
             m_block += m_stride;
         }
@@ -93,10 +114,58 @@ public:
 
 private:
     MatmulGeometry m_g;
+    MatmulLayout m_layout;
     uint64_t m_block;
     uint64_t m_stride;
     uint64_t m_k = 0;
 };
+
+}  // namespace
+
+// Tiles sit where a dense blocked layout puts them: each block right after the previous one,
+// edge blocks only as large as they are, so the blocks of a tensor of exactly m x k (k x n,
+// m x n) elements fill it without gaps or overlaps. A tensor smaller than that (a trace that
+// sized it for another dtype) wraps, for timing only.
+uint64_t MatmulLayout::place(const trace::Tensor& t, uint64_t elements_before, uint32_t bits, uint64_t tile_elements) {
+    const uint64_t offset = bytes_of(elements_before, bits), bytes = bytes_of(tile_elements, bits);
+    if (offset + bytes <= t.bytes) return t.addr + offset;
+    return t.bytes <= bytes ? t.addr : t.addr + offset % (t.bytes - bytes + 1);
+}
+
+uint64_t MatmulLayout::a_tile(uint64_t batch_index, uint64_t bi, uint64_t step) const {
+    const uint64_t rows = std::min(bm, m - bi * bm), depth = std::min(bk, k - step * bk);
+    return place(a, batch_index * m * k + bi * bm * k + rows * step * bk, a_bits, rows * depth);
+}
+
+uint64_t MatmulLayout::b_tile(uint64_t batch_index, uint64_t bj, uint64_t step) const {
+    const uint64_t cols = std::min(bn, n - bj * bn), depth = std::min(bk, k - step * bk);
+    return place(b, batch_index * k * n + bj * bn * k + cols * step * bk, b_bits, depth * cols);
+}
+
+uint64_t MatmulLayout::c_tile(uint64_t batch_index, uint64_t bi, uint64_t bj) const {
+    const uint64_t rows = std::min(bm, m - bi * bm), cols = std::min(bn, n - bj * bn);
+    return place(c, batch_index * m * n + bi * bm * n + rows * bj * bn, c_bits, rows * cols);
+}
+
+uint64_t MatmulLayout::a_addr(uint64_t batch_index, uint64_t i, uint64_t kk) const {
+    const uint64_t bi = i / bm, step = kk / bk;
+    const uint64_t depth = std::min(bk, k - step * bk);
+    return a_tile(batch_index, bi, step) + ((i - bi * bm) * depth + (kk - step * bk)) * a_bits / 8;
+}
+
+uint64_t MatmulLayout::b_addr(uint64_t batch_index, uint64_t kk, uint64_t j) const {
+    const uint64_t bj = j / bn, step = kk / bk;
+    const uint64_t cols = std::min(bn, n - bj * bn);
+    return b_tile(batch_index, bj, step) + ((kk - step * bk) * cols + (j - bj * bn)) * b_bits / 8;
+}
+
+uint64_t MatmulLayout::c_addr(uint64_t batch_index, uint64_t i, uint64_t j) const {
+    const uint64_t bi = i / bm, bj = j / bn;
+    const uint64_t cols = std::min(bn, n - bj * bn);
+    return c_tile(batch_index, bi, bj) + ((i - bi * bm) * cols + (j - bj * bn)) * c_bits / 8;
+}
+
+namespace {
 
 struct AttentionGeometry {
     trace::AttentionShape s;
@@ -323,7 +392,10 @@ OpPlan FoundationTiler::plan_matmul(const trace::Op& op) const {
     for (uint32_t c = 0; c < m_ai_cores && c < total_blocks; ++c) {
         plan.cube_work[c].tiles = std::make_unique<MatmulTiles>(g, c, m_ai_cores);
         plan.cube_work[c].output_buffers = out_buffers;
+        plan.cube_work[c].input_dtype = g.dtype;
+        plan.cube_work[c].output_bits = g.c_bits;
     }
+    plan.matmul_layout = layout_of(g);
     return plan;
 }
 

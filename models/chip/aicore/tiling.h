@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/chip/aicore/aicore_params.h"
@@ -30,10 +31,34 @@
 
 namespace asim {
 
+// Where a matmul's tiles and elements live in the dense blocked layout they are read and written
+// in: A in bm x bk blocks ordered (batch, block row, K step), B in bk x bn blocks ordered (batch,
+// block column, K step), C in bm x bn blocks ordered (batch, block row, block column); each block
+// row-major and only as large as it is (edge blocks are smaller), packed one after the other.
+// Functional runs use it to put inputs where the tiles will read them and to find the results.
+struct MatmulLayout {
+    uint64_t batch = 1, m = 0, n = 0, k = 0;
+    uint64_t bm = 0, bn = 0, bk = 0, mb = 0, nb = 0, kb = 0;
+    uint32_t a_bits = 16, b_bits = 16, c_bits = 16;
+    trace::Tensor a, b, c;
+    // Byte addresses of the tiles: A block (bi, K step), B block (bj, K step), C block (bi, bj).
+    uint64_t a_tile(uint64_t batch_index, uint64_t bi, uint64_t step) const;
+    uint64_t b_tile(uint64_t batch_index, uint64_t bj, uint64_t step) const;
+    uint64_t c_tile(uint64_t batch_index, uint64_t bi, uint64_t bj) const;
+    // Byte addresses of elements A[b][i][kk], B[b][kk][j], C[b][i][j].
+    uint64_t a_addr(uint64_t batch_index, uint64_t i, uint64_t kk) const;
+    uint64_t b_addr(uint64_t batch_index, uint64_t kk, uint64_t j) const;
+    uint64_t c_addr(uint64_t batch_index, uint64_t i, uint64_t j) const;
+
+private:
+    static uint64_t place(const trace::Tensor& t, uint64_t elements_before, uint32_t bits, uint64_t tile_elements);
+};
+
 struct OpPlan {
     // One entry per AIC pipeline and per AIV pipeline; an entry without tiles gets no work.
     std::vector<PipelineWork> cube_work;
     std::vector<PipelineWork> vector_work;
+    std::optional<MatmulLayout> matmul_layout;  // matmul ops
 };
 
 class FoundationTiler {

@@ -102,6 +102,11 @@ void Die::record_to(Timeline* timeline) {
     m_dispatcher->set_timeline(timeline);
 }
 
+void Die::set_functional_memory(FunctionalMemory* memory) {
+    for (auto& p : m_cube_pipes) p->set_functional_memory(memory);
+    for (auto& p : m_vector_pipes) p->set_functional_memory(memory);
+}
+
 void Die::finalize_stats() {
     m_hjsd->finalize_stats();
     m_l2->finalize_stats();

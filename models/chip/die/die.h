@@ -66,6 +66,8 @@ public:
     // `die.coreN` (AIC MTE2 / MTE1 / Cube / FixPipe, AIVm MTE2 / Vector / MTE3), and the L2 and
     // HBM traffic as counters of groups `die.l2` and `die.hbm`.
     void record_to(Timeline* timeline);
+    // Functional run: every engine moves real bytes from / to `memory` and the Cube computes.
+    void set_functional_memory(FunctionalMemory* memory);
     void finalize_stats();
 
 private:

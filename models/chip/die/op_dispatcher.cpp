@@ -117,6 +117,7 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     OpPlan plan;
     try {
         plan = m_tiler.plan(op);
+        if (m_observer) m_observer->on_dispatch(op, plan);
     } catch (const InputError& e) {
         throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " + e.what());
     }
@@ -168,6 +169,7 @@ void OpDispatcher::work_done(uint64_t op_id) {
     m_end_ps = std::max(m_end_ps, now);
     m_log.debug("op {} done after {} ps", op_id, now - it->second.start);
     m_in_flight.erase(it);
+    if (m_observer) m_observer->on_complete(op_id);
     ++m_ops_done;
     m_op_completed.notify(sc_core::SC_ZERO_TIME);
     if (m_progress) m_progress(m_ops_done.value());

@@ -37,6 +37,16 @@ struct OpClassStats {
     Counter& flops;
 };
 
+// Sees every op as it is dispatched (with the tiler's plan) and as it completes, in simulated
+// time order: functional checks hook in here. on_dispatch may throw InputError (the dispatcher
+// adds the trace line); on_complete must not throw.
+class OpObserver {
+public:
+    virtual ~OpObserver() = default;
+    virtual void on_dispatch(const trace::Op& op, const OpPlan& plan) = 0;
+    virtual void on_complete(uint64_t op_id) = 0;
+};
+
 class OpDispatcher : public sc_core::sc_module {
 public:
     static constexpr std::size_t kMaxOpsInFlight = 16;
@@ -60,6 +70,7 @@ public:
     void set_progress(std::function<void(uint64_t)> progress) { m_progress = std::move(progress); }
     // Names each op's work on the timeline the pipelines record to ("<name> #<id>").
     void set_timeline(Timeline* timeline) { m_timeline = timeline; }
+    void set_observer(OpObserver* observer) { m_observer = observer; }
 
     bool finished() const { return m_finished; }
     uint64_t ops_completed() const { return m_ops_done.value(); }
@@ -94,6 +105,7 @@ private:
     trace::TraceReader* m_reader = nullptr;
     std::function<void(uint64_t)> m_progress;
     Timeline* m_timeline = nullptr;
+    OpObserver* m_observer = nullptr;
     Logger m_log;
     Hjsd* m_hjsd = nullptr;
     uint64_t m_address_space = ~uint64_t{0};
