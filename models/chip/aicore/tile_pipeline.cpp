@@ -105,6 +105,17 @@ void TilePipeline::compute_functional(const Tile& tile, FunctionalSlot& slot, co
     for (std::size_t i = 0; i < elements; ++i) store_element(slot.out.data(), work.output_bits, integer, i, m_accumulator[i]);
 }
 
+// A DMA track shows when the engine had a transfer in flight. Transfers overlap (the next load
+// issues before the previous one's data has all arrived); a track's slices must not, so each
+// starts where the one before it ended.
+void TilePipeline::record_transfer(Timeline::TrackId track, Picoseconds& shown_until, Picoseconds begin,
+                                   Picoseconds end, uint32_t label) {
+    begin = std::max(begin, shown_until);
+    if (end <= begin) return;
+    m_timeline->slice(track, begin, end, label);
+    shown_until = end;
+}
+
 void TilePipeline::execute(PipelineWork& work) {
     struct Slot {
         Tile tile;
@@ -203,7 +214,7 @@ void TilePipeline::execute(PipelineWork& work) {
                 const std::vector<uint8_t>& out = m_functional_slots[next_store % kRing].out;
                 m_memory->write(s.tile.stores[0].addr, out.data(), std::min<uint64_t>(out.size(), s.tile.stores[0].bytes));
             }
-            if (m_timeline) m_timeline->slice(m_tracks.store, std::max(now, when), end, work.timeline_label);
+            if (m_timeline) record_transfer(m_tracks.store, m_store_shown_until, std::max(now, when), end, work.timeline_label);
             block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
             last_end = std::max(last_end, end);
             ++next_store;
@@ -218,7 +229,7 @@ void TilePipeline::execute(PipelineWork& work) {
                 m_memory->read(s.tile.loads[0].addr, f.a.data(), f.a.size());
                 m_memory->read(s.tile.loads[1].addr, f.b.data(), f.b.size());
             }
-            if (m_timeline) m_timeline->slice(m_tracks.mte2, std::max(now, when), s.load_end, work.timeline_label);
+            if (m_timeline) record_transfer(m_tracks.mte2, m_load_shown_until, std::max(now, when), s.load_end, work.timeline_label);
             last_end = std::max(last_end, s.load_end);
             have_pending = false;
             ++next_load;

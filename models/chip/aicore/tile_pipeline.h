@@ -85,6 +85,8 @@ private:
     SC_HAS_PROCESS(TilePipeline);
     void run();
     void execute(PipelineWork& work);
+    void record_transfer(Timeline::TrackId track, Picoseconds& shown_until, Picoseconds begin, Picoseconds end,
+                         uint32_t label);
     struct FunctionalSlot {
         std::vector<uint8_t> a, b, out;
     };
@@ -105,6 +107,7 @@ private:
     PayloadPool m_pool;
     Timeline* m_timeline = nullptr;
     PipelineTracks m_tracks;
+    Picoseconds m_load_shown_until = 0, m_store_shown_until = 0;  // see record_transfer
     FunctionalMemory* m_memory = nullptr;
     std::vector<double> m_accumulator;  // L0C of the output block being computed (functional)
     std::vector<FunctionalSlot> m_functional_slots;
