@@ -325,6 +325,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     const Picoseconds* hop_of_slice =
         m_noc_one_way.empty() ? nullptr : &m_noc_one_way[static_cast<std::size_t>(port) * m_slices.size()];
     Picoseconds farthest_hop = 0;
+    const Picoseconds port_mean_hop = m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
     for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes) {
         const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
         const uint8_t need = sector_mask(lo, hi, line_addr);
@@ -403,7 +404,10 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
         // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
         const uint64_t first = line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
         const uint64_t last = line_addr + (static_cast<uint64_t>(32 - __builtin_clz(missing)) << m_sector_shift);
-        const Picoseconds issue = mshr_issue_time(arrival + hit_latency, info);
+        // Misses of one request are fetched as contiguous runs issued together (one HBM access
+        // per run, not per line): their tag checks are taken to finish at the request's mean
+        // distance to the slices, so lines a hop nearer or farther still join one run.
+        const Picoseconds issue = mshr_issue_time(issued + port_mean_hop + hit_latency, info);
         if (!m_batch.lines.empty() && (m_batch.end != first || m_batch.issue != issue)) flush_batch(info);
         if (m_batch.lines.empty()) {
             m_batch.begin = first;
@@ -424,6 +428,13 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
 void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way, Picoseconds slice_hbm_one_way) {
     m_noc_one_way = std::move(port_slice_one_way);
     m_noc_to_hbm = slice_hbm_one_way;
+    const std::size_t slices = m_slices.size();
+    m_noc_port_mean.assign(m_noc_one_way.size() / slices, 0);
+    for (std::size_t port = 0; port < m_noc_port_mean.size(); ++port) {
+        Picoseconds sum = 0;
+        for (std::size_t s = 0; s < slices; ++s) sum += m_noc_one_way[port * slices + s];
+        m_noc_port_mean[port] = sum / slices;
+    }
 }
 
 void L2Cache::record_to(Timeline* timeline, const std::string& l2_group, const std::string& hbm_group) {

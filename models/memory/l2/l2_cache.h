@@ -193,6 +193,7 @@ private:
     HbmLoadMonitor* m_monitor = nullptr;
     std::vector<Picoseconds> m_noc_one_way;  // ports x slices; empty: no network latency
     Picoseconds m_noc_to_hbm = 0;
+    std::vector<Picoseconds> m_noc_port_mean;  // per port, the mean of its one-way latencies
     Timeline* m_timeline = nullptr;
     Timeline::TrackId m_tl_read = Timeline::kNoTrack, m_tl_write = Timeline::kNoTrack;
     Timeline::TrackId m_tl_hbm_read = Timeline::kNoTrack, m_tl_hbm_write = Timeline::kNoTrack;
