@@ -108,6 +108,7 @@ void Die::set_functional_memory(FunctionalMemory* memory) {
 }
 
 void Die::finalize_stats() {
+    m_dispatcher->finalize_stats();
     m_hjsd->finalize_stats();
     m_l2->finalize_stats();
     m_hbm->finalize_stats();

@@ -47,6 +47,15 @@ public:
     virtual void on_complete(uint64_t op_id) = 0;
 };
 
+// Runs a die's collective ops in a supernode run (testbenches/supernode): `start` is called at
+// the simulated time the op is dispatched; the service calls `done` at the simulated time the
+// collective ends for this die. Without a service a collective op is refused.
+class CollectiveService {
+public:
+    virtual ~CollectiveService() = default;
+    virtual void start(const trace::Op& op, std::function<void()> done) = 0;
+};
+
 class OpDispatcher : public sc_core::sc_module {
 public:
     static constexpr std::size_t kMaxOpsInFlight = 16;
@@ -71,6 +80,12 @@ public:
     // Names each op's work on the timeline the pipelines record to ("<name> #<id>").
     void set_timeline(Timeline* timeline) { m_timeline = timeline; }
     void set_observer(OpObserver* observer) { m_observer = observer; }
+    void set_collective_service(CollectiveService* service) { m_collectives = service; }
+
+    // Communication against compute, in simulated time (flushed by finalize_stats):
+    // comm_busy = time with a collective in flight; comm_exposed = of that, time with no compute
+    // op in flight (nothing hides it); comm_overlap = comm_busy - comm_exposed.
+    void finalize_stats();
 
     bool finished() const { return m_finished; }
     uint64_t ops_completed() const { return m_ops_done.value(); }
@@ -97,6 +112,8 @@ private:
     void dispatch(const trace::Op& op);
     void check_deps_exist(const trace::Op& op);
     void work_done(uint64_t op_id);
+    // Accounts the time since the last change of what is in flight (comm / compute).
+    void account_overlap();
 
     const FoundationTiler& m_tiler;
     std::vector<TilePipeline*> m_cube_pipes;
@@ -106,6 +123,12 @@ private:
     std::function<void(uint64_t)> m_progress;
     Timeline* m_timeline = nullptr;
     OpObserver* m_observer = nullptr;
+    CollectiveService* m_collectives = nullptr;
+    uint32_t m_comm_in_flight = 0, m_compute_in_flight = 0;
+    Picoseconds m_overlap_since = 0;
+    Counter& m_comm_busy_ps;
+    Counter& m_comm_exposed_ps;
+    Counter& m_comm_overlap_ps;
     Logger m_log;
     Hjsd* m_hjsd = nullptr;
     uint64_t m_address_space = ~uint64_t{0};
