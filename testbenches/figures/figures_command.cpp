@@ -1,4 +1,4 @@
-// `ascend-sim figures hbm|l2`: tables for other tools. CSV on stdout; with --out DIR,
+// `ascend-sim figures hbm|l2|links|collectives`: tables for other tools. CSV on stdout; with --out DIR,
 // DIR/<table>.csv, DIR/<table>.json and a PNG plot drawn by scripts/plot_figures.py (matplotlib),
 // all written atomically.
 #include <unistd.h>
@@ -15,8 +15,10 @@
 #include "models/common/errors.h"
 #include "platforms/platform.h"
 #include "testbenches/cli/command.h"
+#include "testbenches/figures/collective_figures.h"
 #include "testbenches/figures/hbm_figures.h"
 #include "testbenches/figures/l2_figures.h"
+#include "testbenches/figures/link_figures.h"
 
 namespace asim {
 
@@ -54,6 +56,8 @@ Command add_figures_command(CLI::App& app) {
     struct State {
         HbmFiguresOptions hbm;
         L2FiguresOptions l2;
+        LinkFiguresOptions links;
+        CollectiveFiguresOptions collectives;
         std::string out_dir;
     };
     auto s = std::make_shared<State>();
@@ -75,9 +79,33 @@ Command add_figures_command(CLI::App& app) {
     l2->add_option("--set", s->l2.overrides, "override a config key: KEY=VALUE (repeatable)");
     l2->add_option("--requests", s->l2.requests_per_point, "requests per load point")->capture_default_str();
     l2->add_option("--out,-o", s->out_dir, "output directory");
-    return {cmd, [s, hbm, l2] {
-                if (!hbm->parsed() && !l2->parsed()) throw InputError("figures: name a table set (hbm or l2)");
-                const std::vector<FigureTable> tables = hbm->parsed() ? hbm_figures(s->hbm) : l2_figures(s->l2);
+    CLI::App* links = cmd->add_subcommand("links", "die-to-die remote read and write latency and bandwidth against "
+                                                   "message size, within a node and across nodes, from the packet-level "
+                                                   "link model on the platform's routes");
+    links->add_option("--platform,-p", s->links.platform, platform_help())->required();
+    links->add_option("--set", s->links.overrides, "override a config key: KEY=VALUE (repeatable)");
+    links->add_option("--sizes", s->links.sizes, "message sizes: A..B (powers of two) or A,B,C")->capture_default_str();
+    links->add_option("--out,-o", s->out_dir, "output directory");
+    CLI::App* colls = cmd->add_subcommand("collectives", "nccl-tests-style time, algbw and busbw of a collective "
+                                                         "against size on the platform's network (flow-level model)");
+    colls->add_option("--platform,-p", s->collectives.platform, platform_help())->required();
+    colls->add_option("--set", s->collectives.overrides, "override a config key: KEY=VALUE (repeatable)");
+    colls->add_option("--op", s->collectives.op, "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv")
+        ->capture_default_str();
+    colls->add_option("--sizes", s->collectives.sizes, "per-rank buffer sizes: A..B (powers of two) or A,B,C")
+        ->capture_default_str();
+    colls->add_option("--dies", s->collectives.dies, "group size: dies 0..N-1 (default: every die)");
+    colls->add_option("--algo", s->collectives.algo,
+                      "ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct or pairwise "
+                      "(default: network.collectives.allreduce_algorithm for allreduce, else the op's first)");
+    colls->add_option("--out,-o", s->out_dir, "output directory");
+    return {cmd, [s, hbm, l2, links, colls] {
+                if (!hbm->parsed() && !l2->parsed() && !links->parsed() && !colls->parsed())
+                    throw InputError("figures: name a table set (hbm, l2, links or collectives)");
+                const std::vector<FigureTable> tables = hbm->parsed()     ? hbm_figures(s->hbm)
+                                                        : l2->parsed()    ? l2_figures(s->l2)
+                                                        : links->parsed() ? link_figures(s->links)
+                                                                          : collective_figures(s->collectives);
                 for (const auto& t : tables) std::cout << "# " << t.name << "\n" << t.csv() << "\n";
                 if (!s->out_dir.empty()) {
                     AtomicOutputDir out(s->out_dir);
