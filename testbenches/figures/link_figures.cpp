@@ -57,7 +57,9 @@ std::vector<FigureTable> link_figures(const LinkFiguresOptions& o) {
     if (!platform.network) throw InputError(fmt::format("platform {} has no network: section", platform.name));
     const NetworkParams& net = *platform.network;
     const Topology topology(net.topology);
-    const std::vector<char> down;
+    // A figure is a steady-state measurement: every declared fault counts as down.
+    std::vector<char> down(topology.links().size(), 0);
+    for (const uint32_t l : resolve_faults(topology, net)) down[l] = 1;
     FigureTable table{"links", {"path", "op", "size_bytes", "latency_us", "bandwidth_GBps"}, {}};
     struct Peer {
         const char* path;

@@ -1,6 +1,7 @@
 // `ascend-sim figures links`: latency and bandwidth against message size of die-to-die remote
 // reads and writes, within a node (die 0 to the farthest die of its node) and across nodes (die 0
 // to the farthest die outside it), from the packet-level link model along the platform's routes.
+// Links named in network.faults count as down (routes avoid them, or take the standby star).
 // Table "links": path,op,size_bytes,latency_us,bandwidth_GBps.
 #pragma once
 

@@ -60,17 +60,17 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
     c->result.start_ps = std::max(at_ps, m_net.now_ps());
     if (m_functional) {
         c->buffers.assign(shape.ranks, std::vector<double>(request.bytes, 0.0));
-        const uint64_t block = request.bytes / shape.ranks;
         for (uint32_t r = 0; r < shape.ranks; ++r) {
             for (uint64_t i = 0; i < request.bytes; ++i) {
                 // All-gather starts with only the rank's own block; the others start with all.
                 const bool own = i >= request.bytes * r / shape.ranks && i < request.bytes * (r + 1) / shape.ranks;
                 if (request.op == CollectiveOp::allgather && !own) continue;
                 if (request.op == CollectiveOp::broadcast && r != request.root) continue;
-                (void)block;
                 c->buffers[r][i] = initial_value(r, i);
             }
         }
+        // All-to-all reads a send buffer and writes a separate receive buffer.
+        if (request.op == CollectiveOp::alltoall) c->send_buffers = c->buffers;
     }
     const uint32_t id = c->result.id;
     m_colls.push_back(std::move(c));
@@ -127,7 +127,7 @@ void CollectiveEngine::send(uint32_t id, uint32_t rank, const SendOp& op) {
     Collective& c = *m_colls[id];
     Message m{rank, op, {}};
     if (m_functional) {
-        const auto& b = c.buffers[rank];
+        const auto& b = c.send_buffers.empty() ? c.buffers[rank] : c.send_buffers[rank];
         m.payload.assign(b.begin() + static_cast<std::ptrdiff_t>(op.src_offset),
                          b.begin() + static_cast<std::ptrdiff_t>(op.src_offset + op.bytes));
     }

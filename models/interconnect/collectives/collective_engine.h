@@ -91,6 +91,7 @@ private:
         std::unique_ptr<Schedule> schedule;
         std::vector<RankState> ranks;
         std::vector<std::vector<double>> buffers;
+        std::vector<std::vector<double>> send_buffers;  // all-to-all: the input, apart from the output
         Done done;
         CollectiveResult result;
         uint32_t ranks_done = 0;

@@ -252,7 +252,7 @@ private:
 class Pairwise final : public Schedule {
 public:
     Pairwise(uint32_t p, uint64_t bytes) : m_p(p), m_block(bytes / p) {}
-    uint32_t steps(uint32_t) const override { return m_p == 1 ? 0 : m_p; }
+    uint32_t steps(uint32_t) const override { return m_p == 1 ? 0 : m_p + 1; }
     Step step(uint32_t r, uint32_t s) const override {
         Step st;
         if (s >= 2) st.waits.push_back({(r + m_p - (s - 1)) % m_p, s - 1, m_block, false});

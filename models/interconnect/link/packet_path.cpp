@@ -20,6 +20,7 @@ struct Packet {
     uint64_t payload = 0;
     std::size_t path = 0;
     std::size_t hop = 0;  // link the packet is waiting for / crossing
+    bool holds_upstream_slot = false;  // still in the previous link's receive buffer
 };
 
 // Sender side of one link: its queue, serialiser and credits.
@@ -133,8 +134,10 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
                 const int64_t wire = h.link.packet_time_ps(packets[id].payload, op);
                 h.busy_until = now + wire;
                 post(now + wire + h.link.propagation_ps, EventKind::arrive, e.hop, id);
-                // The slot this packet held upstream frees now: return that link's credit.
-                if (packets[id].hop > 0) {
+                // The slot this packet held upstream frees now: return that link's credit (once:
+                // a retried packet is resent from the retry buffer, not from that slot).
+                if (packets[id].holds_upstream_slot) {
+                    packets[id].holds_upstream_slot = false;
                     const std::size_t up = e.hop - 1;
                     post(now + hops[up].link.propagation_ps, EventKind::credit_return, up, 0);
                 }
@@ -165,6 +168,7 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
                     break;
                 }
                 pk.hop += 1;
+                pk.holds_upstream_slot = true;
                 hops[e.hop + 1].queue.push_back(e.packet);
                 post(now + h.link.switch_latency_ps, EventKind::try_send, e.hop + 1, 0);
                 break;
