@@ -19,6 +19,7 @@ namespace {
 struct RunOutcome {
     int64_t time_ps;
     uint64_t events;
+    FlowNetworkStats network;
 };
 
 RunOutcome run_one(const Topology& topology, const NetworkParams& net, const CollectiveRequest& request,
@@ -29,7 +30,7 @@ RunOutcome run_one(const Topology& topology, const NetworkParams& net, const Col
     const uint32_t id = engine.start(request, 0);
     engine.run();
     const CollectiveResult& r = engine.result(id);
-    return {r.end_ps - r.start_ps, network.stats().events};
+    return {r.end_ps - r.start_ps, network.stats().events, network.stats()};
 }
 
 }  // namespace
@@ -73,9 +74,13 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
         table.rows.push_back({std::to_string(size), fmt::format("{:.3f}", us), fmt::format("{:.3f}", algbw),
                               fmt::format("{:.3f}", algbw * factor)});
         std::cerr << fmt::format("collectives: {} {} on {} dies, {} B: {:.3f} us simulated, {:.3f} s wall, {} events "
-                                 "({:.3g} events/s)\n",
+                                 "({:.3g} events/s), {} transfers, {} rate solves over {:.1f} flows on average\n",
                                  to_string(op), to_string(request.algo), dies, size, us, wall, r.events,
-                                 wall > 0 ? static_cast<double>(r.events) / wall : 0.0);
+                                 wall > 0 ? static_cast<double>(r.events) / wall : 0.0, r.network.transfers,
+                                 r.network.rate_solves,
+                                 r.network.rate_solves ? static_cast<double>(r.network.solved_flows) /
+                                                             static_cast<double>(r.network.rate_solves)
+                                                       : 0.0);
         if (!faults.empty()) {
             const RunOutcome healthy = run_one(topology, net, request, {});
             std::cerr << fmt::format("faults: {} link(s) down; {} B takes {:.3f} us against {:.3f} us without "

@@ -77,7 +77,8 @@ TEST(FlowNetwork, ADownLinkWithAnAlternativeReroutesAndSlowsDown) {
 TEST(FlowNetwork, ADownLinkWithoutAnAlternativeFailsClearly) {
     const Topology t(ring(4, false, 1'000'000));
     FlowNetwork net(t, 1);
-    net.start_transfer(0, 2, 100'000'000, LinkOp::write, 0, {}, "big write");
+    net.set_labeler([](uint64_t key) { return key == 7 ? std::string("big write") : std::string("?"); });
+    net.start_transfer(0, 2, 100'000'000, LinkOp::write, 0, {}, 7);
     net.set_link_down(static_cast<uint32_t>(t.link_between(1, 2)), 1'000'000);
     try {
         net.run();

@@ -18,7 +18,14 @@ std::string CollectiveParams::problems() const {
 }
 
 CollectiveEngine::CollectiveEngine(FlowNetwork& network, CollectiveParams params, bool functional)
-    : m_net(network), m_params(params), m_functional(functional), m_comm_time(network.topology().dies(), 0) {}
+    : m_net(network), m_params(params), m_functional(functional), m_comm_time(network.topology().dies(), 0) {
+    m_net.set_labeler([this](uint64_t key) {
+        const uint32_t id = static_cast<uint32_t>(key >> 48);
+        const uint32_t rank = static_cast<uint32_t>((key >> 24) & 0xFFFFFF), peer = static_cast<uint32_t>(key & 0xFFFFFF);
+        return fmt::format("{} #{} rank {} -> rank {}", id < m_colls.size() ? to_string(m_colls[id]->request.op) : "?", id,
+                           rank, peer);
+    });
+}
 
 uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps, Done done) {
     const Topology& topo = m_net.topology();
@@ -147,7 +154,7 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer) {
     q.waiting.pop_front();
     const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
     const uint64_t bytes = m.op.bytes;
-    const std::string label = fmt::format("{} #{} rank {} -> {} (tag {})", to_string(c.request.op), id, rank, peer, m.op.tag);
+    const uint64_t label = (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
     m_net.start_transfer(src, dst, bytes, LinkOp::write, m_net.now_ps(),
                          [this, id, msg = std::move(m)](int64_t) { delivered(id, msg); }, label);
 }

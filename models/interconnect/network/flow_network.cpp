@@ -22,10 +22,10 @@ void FlowNetwork::post(int64_t t, Kind k, uint32_t id, uint32_t version) {
 }
 
 void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
-                                 Delivered done, std::string label) {
+                                 Delivered done, uint64_t label_key) {
     if (src >= m_topology.dies() || dst >= m_topology.dies())
-        throw InputError(fmt::format("transfer {}: die{} -> die{} names a die that does not exist (dies 0..{})", label,
-                                     src, dst, m_topology.dies() - 1));
+        throw InputError(fmt::format("transfer die{} -> die{} names a die that does not exist (dies 0..{})", src, dst,
+                                     m_topology.dies() - 1));
     at_ps = std::max(at_ps, m_now);
     uint32_t id;
     if (!m_free_transfers.empty()) {
@@ -36,7 +36,7 @@ void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, Lin
         m_transfers.emplace_back();
         m_pending_bytes.push_back(0);
     }
-    m_transfers[id] = Transfer{src, dst, op, 0, std::move(done), std::move(label), 0, false};
+    m_transfers[id] = Transfer{src, dst, op, 0, std::move(done), label_key, 0, false};
     m_pending_bytes[id] = static_cast<double>(bytes);
     ++m_pending;
     ++m_stats.transfers;
@@ -61,7 +61,39 @@ void FlowNetwork::set_link_down(uint32_t link, int64_t at_ps) {
     post(std::max(at_ps, m_now), Kind::link_down, link);
 }
 
-uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::vector<Path>& paths, double bytes) {
+FlowNetwork::RouteTemplate* FlowNetwork::route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes) {
+    const LinkParams& first = m_topology.params().die_link;
+    const uint64_t packets = first.packets_for(static_cast<uint64_t>(bytes));
+    // Small messages use as many paths as they have packets.
+    const uint64_t want = std::min<uint64_t>(m_max_paths, std::max<uint64_t>(1, packets));
+    const uint64_t key = (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 16) ^
+                         (want << 1) ^ (op == LinkOp::read ? 1u : 0u);
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return &it->second;
+    std::vector<Path> paths = m_topology.routes(src, dst, want, m_down);
+    if (paths.empty()) return nullptr;
+    if (m_routes.size() > (1u << 20)) m_routes.clear();  // bound the memory
+    RouteTemplate& r = m_routes[key];
+    r.paths = std::move(paths);
+    // Packets are sprayed evenly over the paths: each link carries 1/k of the flow per path it is
+    // on (a shared first or last link carries all of it).
+    const double k = static_cast<double>(r.paths.size());
+    std::vector<std::pair<uint32_t, double>> use;
+    for (const Path& p : r.paths)
+        for (uint32_t l : p) use.emplace_back(l, 1.0 / (k * m_topology.link_params(l).payload_bytes_per_s(op)));
+    std::sort(use.begin(), use.end());
+    for (const auto& [l, c] : use) {
+        if (!r.links.empty() && r.links.back() == l) {
+            r.cost.back() += c;
+        } else {
+            r.links.push_back(l);
+            r.cost.push_back(c);
+        }
+    }
+    return &r;
+}
+
+uint32_t FlowNetwork::new_flow(uint32_t transfer, RouteTemplate& route, double bytes) {
     uint32_t id;
     if (!m_free_flows.empty()) {
         id = m_free_flows.back();
@@ -76,27 +108,21 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::vector<Path>& paths
     f.remaining = bytes;
     f.rate = 0;
     f.updated = m_now;
-    // Packets are sprayed evenly over the paths: each link carries 1/k of the flow per path it is
-    // on (a shared first or last link carries all of it).
-    const double k = static_cast<double>(paths.size());
-    const uint64_t first_packet = static_cast<uint64_t>(std::ceil(bytes / k));
-    std::vector<std::pair<uint32_t, double>> use;
-    f.latency = 0;
-    for (const Path& p : paths) {
-        f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
-        for (uint32_t l : p) use.emplace_back(l, 1.0 / (k * m_topology.link_params(l).payload_bytes_per_s(op)));
+    const uint64_t first_packet = static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(route.paths.size())));
+    // Past the largest MTU of any link the store-and-forward term no longer grows with the size.
+    const TopologyParams& tp = m_topology.params();
+    const uint64_t max_mtu = std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
+                                       tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
+    const bool full = first_packet >= max_mtu;
+    if (full && route.latency_full_packets >= 0) {
+        f.latency = route.latency_full_packets;
+    } else {
+        f.latency = 0;
+        for (const Path& p : route.paths) f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
+        if (full) route.latency_full_packets = f.latency;
     }
-    std::sort(use.begin(), use.end());
-    f.path.clear();
-    f.cost.clear();
-    for (const auto& [l, c] : use) {
-        if (!f.path.empty() && f.path.back() == l) {
-            f.cost.back() += c;
-        } else {
-            f.path.push_back(l);
-            f.cost.push_back(c);
-        }
-    }
+    f.path = route.links;
+    f.cost = route.cost;
     f.slot.resize(f.path.size());
     ++f.version;
     ++m_transfers[transfer].flows_left;
@@ -131,9 +157,9 @@ void FlowNetwork::deactivate(uint32_t id) {
         on_link[f.slot[i]] = moved;
         on_link.pop_back();
         if (moved != id) {
-            Flow& g = m_flows[moved];
-            for (std::size_t j = 0; j < g.path.size(); ++j)
-                if (g.path[j] == l) g.slot[j] = f.slot[i];
+            Flow& g = m_flows[moved];  // its links are sorted
+            const auto at = std::lower_bound(g.path.begin(), g.path.end(), l) - g.path.begin();
+            g.slot[static_cast<std::size_t>(at)] = f.slot[i];
         }
         m_dirty_links.push_back(l);
     }
@@ -147,44 +173,48 @@ void FlowNetwork::begin_transfer(uint32_t t, double bytes, int64_t at) {
         post(m_now, Kind::deliver, std::numeric_limits<uint32_t>::max(), t);
         return;
     }
-    const std::vector<Path> paths = m_topology.routes(tr.src, tr.dst, m_max_paths, m_down);
-    if (paths.empty()) {
+    RouteTemplate* route = route_template(tr.src, tr.dst, tr.op, bytes);
+    if (route == nullptr) {
         tr.stuck = true;
         return;
     }
-    // Small messages use as many paths as they have packets.
-    const uint64_t packets = m_topology.link_params(paths[0][0]).packets_for(static_cast<uint64_t>(bytes));
-    const std::size_t n = std::min<std::size_t>(paths.size(), std::max<uint64_t>(1, packets));
-    activate(new_flow(t, std::vector<Path>(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(n)), bytes));
+    activate(new_flow(t, *route, bytes));
 }
 
 void FlowNetwork::solve() {
     if (m_dirty_links.empty()) return;
-    ++m_stats.rate_solves;
     ++m_epoch;
-    std::vector<uint32_t> comp_flows, comp_links, stack;
-    for (uint32_t l : m_dirty_links) {
-        if (m_link_mark[l] == m_epoch) continue;
-        m_link_mark[l] = m_epoch;
-        stack.push_back(l);
-    }
+    // Each connected set of flows and links touched since the last solve is solved on its own.
+    const std::vector<uint32_t> dirty = std::move(m_dirty_links);
     m_dirty_links.clear();
-    while (!stack.empty()) {
-        const uint32_t l = stack.back();
-        stack.pop_back();
-        comp_links.push_back(l);
-        for (uint32_t fid : m_link_flows[l]) {
-            Flow& f = m_flows[fid];
-            if (f.mark == m_epoch) continue;
-            f.mark = m_epoch;
-            comp_flows.push_back(fid);
-            for (uint32_t k : f.path) {
-                if (m_link_mark[k] == m_epoch) continue;
-                m_link_mark[k] = m_epoch;
-                stack.push_back(k);
+    for (uint32_t start : dirty) {
+        if (m_link_mark[start] == m_epoch) continue;
+        m_link_mark[start] = m_epoch;
+        m_comp_flows.clear();
+        m_comp_links.clear();
+        m_stack.assign(1, start);
+        while (!m_stack.empty()) {
+            const uint32_t l = m_stack.back();
+            m_stack.pop_back();
+            m_comp_links.push_back(l);
+            for (uint32_t fid : m_link_flows[l]) {
+                Flow& f = m_flows[fid];
+                if (f.mark == m_epoch) continue;
+                f.mark = m_epoch;
+                m_comp_flows.push_back(fid);
+                for (uint32_t k : f.path) {
+                    if (m_link_mark[k] == m_epoch) continue;
+                    m_link_mark[k] = m_epoch;
+                    m_stack.push_back(k);
+                }
             }
         }
+        if (!m_comp_flows.empty()) solve_component(m_comp_flows, m_comp_links);
     }
+}
+
+void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const std::vector<uint32_t>& comp_links) {
+    ++m_stats.rate_solves;
     m_stats.solved_flows += comp_flows.size();
     // Bring every flow of the component up to now.
     for (uint32_t fid : comp_flows) {
@@ -192,6 +222,18 @@ void FlowNetwork::solve() {
         const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
         f.remaining -= sent;
         f.updated = m_now;
+    }
+    if (comp_flows.size() == 1) {
+        // Alone on its links: the most loaded link sets the rate.
+        Flow& f = m_flows[comp_flows[0]];
+        const double rate = 1.0 / *std::max_element(f.cost.begin(), f.cost.end());
+        if (f.rate != rate) {
+            f.rate = rate;
+            ++f.version;
+            const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+            post(m_now + dt, Kind::finish, comp_flows[0], f.version);
+        }
+        return;
     }
     // Progressive filling: all unfrozen flows grow at one level; the link whose time share runs
     // out first freezes its flows at that level.
@@ -302,6 +344,7 @@ void FlowNetwork::run() {
                 }
                 case Kind::link_down: {
                     m_down[e.id] = 1;
+                    m_routes.clear();
                     const std::vector<uint32_t> on_link = m_link_flows[e.id];
                     for (uint32_t fid : on_link) {
                         deactivate(fid);
@@ -312,13 +355,13 @@ void FlowNetwork::run() {
                         m_free_flows.push_back(fid);
                         ++m_stats.reroutes;
                         const Transfer& tr = m_transfers[t_id];
-                        const std::vector<Path> paths = m_topology.routes(tr.src, tr.dst, m_max_paths, m_down);
-                        if (paths.empty()) {
+                        RouteTemplate* route = route_template(tr.src, tr.dst, tr.op, left);
+                        if (route == nullptr) {
                             m_transfers[t_id].stuck = true;
                             ++m_transfers[t_id].flows_left;  // never delivered
                             continue;
                         }
-                        activate(new_flow(t_id, paths, left));
+                        activate(new_flow(t_id, *route, left));
                     }
                     break;
                 }
@@ -343,7 +386,7 @@ void FlowNetwork::report_stuck() const {
         if (!t.stuck) continue;
         ++stuck;
         if (listed++ < 10)
-            list += fmt::format("\n  {} die{} -> die{}{}", t.label.empty() ? "transfer" : t.label, t.src, t.dst,
+            list += fmt::format("\n  {} die{} -> die{}{}", m_labeler ? m_labeler(t.label_key) : "transfer", t.src, t.dst,
                                 " (no route: the links it needs are down)");
     }
     throw SimulationError(fmt::format("watchdog: the network stalled at {:.3f} us with {} transfers unfinished "

@@ -20,6 +20,7 @@
 #include <functional>
 #include <queue>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/interconnect/topology/topology.h"
@@ -46,10 +47,13 @@ public:
     const FlowNetworkStats& stats() const { return m_stats; }
 
     // Starts moving `bytes` from die `src` to die `dst` at `at_ps` (>= now); `done` runs when the
-    // last byte is delivered. `label` names the transfer in watchdog reports. src == dst
+    // last byte is delivered. `label_key` names the transfer in watchdog reports through the
+    // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src == dst
     // delivers at once.
     void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps, Delivered done,
-                        std::string label = {});
+                        uint64_t label_key = 0);
+    using Labeler = std::function<std::string(uint64_t label_key)>;
+    void set_labeler(Labeler labeler) { m_labeler = std::move(labeler); }
     // Runs `fn` at `at_ps`.
     void schedule(int64_t at_ps, std::function<void()> fn);
     // Link `link` carries nothing from `at_ps` on; its flows move to other routes.
@@ -82,7 +86,7 @@ private:
         LinkOp op;
         uint32_t flows_left = 0;
         Delivered done;
-        std::string label;
+        uint64_t label_key = 0;
         int64_t latest_arrival = 0;
         bool stuck = false;
     };
@@ -96,11 +100,22 @@ private:
         bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
     };
 
+    // Routes and their merged per-link costs, per (src, dst, op, paths used); cleared when a link
+    // goes down. A collective reuses the same pairs step after step.
+    struct RouteTemplate {
+        std::vector<Path> paths;
+        std::vector<uint32_t> links;
+        std::vector<double> cost;
+        int64_t latency_full_packets = -1;  // latency when the first packet is a full MTU
+    };
+    RouteTemplate* route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes);
+
     void post(int64_t t, Kind k, uint32_t id, uint32_t version = 0);
-    uint32_t new_flow(uint32_t transfer, const std::vector<Path>& paths, double bytes);
+    uint32_t new_flow(uint32_t transfer, RouteTemplate& route, double bytes);
     void activate(uint32_t flow);
     void deactivate(uint32_t flow);
     void solve();  // max-min over the components touched since the last solve
+    void solve_component(const std::vector<uint32_t>& flows, const std::vector<uint32_t>& links);
     void begin_transfer(uint32_t transfer, double bytes, int64_t at);
     [[noreturn]] void report_stuck() const;
 
@@ -121,6 +136,9 @@ private:
     std::vector<double> m_link_bytes;
     std::vector<uint32_t> m_dirty_links;
     std::vector<uint32_t> m_link_mark;
+    std::unordered_map<uint64_t, RouteTemplate> m_routes;
+    Labeler m_labeler;
+    std::vector<uint32_t> m_comp_flows, m_comp_links, m_stack;  // reused by solve()
     uint32_t m_epoch = 0;
     std::size_t m_pending = 0;
     FlowNetworkStats m_stats;

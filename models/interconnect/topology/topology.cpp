@@ -305,9 +305,12 @@ std::vector<std::vector<uint32_t>> Topology::structured_routes(uint32_t src, uin
     }
     const uint32_t h = pair_hash(src, dst);
     if (t.scale_out == ScaleOutTopology::clos) {
-        const uint32_t total = t.planes * t.l2_per_plane;
+        // Planes first (hashed start), then L2 chips from the source die's index in its node
+        // (source-mod-k): the dies of one node leave through different L2 chips, so a node's
+        // traffic to another node spreads over the plane's uplinks instead of colliding.
+        const uint32_t total = t.planes * t.l2_per_plane, local = src % t.dies_per_node;
         for (uint32_t i = 0; i < total && out.size() < max_paths; ++i) {
-            const uint32_t p = (h + i) % t.planes, k = (h / 7 + i / t.planes) % t.l2_per_plane;
+            const uint32_t p = (h + i) % t.planes, k = (local + i / t.planes) % t.l2_per_plane;
             out.push_back({src, l1(node_of(src), p), l2(p, k), l1(node_of(dst), p), dst});
         }
     } else if (t.scale_out == ScaleOutTopology::fat_tree) {
