@@ -40,7 +40,11 @@ void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, Lin
     m_pending_bytes[id] = static_cast<double>(bytes);
     ++m_pending;
     ++m_stats.transfers;
-    post(at_ps, Kind::start, id);
+    if (at_ps == m_now && m_running) {
+        begin_transfer(id, m_pending_bytes[id], at_ps);  // solved with the rest of this instant
+    } else {
+        post(at_ps, Kind::start, id);
+    }
 }
 
 void FlowNetwork::schedule(int64_t at_ps, std::function<void()> fn) {
@@ -61,7 +65,7 @@ void FlowNetwork::set_link_down(uint32_t link, int64_t at_ps) {
     post(std::max(at_ps, m_now), Kind::link_down, link);
 }
 
-FlowNetwork::RouteTemplate* FlowNetwork::route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes) {
+std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes) {
     const LinkParams& first = m_topology.params().die_link;
     const uint64_t packets = first.packets_for(static_cast<uint64_t>(bytes));
     // Small messages use as many paths as they have packets.
@@ -69,11 +73,13 @@ FlowNetwork::RouteTemplate* FlowNetwork::route_template(uint32_t src, uint32_t d
     const uint64_t key = (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 16) ^
                          (want << 1) ^ (op == LinkOp::read ? 1u : 0u);
     auto it = m_routes.find(key);
-    if (it != m_routes.end()) return &it->second;
+    if (it != m_routes.end()) return it->second;
     std::vector<Path> paths = m_topology.routes(src, dst, want, m_down);
     if (paths.empty()) return nullptr;
     if (m_routes.size() > (1u << 20)) m_routes.clear();  // bound the memory
-    RouteTemplate& r = m_routes[key];
+    auto made = std::make_shared<RouteTemplate>();
+    m_routes[key] = made;
+    RouteTemplate& r = *made;
     r.paths = std::move(paths);
     // Packets are sprayed evenly over the paths: each link carries 1/k of the flow per path it is
     // on (a shared first or last link carries all of it).
@@ -90,10 +96,12 @@ FlowNetwork::RouteTemplate* FlowNetwork::route_template(uint32_t src, uint32_t d
             r.cost.push_back(c);
         }
     }
-    return &r;
+    for (std::size_t i = 0; i < r.links.size(); ++i)
+        r.share.push_back(r.cost[i] * m_topology.link_params(r.links[i]).payload_bytes_per_s(op));
+    return made;
 }
 
-uint32_t FlowNetwork::new_flow(uint32_t transfer, RouteTemplate& route, double bytes) {
+uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes) {
     uint32_t id;
     if (!m_free_flows.empty()) {
         id = m_free_flows.back();
@@ -108,22 +116,21 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, RouteTemplate& route, double b
     f.remaining = bytes;
     f.rate = 0;
     f.updated = m_now;
-    const uint64_t first_packet = static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(route.paths.size())));
+    const uint64_t first_packet = static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(route->paths.size())));
     // Past the largest MTU of any link the store-and-forward term no longer grows with the size.
     const TopologyParams& tp = m_topology.params();
     const uint64_t max_mtu = std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
                                        tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
     const bool full = first_packet >= max_mtu;
-    if (full && route.latency_full_packets >= 0) {
-        f.latency = route.latency_full_packets;
+    if (full && route->latency_full_packets >= 0) {
+        f.latency = route->latency_full_packets;
     } else {
         f.latency = 0;
-        for (const Path& p : route.paths) f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
-        if (full) route.latency_full_packets = f.latency;
+        for (const Path& p : route->paths) f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
+        if (full) route->latency_full_packets = f.latency;
     }
-    f.path = route.links;
-    f.cost = route.cost;
-    f.slot.resize(f.path.size());
+    f.route = route;
+    f.slot.resize(route->links.size());
     ++f.version;
     ++m_transfers[transfer].flows_left;
     ++m_stats.flows;
@@ -133,11 +140,11 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, RouteTemplate& route, double b
 void FlowNetwork::activate(uint32_t id) {
     Flow& f = m_flows[id];
     f.active = true;
-    for (std::size_t i = 0; i < f.path.size(); ++i) {
-        auto& on_link = m_link_flows[f.path[i]];
+    for (std::size_t i = 0; i < f.route->links.size(); ++i) {
+        auto& on_link = m_link_flows[f.route->links[i]];
         f.slot[i] = static_cast<uint32_t>(on_link.size());
         on_link.push_back(id);
-        m_dirty_links.push_back(f.path[i]);
+        m_dirty_links.push_back(f.route->links[i]);
     }
 }
 
@@ -145,20 +152,20 @@ void FlowNetwork::deactivate(uint32_t id) {
     Flow& f = m_flows[id];
     // Account the bytes sent since the last update.
     const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
-    for (std::size_t i = 0; i < f.path.size(); ++i) m_link_bytes[f.path[i]] += sent * f.cost[i] * m_topology.link_params(f.path[i]).payload_bytes_per_s(m_transfers[f.transfer].op);
+    for (std::size_t i = 0; i < f.route->links.size(); ++i) m_link_bytes[f.route->links[i]] += sent * f.route->share[i];
     f.remaining -= sent;
     f.updated = m_now;
     f.active = false;
     ++f.version;
-    for (std::size_t i = 0; i < f.path.size(); ++i) {
-        const uint32_t l = f.path[i];
+    for (std::size_t i = 0; i < f.route->links.size(); ++i) {
+        const uint32_t l = f.route->links[i];
         auto& on_link = m_link_flows[l];
         const uint32_t moved = on_link.back();
         on_link[f.slot[i]] = moved;
         on_link.pop_back();
         if (moved != id) {
             Flow& g = m_flows[moved];  // its links are sorted
-            const auto at = std::lower_bound(g.path.begin(), g.path.end(), l) - g.path.begin();
+            const auto at = std::lower_bound(g.route->links.begin(), g.route->links.end(), l) - g.route->links.begin();
             g.slot[static_cast<std::size_t>(at)] = f.slot[i];
         }
         m_dirty_links.push_back(l);
@@ -173,12 +180,12 @@ void FlowNetwork::begin_transfer(uint32_t t, double bytes, int64_t at) {
         post(m_now, Kind::deliver, std::numeric_limits<uint32_t>::max(), t);
         return;
     }
-    RouteTemplate* route = route_template(tr.src, tr.dst, tr.op, bytes);
+    std::shared_ptr<RouteTemplate> route = route_template(tr.src, tr.dst, tr.op, bytes);
     if (route == nullptr) {
         tr.stuck = true;
         return;
     }
-    activate(new_flow(t, *route, bytes));
+    activate(new_flow(t, route, bytes));
 }
 
 void FlowNetwork::solve() {
@@ -202,7 +209,7 @@ void FlowNetwork::solve() {
                 if (f.mark == m_epoch) continue;
                 f.mark = m_epoch;
                 m_comp_flows.push_back(fid);
-                for (uint32_t k : f.path) {
+                for (uint32_t k : f.route->links) {
                     if (m_link_mark[k] == m_epoch) continue;
                     m_link_mark[k] = m_epoch;
                     m_stack.push_back(k);
@@ -226,7 +233,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
     if (comp_flows.size() == 1) {
         // Alone on its links: the most loaded link sets the rate.
         Flow& f = m_flows[comp_flows[0]];
-        const double rate = 1.0 / *std::max_element(f.cost.begin(), f.cost.end());
+        const double rate = 1.0 / *std::max_element(f.route->cost.begin(), f.route->cost.end());
         if (f.rate != rate) {
             f.rate = rate;
             ++f.version;
@@ -254,10 +261,10 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
     std::vector<std::vector<uint32_t>> flow_links(comp_flows.size());
     for (std::size_t fi = 0; fi < comp_flows.size(); ++fi) {
         const Flow& f = m_flows[comp_flows[fi]];
-        for (std::size_t i = 0; i < f.path.size(); ++i) {
-            const uint32_t p = where(f.path[i]);
+        for (std::size_t i = 0; i < f.route->links.size(); ++i) {
+            const uint32_t p = where(f.route->links[i]);
             flow_links[fi].push_back(p);
-            state[p].weight += f.cost[i];
+            state[p].weight += f.route->cost[i];
         }
     }
     std::vector<std::vector<uint32_t>> link_members(comp_links.size());
@@ -286,8 +293,8 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
             const Flow& f = m_flows[comp_flows[fi]];
             for (std::size_t i = 0; i < flow_links[fi].size(); ++i) {
                 LinkState& s = state[flow_links[fi][i]];
-                s.used += f.cost[i] * level;
-                s.weight -= f.cost[i];
+                s.used += f.route->cost[i] * level;
+                s.weight -= f.route->cost[i];
                 ++s.version;
                 if (s.weight > 1e-30 && flow_links[fi][i] != e.link)
                     heap.push({(1.0 - s.used) / s.weight, flow_links[fi][i], s.version});
@@ -306,6 +313,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
 }
 
 void FlowNetwork::run() {
+    m_running = true;
     while (!m_events.empty()) {
         const int64_t t = m_events.top().time;
         m_now = t;
@@ -355,13 +363,13 @@ void FlowNetwork::run() {
                         m_free_flows.push_back(fid);
                         ++m_stats.reroutes;
                         const Transfer& tr = m_transfers[t_id];
-                        RouteTemplate* route = route_template(tr.src, tr.dst, tr.op, left);
+                        std::shared_ptr<RouteTemplate> route = route_template(tr.src, tr.dst, tr.op, left);
                         if (route == nullptr) {
                             m_transfers[t_id].stuck = true;
                             ++m_transfers[t_id].flows_left;  // never delivered
                             continue;
                         }
-                        activate(new_flow(t_id, *route, left));
+                        activate(new_flow(t_id, route, left));
                     }
                     break;
                 }
@@ -375,6 +383,7 @@ void FlowNetwork::run() {
         }
         solve();
     }
+    m_running = false;
     if (m_pending != 0) report_stuck();
 }
 

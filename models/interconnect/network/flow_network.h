@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -68,16 +69,24 @@ public:
     const std::vector<double>& link_bytes() const { return m_link_bytes; }
 
 private:
+    // Routes and their merged per-link costs, per (src, dst, op, paths used); cleared when a link
+    // goes down. A collective reuses the same pairs step after step.
+    struct RouteTemplate {
+        std::vector<Path> paths;
+        std::vector<uint32_t> links;  // every link of the paths, once, sorted
+        std::vector<double> cost;     // link-time per payload byte, per link
+        std::vector<double> share;    // share of the flow's bytes each link carries
+        int64_t latency_full_packets = -1;  // latency when the first packet is a full MTU
+    };
     struct Flow {
         uint32_t transfer;
-        Path path;               // the links of all its paths, each once
+        std::shared_ptr<RouteTemplate> route;
         double remaining;        // payload bytes still to leave the source
         double rate = 0;         // payload bytes per second
         int64_t updated = 0;     // time `remaining` refers to
         int64_t latency = 0;     // path latency
         uint32_t version = 0;    // finish events of older versions are stale
         bool active = false;
-        std::vector<double> cost;             // link-time per payload byte, per link of `path`
         std::vector<uint32_t> slot;           // position in each link's flow list
         uint32_t mark = 0;
     };
@@ -100,18 +109,10 @@ private:
         bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
     };
 
-    // Routes and their merged per-link costs, per (src, dst, op, paths used); cleared when a link
-    // goes down. A collective reuses the same pairs step after step.
-    struct RouteTemplate {
-        std::vector<Path> paths;
-        std::vector<uint32_t> links;
-        std::vector<double> cost;
-        int64_t latency_full_packets = -1;  // latency when the first packet is a full MTU
-    };
-    RouteTemplate* route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes);
+    std::shared_ptr<RouteTemplate> route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes);
 
     void post(int64_t t, Kind k, uint32_t id, uint32_t version = 0);
-    uint32_t new_flow(uint32_t transfer, RouteTemplate& route, double bytes);
+    uint32_t new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes);
     void activate(uint32_t flow);
     void deactivate(uint32_t flow);
     void solve();  // max-min over the components touched since the last solve
@@ -136,7 +137,8 @@ private:
     std::vector<double> m_link_bytes;
     std::vector<uint32_t> m_dirty_links;
     std::vector<uint32_t> m_link_mark;
-    std::unordered_map<uint64_t, RouteTemplate> m_routes;
+    std::unordered_map<uint64_t, std::shared_ptr<RouteTemplate>> m_routes;
+    bool m_running = false;
     Labeler m_labeler;
     std::vector<uint32_t> m_comp_flows, m_comp_links, m_stack;  // reused by solve()
     uint32_t m_epoch = 0;
