@@ -140,12 +140,26 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTem
 void FlowNetwork::activate(uint32_t id) {
     Flow& f = m_flows[id];
     f.active = true;
+    bool shared = false;
     for (std::size_t i = 0; i < f.route->links.size(); ++i) {
         auto& on_link = m_link_flows[f.route->links[i]];
+        shared = shared || !on_link.empty();
         f.slot[i] = static_cast<uint32_t>(on_link.size());
         on_link.push_back(id);
-        m_dirty_links.push_back(f.route->links[i]);
     }
+    if (shared) {
+        for (uint32_t l : f.route->links) m_dirty_links.push_back(l);
+        return;
+    }
+    // Alone on all its links (the common case of a collective step): its own most loaded link
+    // sets the rate, no component to solve. A flow that joins one of these links later marks
+    // it dirty and the solve takes this flow along.
+    ++m_stats.rate_solves;
+    ++m_stats.solved_flows;
+    f.rate = 1.0 / *std::max_element(f.route->cost.begin(), f.route->cost.end());
+    ++f.version;
+    const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+    post(m_now + dt, Kind::finish, id, f.version);
 }
 
 void FlowNetwork::deactivate(uint32_t id) {
@@ -168,7 +182,7 @@ void FlowNetwork::deactivate(uint32_t id) {
             const auto at = std::lower_bound(g.route->links.begin(), g.route->links.end(), l) - g.route->links.begin();
             g.slot[static_cast<std::size_t>(at)] = f.slot[i];
         }
-        m_dirty_links.push_back(l);
+        if (!on_link.empty()) m_dirty_links.push_back(l);  // the flows left may speed up
     }
 }
 
