@@ -52,9 +52,8 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
     request.algo = !o.algo.empty()                  ? parse_collective_algo(o.algo)
                    : op == CollectiveOp::allreduce ? net.collectives.allreduce_algo
                                                    : algorithms_for(op).front();
-    if (op == CollectiveOp::allreduce && request.algo == CollectiveAlgo::hierarchical &&
-        dies % net.topology.dies_per_node != 0)
-        request.algo = CollectiveAlgo::ring;  // a partial node: the flat ring
+    if (o.algo.empty() && request.algo == CollectiveAlgo::hierarchical && dies % net.topology.dies_per_node != 0)
+        request.algo = CollectiveAlgo::ring;  // the default on a partial node: the flat ring
     request.group.resize(dies);
     std::iota(request.group.begin(), request.group.end(), 0u);
     const double p = dies;

@@ -97,7 +97,8 @@ Command add_figures_command(CLI::App& app) {
     colls->add_option("--dies", s->collectives.dies, "group size: dies 0..N-1 (default: every die)");
     colls->add_option("--algo", s->collectives.algo,
                       "ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct or pairwise "
-                      "(default: network.collectives.allreduce_algorithm for allreduce, else the op's first)");
+                      "(default: network.collectives.allreduce_algorithm for allreduce, ring when that is hierarchical "
+                      "and the group is not whole nodes; else the op's first)");
     colls->add_option("--out,-o", s->out_dir, "output directory");
     return {cmd, [s, hbm, l2, links, colls] {
                 if (!hbm->parsed() && !l2->parsed() && !links->parsed() && !colls->parsed())
