@@ -100,6 +100,19 @@ TEST(FiguresCollectives, BrokenRingReroutesOverTheStarAndReportsTheSlowdown) {
     EXPECT_NE(r.output.find("slowdown"), std::string::npos) << r.output;
 }
 
+TEST(FiguresCollectives, APlaneGoingDownMidwayReroutesOverTheOtherPlanes) {
+    // Die 0 loses its port on plane 0 10 us into a 64 MiB all-reduce over two CloudMatrix nodes:
+    // its flows move to the other six planes, and the run is slower but completes.
+    const CliResult r = run_cli("figures collectives --platform cloudmatrix384 --dies 16 --sizes 64MiB "
+                                "--set 'network.faults=[{link: die0->l1.n0.p0, at: 10us}]'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto at = r.output.find("slowdown ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    const double slowdown = std::stod(r.output.substr(at + 9));
+    EXPECT_GT(slowdown, 1.01) << r.output;
+    EXPECT_LT(slowdown, 2.0) << r.output;
+}
+
 TEST(FiguresCollectives, NoAlternativeMeansWatchdogExitOne) {
     const std::string yaml = asim::test::scratch_path("net", "noalt") + ".yaml";
     asim::test::write_text(yaml, R"(base: supernode8_ring
