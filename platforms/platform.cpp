@@ -1,6 +1,7 @@
 #include "platforms/platform.h"
 
 #include "models/common/errors.h"
+#include "models/interconnect/topology/topology.h"
 
 namespace asim {
 
@@ -18,6 +19,13 @@ Platform load_platform(const std::string& name_or_path, const std::vector<std::s
     p.name = root.string("name");
     p.description = root.string("description", "");
     p.die = parse_die_params(root.child("die"));
+    if (const auto net = root.optional_child("network")) {
+        p.network = parse_network_params(*net);
+        // Build the graph once so a topology that does not connect, or a fault on a link that
+        // does not exist, is bad input here, before anything simulates.
+        const Topology topology(p.network->topology);
+        resolve_faults(topology, *p.network);
+    }
     p.config.check_unused();
     return p;
 }

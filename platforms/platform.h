@@ -3,11 +3,13 @@
 // are caught once every parameter has been read (Config::check_unused).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/chip/die/die.h"
 #include "models/common/config.h"
+#include "models/interconnect/network/network_params.h"
 
 namespace asim {
 
@@ -29,6 +31,7 @@ struct Platform {
     std::string name;
     std::string description;
     DieParams die;
+    std::optional<NetworkParams> network;  // the `network:` section of supernode presets
 };
 
 // Loads, overrides, parses and checks a platform. Throws ConfigError (exit 2) on any problem.

@@ -5,7 +5,8 @@ usage: plot_figures.py TABLE.csv OUT.png
 The table is recognised by its file stem: hbm_load_latency (latency against offered bandwidth,
 one line per pattern), hbm_peak (sustained against pin peak bandwidth per pattern), l2_load_latency (latency against
 achieved bandwidth for the L2-resident and the miss stream), l2_latency (unloaded hit and miss
-latency), gemm and systolic_gemm (utilisation per GEMM shape); any other table
+latency), gemm and systolic_gemm (utilisation per GEMM shape), links (latency and bandwidth
+against size per path and op), collectives_* (time and bus bandwidth against size); any other table
 is drawn as its first numeric column against the others."""
 import csv, os, sys
 
@@ -41,6 +42,29 @@ def main():
                         ha="center", va="bottom")
         ax.set_ylabel("unloaded read latency (ns)")
         ax.set_title("L2 hit and miss latency")
+    elif stem == "links":
+        ax2 = ax.twinx()
+        for key in sorted({(r["path"], r["op"]) for r in rows}):
+            pts = [r for r in rows if (r["path"], r["op"]) == key]
+            x = [float(r["size_bytes"]) for r in pts]
+            ax.plot(x, [float(r["latency_us"]) for r in pts], marker="o", label=f"{key[0]} {key[1]} latency")
+            ax2.plot(x, [float(r["bandwidth_GBps"]) for r in pts], linestyle="--", label=f"{key[0]} {key[1]} bandwidth")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (B)")
+        ax.set_ylabel("latency (us, solid)")
+        ax2.set_ylabel("bandwidth (GB/s, dashed)")
+        ax.set_title("die-to-die remote reads and writes")
+        ax.legend(loc="upper left", fontsize=7)
+    elif stem.startswith("collectives_"):
+        x = [float(r["size_bytes"]) for r in rows]
+        ax.plot(x, [float(r["busbw_GBps"]) for r in rows], marker="o", label="busbw")
+        ax.plot(x, [float(r["algbw_GBps"]) for r in rows], marker="s", label="algbw")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("per-rank buffer (B)")
+        ax.set_ylabel("GB/s")
+        ax.set_title(stem.replace("collectives_", "") + " (nccl-tests conventions)")
+        ax.legend()
     elif stem == "hbm_peak":
         names = [r["pattern"] for r in rows]
         ax.bar(names, [float(r["sustained_gbps"]) for r in rows], label="sustained")

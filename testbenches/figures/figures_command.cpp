@@ -1,4 +1,4 @@
-// `ascend-sim figures hbm|l2|gemm|systolic`: tables for other tools. CSV on stdout; with --out DIR,
+// `ascend-sim figures hbm|l2|gemm|systolic|links|collectives`: tables for other tools. CSV on stdout; with --out DIR,
 // DIR/<table>.csv, DIR/<table>.json and a PNG plot drawn by scripts/plot_figures.py (matplotlib),
 // all written atomically.
 #include <unistd.h>
@@ -15,9 +15,11 @@
 #include "models/common/errors.h"
 #include "platforms/platform.h"
 #include "testbenches/cli/command.h"
+#include "testbenches/figures/collective_figures.h"
 #include "testbenches/figures/gemm_figures.h"
 #include "testbenches/figures/hbm_figures.h"
 #include "testbenches/figures/l2_figures.h"
+#include "testbenches/figures/link_figures.h"
 #include "testbenches/figures/systolic_figures.h"
 
 namespace asim {
@@ -58,6 +60,8 @@ Command add_figures_command(CLI::App& app) {
         L2FiguresOptions l2;
         GemmFiguresOptions gemm;
         SystolicFiguresOptions systolic;
+        LinkFiguresOptions links;
+        CollectiveFiguresOptions collectives;
         std::string out_dir;
     };
     auto s = std::make_shared<State>();
@@ -101,7 +105,28 @@ Command add_figures_command(CLI::App& app) {
         ->capture_default_str();
     systolic->add_option("--clock", s->systolic.clock, "array clock, for time_ns and tflops")->capture_default_str();
     systolic->add_option("--out,-o", s->out_dir, "output directory");
-    return {cmd, [s, hbm, l2, gemm, systolic] {
+    CLI::App* links = cmd->add_subcommand("links", "die-to-die remote read and write latency and bandwidth against "
+                                                   "message size, within a node and across nodes, from the packet-level "
+                                                   "link model on the platform's routes");
+    links->add_option("--platform,-p", s->links.platform, platform_help())->required();
+    links->add_option("--set", s->links.overrides, "override a config key: KEY=VALUE (repeatable)");
+    links->add_option("--sizes", s->links.sizes, "message sizes: A..B (powers of two) or A,B,C")->capture_default_str();
+    links->add_option("--out,-o", s->out_dir, "output directory");
+    CLI::App* colls = cmd->add_subcommand("collectives", "nccl-tests-style time, algbw and busbw of a collective "
+                                                         "against size on the platform's network (flow-level model)");
+    colls->add_option("--platform,-p", s->collectives.platform, platform_help())->required();
+    colls->add_option("--set", s->collectives.overrides, "override a config key: KEY=VALUE (repeatable)");
+    colls->add_option("--op", s->collectives.op, "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv")
+        ->capture_default_str();
+    colls->add_option("--sizes", s->collectives.sizes, "per-rank buffer sizes: A..B (powers of two) or A,B,C")
+        ->capture_default_str();
+    colls->add_option("--dies", s->collectives.dies, "group size: dies 0..N-1 (default: every die)");
+    colls->add_option("--algo", s->collectives.algo,
+                      "ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct or pairwise "
+                      "(default: network.collectives.allreduce_algorithm for allreduce, ring when that is hierarchical "
+                      "and the group is not whole nodes; else the op's first)");
+    colls->add_option("--out,-o", s->out_dir, "output directory");
+    return {cmd, [s, hbm, l2, gemm, systolic, links, colls] {
                 std::vector<FigureTable> tables;
                 if (hbm->parsed()) {
                     tables = hbm_figures(s->hbm);
@@ -111,8 +136,12 @@ Command add_figures_command(CLI::App& app) {
                     tables = {gemm_figures(s->gemm)};
                 } else if (systolic->parsed()) {
                     tables = {systolic_figures(s->systolic)};
+                } else if (links->parsed()) {
+                    tables = link_figures(s->links);
+                } else if (colls->parsed()) {
+                    tables = collective_figures(s->collectives);
                 } else {
-                    throw InputError("figures: name a table set (hbm, l2, gemm or systolic)");
+                    throw InputError("figures: name a table set (hbm, l2, gemm, systolic, links or collectives)");
                 }
                 for (const auto& t : tables) std::cout << "# " << t.name << "\n" << t.csv() << "\n";
                 if (!s->out_dir.empty()) {

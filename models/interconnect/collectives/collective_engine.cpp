@@ -1,0 +1,208 @@
+#include "models/interconnect/collectives/collective_engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+std::string CollectiveParams::problems() const {
+    std::string p;
+    if (chunk_bytes == 0) p += "chunk: must be > 0\n";
+    if (reduce_bytes_per_s < 0) p += "reduce_bandwidth: must be >= 0\n";
+    if (launch_overhead_ps < 0) p += "launch_overhead: must be >= 0\n";
+    return p;
+}
+
+CollectiveEngine::CollectiveEngine(FlowNetwork& network, CollectiveParams params, bool functional)
+    : m_net(network), m_params(params), m_functional(functional), m_comm_time(network.topology().dies(), 0) {
+    m_net.set_labeler([this](uint64_t key) {
+        const uint32_t id = static_cast<uint32_t>(key >> 48);
+        const uint32_t rank = static_cast<uint32_t>((key >> 24) & 0xFFFFFF), peer = static_cast<uint32_t>(key & 0xFFFFFF);
+        return fmt::format("{} #{} rank {} -> rank {}", id < m_colls.size() ? to_string(m_colls[id]->request.op) : "?", id,
+                           rank, peer);
+    });
+}
+
+uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps, Done done) {
+    const Topology& topo = m_net.topology();
+    if (request.group.empty()) throw InputError("collective: the group is empty");
+    std::vector<char> seen(topo.dies(), 0);
+    for (uint32_t d : request.group) {
+        if (d >= topo.dies())
+            throw InputError(fmt::format("collective group names die {}, which does not exist (dies 0..{})", d,
+                                         topo.dies() - 1));
+        if (seen[d]++) throw InputError(fmt::format("collective group names die {} twice", d));
+    }
+    ScheduleShape shape;
+    shape.op = request.op;
+    shape.algo = request.algo;
+    shape.ranks = static_cast<uint32_t>(request.group.size());
+    shape.bytes = request.bytes;
+    shape.chunk_bytes = m_params.chunk_bytes;
+    shape.root = request.root;
+    if (request.algo == CollectiveAlgo::hierarchical) {
+        // Ranks must come node by node, the same number from each node.
+        uint32_t g = 0;
+        while (g < shape.ranks && topo.node_of(request.group[g]) == topo.node_of(request.group[0])) ++g;
+        for (uint32_t i = 0; i < shape.ranks; ++i) {
+            if (topo.node_of(request.group[i]) != topo.node_of(request.group[i / g * g]) ||
+                (i % g == 0 && i > 0 && topo.node_of(request.group[i]) == topo.node_of(request.group[i - 1])) ||
+                shape.ranks % g != 0)
+                throw InputError(fmt::format("hierarchical: the group must list whole nodes of {} dies each, node "
+                                             "by node (die {} breaks that)",
+                                             g, request.group[i]));
+        }
+        shape.ranks_per_node = g;
+    }
+    auto c = std::make_unique<Collective>();
+    c->request = request;
+    c->schedule = make_schedule(shape);
+    c->ranks.resize(shape.ranks);
+    c->done = std::move(done);
+    c->result.id = static_cast<uint32_t>(m_colls.size());
+    c->result.start_ps = std::max(at_ps, m_net.now_ps());
+    if (m_functional) {
+        c->buffers.assign(shape.ranks, std::vector<double>(request.bytes, 0.0));
+        for (uint32_t r = 0; r < shape.ranks; ++r) {
+            for (uint64_t i = 0; i < request.bytes; ++i) {
+                // All-gather starts with only the rank's own block; the others start with all.
+                const bool own = i >= request.bytes * r / shape.ranks && i < request.bytes * (r + 1) / shape.ranks;
+                if (request.op == CollectiveOp::allgather && !own) continue;
+                if (request.op == CollectiveOp::broadcast && r != request.root) continue;
+                c->buffers[r][i] = initial_value(r, i);
+            }
+        }
+        // All-to-all reads a send buffer and writes a separate receive buffer.
+        if (request.op == CollectiveOp::alltoall) c->send_buffers = c->buffers;
+    }
+    const uint32_t id = c->result.id;
+    m_colls.push_back(std::move(c));
+    m_net.schedule(m_colls[id]->result.start_ps + m_params.launch_overhead_ps, [this, id] {
+        for (uint32_t r = 0; r < m_colls[id]->ranks.size(); ++r) advance(id, r);
+    });
+    return id;
+}
+
+void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
+    Collective& c = *m_colls[id];
+    RankState& s = c.ranks[rank];
+    while (!s.busy && !s.finished) {
+        if (s.step >= c.schedule->steps(rank)) {
+            if (s.outstanding != 0) return;
+            s.finished = true;
+            m_comm_time[c.request.group[rank]] += m_net.now_ps() - c.result.start_ps;
+            if (++c.ranks_done == c.ranks.size()) {
+                c.finished = true;
+                c.result.end_ps = m_net.now_ps();
+                if (c.done) c.done(c.result);
+            }
+            return;
+        }
+        if (!s.have_step) {
+            s.current = c.schedule->step(rank, s.step);
+            s.have_step = true;
+        }
+        uint64_t reduce_bytes = 0;
+        for (const RecvOp& w : s.current.waits) {
+            if (!s.arrived.count((static_cast<uint64_t>(w.peer) << 32) | w.tag)) return;
+            if (w.reduce) reduce_bytes += w.bytes;
+        }
+        if (reduce_bytes > 0 && m_params.reduce_bytes_per_s > 0 && !s.reduced) {
+            s.busy = true;
+            const auto dt = static_cast<int64_t>(std::ceil(static_cast<double>(reduce_bytes) / m_params.reduce_bytes_per_s * 1e12));
+            m_net.schedule(m_net.now_ps() + dt, [this, id, rank] {
+                RankState& st = m_colls[id]->ranks[rank];
+                st.busy = false;
+                st.reduced = true;
+                advance(id, rank);
+            });
+            return;
+        }
+        for (const RecvOp& w : s.current.waits) s.arrived.erase((static_cast<uint64_t>(w.peer) << 32) | w.tag);
+        for (const SendOp& op : s.current.sends) send(id, rank, op);
+        ++s.step;
+        s.have_step = false;
+        s.reduced = false;
+    }
+}
+
+void CollectiveEngine::send(uint32_t id, uint32_t rank, const SendOp& op) {
+    Collective& c = *m_colls[id];
+    Message m{rank, op, {}};
+    if (m_functional) {
+        const auto& b = c.send_buffers.empty() ? c.buffers[rank] : c.send_buffers[rank];
+        m.payload.assign(b.begin() + static_cast<std::ptrdiff_t>(op.src_offset),
+                         b.begin() + static_cast<std::ptrdiff_t>(op.src_offset + op.bytes));
+    }
+    RankState& s = c.ranks[rank];
+    ++s.outstanding;
+    PeerQueue& q = s.queues[op.peer];
+    q.waiting.push_back(std::move(m));
+    if (!q.in_flight) transmit(id, rank, op.peer);
+}
+
+void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer) {
+    Collective& c = *m_colls[id];
+    PeerQueue& q = c.ranks[rank].queues[peer];
+    if (q.waiting.empty()) return;
+    q.in_flight = true;
+    Message m = std::move(q.waiting.front());
+    q.waiting.pop_front();
+    const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
+    const uint64_t bytes = m.op.bytes;
+    const uint64_t label = (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
+    m_net.start_transfer(src, dst, bytes, LinkOp::write, m_net.now_ps(),
+                         [this, id, msg = std::move(m)](int64_t) { delivered(id, msg); }, label);
+}
+
+void CollectiveEngine::delivered(uint32_t id, const Message& m) {
+    Collective& c = *m_colls[id];
+    const uint32_t to = m.op.peer;
+    if (m_functional) {
+        auto& b = c.buffers[to];
+        for (uint64_t i = 0; i < m.op.bytes; ++i) {
+            if (m.op.reduce) {
+                b[m.op.dst_offset + i] += m.payload[i];
+            } else {
+                b[m.op.dst_offset + i] = m.payload[i];
+            }
+        }
+    }
+    c.ranks[to].arrived.insert((static_cast<uint64_t>(m.from) << 32) | m.op.tag);
+    RankState& sender = c.ranks[m.from];
+    --sender.outstanding;
+    PeerQueue& q = sender.queues[to];
+    q.in_flight = false;
+    transmit(id, m.from, to);
+    advance(id, to);
+    advance(id, m.from);
+}
+
+void CollectiveEngine::run() {
+    m_net.run();
+    for (const auto& c : m_colls) {
+        if (c->finished) continue;
+        std::string list;
+        int listed = 0;
+        for (uint32_t r = 0; r < c->ranks.size() && listed < 10; ++r) {
+            const RankState& s = c->ranks[r];
+            if (s.finished) continue;
+            ++listed;
+            list += fmt::format("\n  rank {} (die{}) at step {} of {}", r, c->request.group[r], s.step,
+                                c->schedule->steps(r));
+            if (s.have_step)
+                for (const RecvOp& w : s.current.waits)
+                    if (!s.arrived.count((static_cast<uint64_t>(w.peer) << 32) | w.tag))
+                        list += fmt::format(", waiting for rank {} tag {}", w.peer, w.tag);
+        }
+        throw SimulationError(fmt::format("watchdog: {} #{} on {} dies cannot finish ({} of {} ranks done):{}",
+                                          to_string(c->request.op), c->result.id, c->ranks.size(), c->ranks_done,
+                                          c->ranks.size(), list));
+    }
+}
+
+}  // namespace asim

@@ -1,0 +1,436 @@
+#include "models/interconnect/collectives/schedule.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "models/common/config.h"
+#include "models/common/errors.h"
+
+namespace asim {
+
+namespace {
+
+struct Span {
+    uint64_t offset;
+    uint64_t bytes;
+};
+
+// Piece i of n of a span (the remainder spread over the first pieces' ends).
+Span piece(Span s, uint64_t i, uint64_t n) {
+    const uint64_t a = s.offset + s.bytes * i / n, b = s.offset + s.bytes * (i + 1) / n;
+    return {a, b - a};
+}
+
+uint32_t mod(int64_t a, uint32_t m) { return static_cast<uint32_t>(((a % m) + m) % m); }
+
+// ---- Rings: one or two lanes (double ring), each a sequence of phases ---------------------------
+
+enum class Scope { all, intra, inter };
+
+struct RingPhase {
+    bool reduce_scatter;  // else all-gather
+    int64_t shift;        // RS: sends seg(q + shift - k); AG: holds seg(q + shift) at the start
+    Scope scope;
+};
+
+struct Lane {
+    std::vector<RingPhase> phases;
+    bool reversed = false;
+    Span range;
+};
+
+class RingSchedule final : public Schedule {
+public:
+    RingSchedule(uint32_t p, uint32_t g, uint64_t chunks, std::vector<Lane> lanes)
+        : m_p(p), m_g(g), m_chunks(std::max<uint64_t>(chunks, 1)), m_lanes(std::move(lanes)) {
+        for (const RingPhase& ph : m_lanes.front().phases) m_ring_steps += size(ph.scope) - 1;
+    }
+
+    uint32_t steps(uint32_t) const override {
+        return m_ring_steps == 0 ? 0 : static_cast<uint32_t>(m_ring_steps * m_chunks + 1);
+    }
+
+    Step step(uint32_t r, uint32_t s) const override {
+        Step st;
+        const uint64_t t = s / m_chunks, j = s % m_chunks;
+        for (uint32_t lane = 0; lane < m_lanes.size(); ++lane) {
+            if (t == m_ring_steps) {  // drain: the last ring step's pieces
+                for (uint64_t c = 0; c < m_chunks; ++c) st.waits.push_back(recv_of(r, lane, t - 1, c));
+                continue;
+            }
+            if (t > 0) st.waits.push_back(recv_of(r, lane, t - 1, j));
+            st.sends.push_back(send_of(r, lane, t, j));
+        }
+        return st;
+    }
+
+private:
+    struct Geometry {
+        uint32_t q, m, next, prev;
+        Span range;
+        const RingPhase* phase;
+        uint64_t k;  // step within the phase
+    };
+
+    uint32_t size(Scope sc) const { return sc == Scope::all ? m_p : sc == Scope::intra ? m_g : m_p / m_g; }
+
+    Geometry geometry(uint32_t r, uint32_t lane, uint64_t t) const {
+        const Lane& ln = m_lanes[lane];
+        std::size_t i = 0;
+        while (t >= size(ln.phases[i].scope) - 1) t -= size(ln.phases[i++].scope) - 1;
+        const RingPhase& ph = ln.phases[i];
+        Geometry g{};
+        g.phase = &ph;
+        g.k = t;
+        g.m = size(ph.scope);
+        uint32_t base = 0, stride = 1, natural = r;
+        if (ph.scope == Scope::intra) {
+            base = r / m_g * m_g;
+            natural = r % m_g;
+        } else if (ph.scope == Scope::inter) {
+            base = r % m_g;
+            stride = m_g;
+            natural = r / m_g;
+        }
+        const uint32_t m = g.m;
+        g.q = ln.reversed ? (m - natural) % m : natural;
+        auto rank_at = [&](uint32_t pos) {
+            const uint32_t nat = ln.reversed ? (m - pos % m) % m : pos % m;
+            return base + nat * stride;
+        };
+        g.next = rank_at(g.q + 1);
+        g.prev = rank_at(g.q + m - 1);
+        g.range = ln.range;
+        if (ph.scope == Scope::inter) {
+            // The inter-node ring works on the piece the intra-node reduce-scatter left here.
+            g.range = piece(ln.range, (r % m_g + 1) % m_g, m_g);
+        }
+        return g;
+    }
+
+    SendOp send_of(uint32_t r, uint32_t lane, uint64_t t, uint64_t j) const {
+        const Geometry g = geometry(r, lane, t);
+        const Span seg = piece(g.range, mod(static_cast<int64_t>(g.q) + g.phase->shift - static_cast<int64_t>(g.k), g.m), g.m);
+        const Span c = piece(seg, j, m_chunks);
+        return {g.next, tag(t, j, lane), c.offset, c.offset, c.bytes, g.phase->reduce_scatter};
+    }
+
+    RecvOp recv_of(uint32_t r, uint32_t lane, uint64_t t, uint64_t j) const {
+        const Geometry g = geometry(r, lane, t);
+        const Span seg =
+            piece(g.range, mod(static_cast<int64_t>(g.q) - 1 + g.phase->shift - static_cast<int64_t>(g.k), g.m), g.m);
+        const Span c = piece(seg, j, m_chunks);
+        return {g.prev, tag(t, j, lane), c.bytes, g.phase->reduce_scatter};
+    }
+
+    uint32_t tag(uint64_t t, uint64_t j, uint32_t lane) const {
+        return static_cast<uint32_t>((t * m_chunks + j) * 2 + lane);
+    }
+
+    uint32_t m_p, m_g;
+    uint64_t m_chunks;
+    std::vector<Lane> m_lanes;
+    uint64_t m_ring_steps = 0;
+};
+
+// ---- Recursive halving-doubling all-reduce --------------------------------------------------------
+// Ranks beyond the largest power of two p' first hand their buffer to rank r - p' and get the
+// result back at the end (the extra traffic HCCL's H-D_R has when p is not a power of two).
+class HalvingDoubling final : public Schedule {
+public:
+    HalvingDoubling(uint32_t p, uint64_t bytes) : m_p(p), m_bytes(bytes) {
+        m_core = 1;
+        while (m_core * 2 <= p) m_core *= 2;
+        while ((1u << m_log) < m_core) ++m_log;
+    }
+    uint32_t steps(uint32_t r) const override {
+        if (m_p == 1) return 0;
+        return r >= m_core ? 2 : 2 * m_log + 2;
+    }
+    Step step(uint32_t r, uint32_t s) const override {
+        Step st;
+        const uint32_t extras = m_p - m_core, final_tag = 2 * m_log + 1;
+        if (r >= m_core) {
+            if (s == 0) st.sends.push_back({r - m_core, 0, 0, 0, m_bytes, true});
+            if (s == 1) st.waits.push_back({r - m_core, final_tag, m_bytes, false});
+            return st;
+        }
+        if (s == 0) return st;  // core ranks: the extras' hand-over arrives during step 0
+        // Ranges: held[i] = the span kept after halving step i (held[0] = the whole buffer).
+        std::vector<Span> held{{0, m_bytes}};
+        std::vector<Span> sent;
+        for (uint32_t i = 1; i <= m_log; ++i) {
+            const uint32_t d = m_core >> i;
+            const Span h = held.back();
+            const Span lower{h.offset, h.bytes / 2}, upper{h.offset + h.bytes / 2, h.bytes - h.bytes / 2};
+            const bool keep_lower = (r & d) == 0;
+            held.push_back(keep_lower ? lower : upper);
+            sent.push_back(keep_lower ? upper : lower);
+        }
+        // What arrived during step s - 1 (waited for at step s).
+        auto arrival = [&](uint32_t t) -> RecvOp {
+            if (t == 0) return {r + m_core, 0, m_bytes, true};
+            if (t <= m_log) return {r ^ (m_core >> t), t, held[t].bytes, true};
+            const uint32_t j = t - m_log;  // doubling step j: distance 2^(j-1), receives the sibling of held[m_log - j + 1]
+            const uint32_t d = 1u << (j - 1);
+            const Span mine = held[m_log - j + 1];
+            const Span parent = held[m_log - j];
+            const Span sibling = mine.offset == parent.offset ? Span{parent.offset + mine.bytes, parent.bytes - mine.bytes}
+                                                              : Span{parent.offset, parent.bytes - mine.bytes};
+            return {r ^ d, t, sibling.bytes, false};
+        };
+        if (s - 1 > 0 || r < extras) st.waits.push_back(arrival(s - 1));
+        if (s <= m_log) {
+            const Span out = sent[s - 1];
+            st.sends.push_back({r ^ (m_core >> s), s, out.offset, out.offset, out.bytes, true});
+        } else if (s <= 2 * m_log) {
+            const uint32_t j = s - m_log;
+            const Span mine = held[m_log - j + 1];
+            st.sends.push_back({r ^ (1u << (j - 1)), s, mine.offset, mine.offset, mine.bytes, false});
+        } else if (r < extras) {
+            st.sends.push_back({r + m_core, final_tag, 0, 0, m_bytes, false});
+        }
+        return st;
+    }
+
+private:
+    uint32_t m_p;
+    uint64_t m_bytes;
+    uint32_t m_core = 1, m_log = 0;
+};
+
+// ---- Mesh (all peers at once): all-reduce, reduce-scatter, all-gather, all-to-all direct ------------
+class MeshSchedule final : public Schedule {
+public:
+    MeshSchedule(CollectiveOp op, uint32_t p, uint64_t bytes) : m_op(op), m_p(p), m_bytes(bytes) {}
+    uint32_t steps(uint32_t) const override {
+        if (m_p == 1) return 0;
+        return m_op == CollectiveOp::allreduce ? 3 : 2;
+    }
+    Step step(uint32_t r, uint32_t s) const override {
+        Step st;
+        const Span whole{0, m_bytes};
+        const Span own = piece(whole, r, m_p);
+        for (uint32_t peer = 0; peer < m_p; ++peer) {
+            if (peer == r) continue;
+            const Span theirs = piece(whole, peer, m_p);
+            switch (m_op) {
+                case CollectiveOp::allreduce:
+                    if (s == 0) st.sends.push_back({peer, 0, theirs.offset, theirs.offset, theirs.bytes, true});
+                    if (s == 1) {
+                        st.waits.push_back({peer, 0, own.bytes, true});
+                        st.sends.push_back({peer, 1, own.offset, own.offset, own.bytes, false});
+                    }
+                    if (s == 2) st.waits.push_back({peer, 1, theirs.bytes, false});
+                    break;
+                case CollectiveOp::reducescatter:
+                    if (s == 0) st.sends.push_back({peer, 0, theirs.offset, theirs.offset, theirs.bytes, true});
+                    if (s == 1) st.waits.push_back({peer, 0, own.bytes, true});
+                    break;
+                case CollectiveOp::allgather:
+                    if (s == 0) st.sends.push_back({peer, 0, own.offset, own.offset, own.bytes, false});
+                    if (s == 1) st.waits.push_back({peer, 0, theirs.bytes, false});
+                    break;
+                default: {  // all-to-all: block `peer` of mine goes to block `r` of theirs
+                    const uint64_t block = m_bytes / m_p;
+                    if (s == 0) st.sends.push_back({peer, 0, peer * block, r * block, block, false});
+                    if (s == 1) st.waits.push_back({peer, 0, block, false});
+                }
+            }
+        }
+        return st;
+    }
+
+private:
+    CollectiveOp m_op;
+    uint32_t m_p;
+    uint64_t m_bytes;
+};
+
+// ---- All-to-all pairwise: step k exchanges with r + k and r - k -----------------------------------
+class Pairwise final : public Schedule {
+public:
+    Pairwise(uint32_t p, uint64_t bytes) : m_p(p), m_block(bytes / p) {}
+    uint32_t steps(uint32_t) const override { return m_p == 1 ? 0 : m_p + 1; }
+    Step step(uint32_t r, uint32_t s) const override {
+        Step st;
+        if (s >= 2) st.waits.push_back({(r + m_p - (s - 1)) % m_p, s - 1, m_block, false});
+        if (s >= 1 && s < m_p) {
+            const uint32_t to = (r + s) % m_p;
+            st.sends.push_back({to, s, to * m_block, r * m_block, m_block, false});
+        }
+        return st;
+    }
+
+private:
+    uint32_t m_p;
+    uint64_t m_block;
+};
+
+// ---- Broadcast: a chain from the root in pieces (ring / ring_pipelined), or the root to all (mesh) -
+class Broadcast final : public Schedule {
+public:
+    Broadcast(uint32_t p, uint64_t bytes, uint32_t root, uint64_t chunks, bool mesh)
+        : m_p(p), m_bytes(bytes), m_root(root), m_chunks(std::max<uint64_t>(chunks, 1)), m_mesh(mesh) {}
+    uint32_t steps(uint32_t) const override {
+        if (m_p == 1) return 0;
+        return m_mesh ? 1 : static_cast<uint32_t>(m_chunks);
+    }
+    Step step(uint32_t r, uint32_t s) const override {
+        Step st;
+        const uint32_t q = (r + m_p - m_root) % m_p;
+        if (m_mesh) {
+            for (uint32_t peer = 0; peer < m_p; ++peer) {
+                if (peer == r) continue;
+                if (q == 0) st.sends.push_back({peer, 0, 0, 0, m_bytes, false});
+                if (peer == m_root) st.waits.push_back({peer, 0, m_bytes, false});
+            }
+            return st;
+        }
+        // Chain: piece s is forwarded as soon as it has arrived.
+        const Span c = piece({0, m_bytes}, s, m_chunks);
+        if (q > 0) st.waits.push_back({(r + m_p - 1) % m_p, s, c.bytes, false});
+        if (q + 1 < m_p) st.sends.push_back({(r + 1) % m_p, s, c.offset, c.offset, c.bytes, false});
+        return st;
+    }
+
+private:
+    uint32_t m_p;
+    uint64_t m_bytes;
+    uint32_t m_root;
+    uint64_t m_chunks;
+    bool m_mesh;
+};
+
+class SendRecv final : public Schedule {
+public:
+    explicit SendRecv(uint64_t bytes) : m_bytes(bytes) {}
+    uint32_t steps(uint32_t) const override { return 1; }
+    Step step(uint32_t r, uint32_t) const override {
+        Step st;
+        if (r == 0) st.sends.push_back({1, 0, 0, 0, m_bytes, false});
+        if (r == 1) st.waits.push_back({0, 0, m_bytes, false});
+        return st;
+    }
+
+private:
+    uint64_t m_bytes;
+};
+
+const std::vector<std::pair<CollectiveOp, const char*>> kOps = {
+    {CollectiveOp::allreduce, "allreduce"}, {CollectiveOp::allgather, "allgather"},
+    {CollectiveOp::reducescatter, "reducescatter"}, {CollectiveOp::alltoall, "alltoall"},
+    {CollectiveOp::broadcast, "broadcast"}, {CollectiveOp::sendrecv, "sendrecv"}};
+const std::vector<std::pair<CollectiveAlgo, const char*>> kAlgos = {
+    {CollectiveAlgo::ring, "ring"}, {CollectiveAlgo::ring_pipelined, "ring_pipelined"},
+    {CollectiveAlgo::halving_doubling, "halving_doubling"}, {CollectiveAlgo::mesh, "mesh"},
+    {CollectiveAlgo::double_ring, "double_ring"}, {CollectiveAlgo::hierarchical, "hierarchical"},
+    {CollectiveAlgo::direct, "direct"}, {CollectiveAlgo::pairwise, "pairwise"}};
+
+template <class E>
+E parse_name(const std::vector<std::pair<E, const char*>>& table, const std::string& s, const char* what) {
+    std::vector<std::string> names;
+    for (const auto& [v, n] : table) {
+        if (s == n) return v;
+        names.push_back(n);
+    }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    const std::string near = closest_match(s, names);
+    throw InputError(fmt::format("unknown {} '{}' (choices: {}){}", what, s, list,
+                                 near.empty() ? "" : "; did you mean '" + near + "'?"));
+}
+
+}  // namespace
+
+const char* to_string(CollectiveOp op) {
+    for (const auto& [v, n] : kOps)
+        if (v == op) return n;
+    return "?";
+}
+
+const char* to_string(CollectiveAlgo a) {
+    for (const auto& [v, n] : kAlgos)
+        if (v == a) return n;
+    return "?";
+}
+
+CollectiveOp parse_collective_op(const std::string& s) { return parse_name(kOps, s, "collective"); }
+CollectiveAlgo parse_collective_algo(const std::string& s) { return parse_name(kAlgos, s, "algorithm"); }
+
+std::vector<CollectiveAlgo> algorithms_for(CollectiveOp op) {
+    using A = CollectiveAlgo;
+    switch (op) {
+        case CollectiveOp::allreduce:
+            return {A::ring, A::ring_pipelined, A::halving_doubling, A::mesh, A::double_ring, A::hierarchical};
+        case CollectiveOp::allgather:
+        case CollectiveOp::reducescatter: return {A::ring, A::ring_pipelined, A::mesh};
+        case CollectiveOp::alltoall: return {A::pairwise, A::direct};
+        case CollectiveOp::broadcast: return {A::ring_pipelined, A::ring, A::mesh};
+        case CollectiveOp::sendrecv: return {A::direct};
+    }
+    return {};
+}
+
+std::unique_ptr<Schedule> make_schedule(const ScheduleShape& s) {
+    const auto ok = algorithms_for(s.op);
+    if (std::find(ok.begin(), ok.end(), s.algo) == ok.end()) {
+        std::string list;
+        for (auto a : ok) list += (list.empty() ? "" : ", ") + std::string(to_string(a));
+        throw InputError(fmt::format("algorithm {} does not apply to {} (choices: {})", to_string(s.algo),
+                                     to_string(s.op), list));
+    }
+    if (s.ranks == 0) throw InputError("a collective needs at least one rank");
+    const uint32_t p = s.ranks;
+    const uint64_t per_step = std::max<uint64_t>(1, s.bytes / p);
+    const uint64_t chunks =
+        s.algo == CollectiveAlgo::ring_pipelined && s.chunk_bytes > 0 ? (per_step + s.chunk_bytes - 1) / s.chunk_bytes : 1;
+    const Span whole{0, s.bytes};
+    using A = CollectiveAlgo;
+    switch (s.op) {
+        case CollectiveOp::sendrecv:
+            if (p != 2) throw InputError("sendrecv needs a group of exactly 2 dies");
+            return std::make_unique<SendRecv>(s.bytes);
+        case CollectiveOp::alltoall:
+            if (s.algo == A::pairwise) return std::make_unique<Pairwise>(p, s.bytes);
+            return std::make_unique<MeshSchedule>(s.op, p, s.bytes);
+        case CollectiveOp::broadcast: {
+            const uint64_t bc_chunks = s.algo == A::ring_pipelined && s.chunk_bytes > 0
+                                           ? std::max<uint64_t>(1, (s.bytes + s.chunk_bytes - 1) / s.chunk_bytes)
+                                           : 1;
+            if (s.root >= p) throw InputError(fmt::format("broadcast root {} is not in the group of {}", s.root, p));
+            return std::make_unique<Broadcast>(p, s.bytes, s.root, bc_chunks, s.algo == A::mesh);
+        }
+        default:
+            break;
+    }
+    if (s.algo == A::mesh) return std::make_unique<MeshSchedule>(s.op, p, s.bytes);
+    if (s.algo == A::halving_doubling) return std::make_unique<HalvingDoubling>(p, s.bytes);
+    const RingPhase rs_ar{true, 0, Scope::all}, ag_ar{false, 1, Scope::all};
+    const RingPhase rs_own{true, -1, Scope::all}, ag_own{false, 0, Scope::all};
+    auto phases = [&]() -> std::vector<RingPhase> {
+        switch (s.op) {
+            case CollectiveOp::allreduce: return {rs_ar, ag_ar};
+            case CollectiveOp::reducescatter: return {rs_own};
+            default: return {ag_own};
+        }
+    };
+    if (s.algo == A::hierarchical) {
+        const uint32_t g = s.ranks_per_node;
+        if (g == 0 || p % g != 0)
+            throw InputError(fmt::format("hierarchical: {} ranks do not split into nodes of {}", p, g));
+        Lane lane{{{true, 0, Scope::intra}, {true, 0, Scope::inter}, {false, 1, Scope::inter}, {false, 1, Scope::intra}},
+                  false, whole};
+        return std::make_unique<RingSchedule>(p, g, 1, std::vector<Lane>{lane});
+    }
+    if (s.algo == A::double_ring) {
+        // Two rings in opposite directions, each on half of the buffer (all-reduce only).
+        const Span first = piece(whole, 0, 2), second = piece(whole, 1, 2);
+        return std::make_unique<RingSchedule>(p, 1, 1,
+                                              std::vector<Lane>{{phases(), false, first}, {phases(), true, second}});
+    }
+    return std::make_unique<RingSchedule>(p, 1, chunks, std::vector<Lane>{{phases(), false, whole}});
+}
+
+}  // namespace asim

@@ -1,0 +1,71 @@
+// Collective algorithms as per-rank step programs. Step s of rank r first waits for the listed
+// receives (and reduces those marked `reduce`, costed on the vector cores), then issues its sends;
+// sends to one peer leave in order (one DMA queue per peer). Buffers are counted in bytes
+// ("elements" of one byte; the functional mode holds one number per byte). Steps are generated on
+// demand from (rank, step), so a 15,488-rank ring needs no table of 2(p-1) x p steps.
+//
+// Size conventions follow nccl-tests: `bytes` is the per-rank buffer; all-gather's is its output
+// (each rank contributes bytes / p), reduce-scatter's its input (each rank keeps bytes / p),
+// all-to-all's is what each rank sends in total (bytes / p to each peer).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace asim {
+
+enum class CollectiveOp { allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv };
+enum class CollectiveAlgo { ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct, pairwise };
+
+const char* to_string(CollectiveOp op);
+const char* to_string(CollectiveAlgo a);
+// Throw InputError listing the choices.
+CollectiveOp parse_collective_op(const std::string& s);
+CollectiveAlgo parse_collective_algo(const std::string& s);
+// The algorithms `op` accepts (the first is the default).
+std::vector<CollectiveAlgo> algorithms_for(CollectiveOp op);
+
+struct SendOp {
+    uint32_t peer;     // rank in the group
+    uint32_t tag;      // matches the receiver's RecvOp
+    uint64_t src_offset;
+    uint64_t dst_offset;
+    uint64_t bytes;
+    bool reduce;       // add into the receiver's buffer (else copy)
+};
+
+struct RecvOp {
+    uint32_t peer;
+    uint32_t tag;
+    uint64_t bytes;
+    bool reduce;       // costs a reduction of `bytes` before the step's sends
+};
+
+struct Step {
+    std::vector<RecvOp> waits;
+    std::vector<SendOp> sends;
+};
+
+struct ScheduleShape {
+    CollectiveOp op = CollectiveOp::allreduce;
+    CollectiveAlgo algo = CollectiveAlgo::ring;
+    uint32_t ranks = 1;
+    uint64_t bytes = 0;
+    uint64_t chunk_bytes = 0;     // ring_pipelined, broadcast: pieces forwarded as they arrive
+    uint32_t ranks_per_node = 1;  // hierarchical: group ranks i*g .. i*g+g-1 share a node
+    uint32_t root = 0;            // broadcast
+};
+
+class Schedule {
+public:
+    virtual ~Schedule() = default;
+    virtual uint32_t steps(uint32_t rank) const = 0;
+    virtual Step step(uint32_t rank, uint32_t s) const = 0;
+};
+
+// Throws InputError when the algorithm does not apply to the op or the shape.
+std::unique_ptr<Schedule> make_schedule(const ScheduleShape& shape);
+
+}  // namespace asim

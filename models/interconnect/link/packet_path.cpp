@@ -1,0 +1,218 @@
+#include "models/interconnect/link/packet_path.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+struct Packet {
+    uint64_t payload = 0;
+    std::size_t path = 0;
+    std::size_t hop = 0;  // link the packet is waiting for / crossing
+    bool holds_upstream_slot = false;  // still in the previous link's receive buffer
+};
+
+// Sender side of one link: its queue, serialiser and credits.
+struct Hop {
+    LinkParams link;
+    int64_t down_at = kNever;
+    std::deque<std::size_t> queue;  // packets waiting to be sent on this link
+    int64_t busy_until = 0;
+    int64_t credits = 0;
+    bool wake_pending = false;
+};
+
+enum class EventKind { try_send, arrive, credit_return, nak };
+
+struct Event {
+    int64_t time;
+    uint64_t seq;
+    EventKind kind;
+    std::size_t hop;     // flat hop index
+    std::size_t packet;
+    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+}  // namespace
+
+PacketPath::PacketPath(std::vector<std::vector<LinkParams>> paths, uint64_t seed)
+    : m_paths(std::move(paths)), m_seed(seed) {
+    if (m_paths.empty()) throw InputError("packet path: no path given");
+    for (const auto& p : m_paths) {
+        if (p.empty()) throw InputError("packet path: a path has no link");
+        m_down_at.emplace_back(p.size(), kNever);
+    }
+}
+
+void PacketPath::set_link_down(std::size_t path, std::size_t hop, int64_t at_ps) {
+    if (path >= m_paths.size() || hop >= m_paths[path].size())
+        throw InputError(fmt::format("packet path: no link {} on path {}", hop, path));
+    m_down_at[path][hop] = at_ps;
+}
+
+PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
+    // Flatten the hops: path p's links occupy [first[p], first[p] + size).
+    std::vector<Hop> hops;
+    std::vector<std::size_t> first;
+    for (std::size_t p = 0; p < m_paths.size(); ++p) {
+        first.push_back(hops.size());
+        for (std::size_t h = 0; h < m_paths[p].size(); ++h) {
+            Hop hop;
+            hop.link = m_paths[p][h];
+            hop.down_at = m_down_at[p][h];
+            hop.credits = hop.link.buffer_packets;
+            hops.push_back(std::move(hop));
+        }
+    }
+    PacketTransferResult r;
+    r.min_credits = kNever;
+    r.max_credit_excess = std::numeric_limits<int64_t>::min();
+    std::vector<Packet> packets;
+    const uint64_t mtu = m_paths.front().front().mtu_bytes;
+    const uint64_t count = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
+    for (uint64_t i = 0; i < count; ++i) {
+        Packet pk;
+        pk.payload = std::min<uint64_t>(mtu, bytes - std::min(bytes, i * mtu));
+        pk.path = i % m_paths.size();
+        packets.push_back(pk);
+        hops[first[pk.path]].queue.push_back(i);
+    }
+    r.packets = count;
+    std::vector<uint32_t> arrivals(count, 0);
+    std::mt19937_64 rng(m_seed);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+    uint64_t seq = 0;
+    auto post = [&](int64_t t, EventKind k, std::size_t hop, std::size_t packet) {
+        events.push({t, seq++, k, hop, packet});
+    };
+    auto observe = [&](const Hop& h) {
+        r.min_credits = std::min(r.min_credits, h.credits);
+        r.max_credit_excess = std::max(r.max_credit_excess, h.credits - static_cast<int64_t>(h.link.buffer_packets));
+        if (h.credits < 0 || h.credits > static_cast<int64_t>(h.link.buffer_packets))
+            throw SimulationError(fmt::format("packet path: credit count {} outside [0, {}]", h.credits,
+                                              h.link.buffer_packets));
+    };
+    auto is_last = [&](std::size_t flat) {
+        for (std::size_t p = 0; p < first.size(); ++p)
+            if (flat == first[p] + m_paths[p].size() - 1) return true;
+        return false;
+    };
+    for (std::size_t p = 0; p < first.size(); ++p) post(0, EventKind::try_send, first[p], 0);
+    int64_t now = 0;
+    while (!events.empty()) {
+        const Event e = events.top();
+        events.pop();
+        now = e.time;
+        ++r.events;
+        Hop& h = hops[e.hop];
+        switch (e.kind) {
+            case EventKind::try_send: {
+                h.wake_pending = false;
+                if (h.queue.empty() || h.credits == 0 || now >= h.down_at) break;
+                if (now < h.busy_until) {
+                    h.wake_pending = true;
+                    post(h.busy_until, EventKind::try_send, e.hop, 0);
+                    break;
+                }
+                const std::size_t id = h.queue.front();
+                h.queue.pop_front();
+                --h.credits;
+                observe(h);
+                ++r.transmissions;
+                const int64_t wire = h.link.packet_time_ps(packets[id].payload, op);
+                h.busy_until = now + wire;
+                post(now + wire + h.link.propagation_ps, EventKind::arrive, e.hop, id);
+                // The slot this packet held upstream frees now: return that link's credit (once:
+                // a retried packet is resent from the retry buffer, not from that slot).
+                if (packets[id].holds_upstream_slot) {
+                    packets[id].holds_upstream_slot = false;
+                    const std::size_t up = e.hop - 1;
+                    post(now + hops[up].link.propagation_ps, EventKind::credit_return, up, 0);
+                }
+                if (!h.queue.empty()) {
+                    h.wake_pending = true;
+                    post(h.busy_until, EventKind::try_send, e.hop, 0);
+                }
+                break;
+            }
+            case EventKind::arrive: {
+                Packet& pk = packets[e.packet];
+                if (h.link.error_rate > 0 && uniform(rng) < h.link.error_rate) {
+                    // Corrupted: the receiver drops it (its slot frees, credit goes back) and NAKs.
+                    ++r.retries;
+                    post(now + h.link.propagation_ps, EventKind::credit_return, e.hop, 0);
+                    post(now + h.link.propagation_ps + h.link.retry_latency_ps, EventKind::nak, e.hop, e.packet);
+                    break;
+                }
+                if (is_last(e.hop)) {
+                    // The endpoint drains at once: free the slot, count the delivery.
+                    if (arrivals[e.packet]++ == 0) {
+                        ++r.delivered;
+                    } else {
+                        ++r.duplicates;
+                    }
+                    r.completion_ps = std::max(r.completion_ps, now + h.link.switch_latency_ps);
+                    post(now + h.link.propagation_ps, EventKind::credit_return, e.hop, 0);
+                    break;
+                }
+                pk.hop += 1;
+                pk.holds_upstream_slot = true;
+                hops[e.hop + 1].queue.push_back(e.packet);
+                post(now + h.link.switch_latency_ps, EventKind::try_send, e.hop + 1, 0);
+                break;
+            }
+            case EventKind::credit_return:
+                ++h.credits;
+                observe(h);
+                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, 0);
+                break;
+            case EventKind::nak:
+                h.queue.push_front(e.packet);
+                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, 0);
+                break;
+        }
+    }
+    if (r.delivered != count) {
+        std::string stuck;
+        int listed = 0;
+        for (std::size_t i = 0; i < count && listed < 8; ++i) {
+            if (arrivals[i] != 0) continue;
+            stuck += fmt::format(" packet {} (path {}, link {})", i, packets[i].path, packets[i].hop);
+            ++listed;
+        }
+        throw SimulationError(fmt::format("watchdog: message of {} B stalled at {} ps, {} of {} packets "
+                                          "undelivered (a link is down):{}",
+                                          bytes, now, count - r.delivered, count, stuck));
+    }
+    if (r.min_credits == kNever) r.min_credits = 0;
+    return r;
+}
+
+int64_t remote_access_ps(const std::vector<std::vector<LinkParams>>& forward,
+                         const std::vector<std::vector<LinkParams>>& reverse, uint64_t bytes, LinkOp op,
+                         const RemoteAccessTiming& endpoint, uint64_t seed) {
+    // The header-only request or acknowledgement takes one path (the first).
+    const std::vector<std::vector<LinkParams>> control_fwd{forward.front()}, control_rev{reverse.front()};
+    if (op == LinkOp::read) {
+        const int64_t request = PacketPath(control_fwd, seed).send(0, LinkOp::read).completion_ps;
+        const int64_t data = PacketPath(reverse, seed + 1).send(bytes, LinkOp::read).completion_ps;
+        return endpoint.issue_overhead_ps + request + endpoint.memory_read_ps + data;
+    }
+    const int64_t data = PacketPath(forward, seed).send(bytes, LinkOp::write).completion_ps;
+    const int64_t ack = PacketPath(control_rev, seed + 1).send(0, LinkOp::write).completion_ps;
+    return endpoint.issue_overhead_ps + data + endpoint.memory_write_ps + ack;
+}
+
+}  // namespace asim

@@ -1,0 +1,420 @@
+#include "models/interconnect/network/flow_network.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths)
+    : m_topology(topology),
+      m_max_paths(std::max<std::size_t>(max_paths, 1)),
+      m_link_flows(topology.links().size()),
+      m_down(topology.links().size(), 0),
+      m_link_bytes(topology.links().size(), 0.0),
+      m_link_mark(topology.links().size(), 0) {}
+
+void FlowNetwork::post(int64_t t, Kind k, uint32_t id, uint32_t version) {
+    m_events.push({t, m_seq++, k, id, version});
+}
+
+void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
+                                 Delivered done, uint64_t label_key) {
+    if (src >= m_topology.dies() || dst >= m_topology.dies())
+        throw InputError(fmt::format("transfer die{} -> die{} names a die that does not exist (dies 0..{})", src, dst,
+                                     m_topology.dies() - 1));
+    at_ps = std::max(at_ps, m_now);
+    uint32_t id;
+    if (!m_free_transfers.empty()) {
+        id = m_free_transfers.back();
+        m_free_transfers.pop_back();
+    } else {
+        id = static_cast<uint32_t>(m_transfers.size());
+        m_transfers.emplace_back();
+        m_pending_bytes.push_back(0);
+    }
+    m_transfers[id] = Transfer{src, dst, op, 0, std::move(done), label_key, 0, false};
+    m_pending_bytes[id] = static_cast<double>(bytes);
+    ++m_pending;
+    ++m_stats.transfers;
+    if (at_ps == m_now && m_running) {
+        begin_transfer(id, m_pending_bytes[id], at_ps);  // solved with the rest of this instant
+    } else {
+        post(at_ps, Kind::start, id);
+    }
+}
+
+void FlowNetwork::schedule(int64_t at_ps, std::function<void()> fn) {
+    uint32_t id;
+    if (!m_free_timers.empty()) {
+        id = m_free_timers.back();
+        m_free_timers.pop_back();
+        m_timers[id] = std::move(fn);
+    } else {
+        id = static_cast<uint32_t>(m_timers.size());
+        m_timers.push_back(std::move(fn));
+    }
+    post(std::max(at_ps, m_now), Kind::timer, id);
+}
+
+void FlowNetwork::set_link_down(uint32_t link, int64_t at_ps) {
+    if (link >= m_down.size()) throw InputError(fmt::format("link {} does not exist", link));
+    post(std::max(at_ps, m_now), Kind::link_down, link);
+}
+
+std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes) {
+    const LinkParams& first = m_topology.params().die_link;
+    const uint64_t packets = first.packets_for(static_cast<uint64_t>(bytes));
+    // Small messages use as many paths as they have packets.
+    const uint64_t want = std::min<uint64_t>(m_max_paths, std::max<uint64_t>(1, packets));
+    const uint64_t key = (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 16) ^
+                         (want << 1) ^ (op == LinkOp::read ? 1u : 0u);
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return it->second;
+    std::vector<Path> paths = m_topology.routes(src, dst, want, m_down);
+    if (paths.empty()) return nullptr;
+    if (m_routes.size() > (1u << 20)) m_routes.clear();  // bound the memory
+    auto made = std::make_shared<RouteTemplate>();
+    m_routes[key] = made;
+    RouteTemplate& r = *made;
+    r.paths = std::move(paths);
+    // Packets are sprayed evenly over the paths: each link carries 1/k of the flow per path it is
+    // on (a shared first or last link carries all of it).
+    const double k = static_cast<double>(r.paths.size());
+    std::vector<std::pair<uint32_t, double>> use;
+    for (const Path& p : r.paths)
+        for (uint32_t l : p) use.emplace_back(l, 1.0 / (k * m_topology.link_params(l).payload_bytes_per_s(op)));
+    std::sort(use.begin(), use.end());
+    for (const auto& [l, c] : use) {
+        if (!r.links.empty() && r.links.back() == l) {
+            r.cost.back() += c;
+        } else {
+            r.links.push_back(l);
+            r.cost.push_back(c);
+        }
+    }
+    for (std::size_t i = 0; i < r.links.size(); ++i)
+        r.share.push_back(r.cost[i] * m_topology.link_params(r.links[i]).payload_bytes_per_s(op));
+    return made;
+}
+
+uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes) {
+    uint32_t id;
+    if (!m_free_flows.empty()) {
+        id = m_free_flows.back();
+        m_free_flows.pop_back();
+    } else {
+        id = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    Flow& f = m_flows[id];
+    const LinkOp op = m_transfers[transfer].op;
+    f.transfer = transfer;
+    f.remaining = bytes;
+    f.rate = 0;
+    f.updated = m_now;
+    const uint64_t first_packet = static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(route->paths.size())));
+    // Past the largest MTU of any link the store-and-forward term no longer grows with the size.
+    const TopologyParams& tp = m_topology.params();
+    const uint64_t max_mtu = std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
+                                       tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
+    const bool full = first_packet >= max_mtu;
+    if (full && route->latency_full_packets >= 0) {
+        f.latency = route->latency_full_packets;
+    } else {
+        f.latency = 0;
+        for (const Path& p : route->paths) f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
+        if (full) route->latency_full_packets = f.latency;
+    }
+    f.route = route;
+    f.slot.resize(route->links.size());
+    ++f.version;
+    ++m_transfers[transfer].flows_left;
+    ++m_stats.flows;
+    return id;
+}
+
+void FlowNetwork::activate(uint32_t id) {
+    Flow& f = m_flows[id];
+    f.active = true;
+    bool shared = false;
+    for (std::size_t i = 0; i < f.route->links.size(); ++i) {
+        auto& on_link = m_link_flows[f.route->links[i]];
+        shared = shared || !on_link.empty();
+        f.slot[i] = static_cast<uint32_t>(on_link.size());
+        on_link.push_back(id);
+    }
+    if (shared) {
+        for (uint32_t l : f.route->links) m_dirty_links.push_back(l);
+        return;
+    }
+    // Alone on all its links (the common case of a collective step): its own most loaded link
+    // sets the rate, no component to solve. A flow that joins one of these links later marks
+    // it dirty and the solve takes this flow along.
+    ++m_stats.rate_solves;
+    ++m_stats.solved_flows;
+    f.rate = 1.0 / *std::max_element(f.route->cost.begin(), f.route->cost.end());
+    ++f.version;
+    const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+    post(m_now + dt, Kind::finish, id, f.version);
+}
+
+void FlowNetwork::deactivate(uint32_t id) {
+    Flow& f = m_flows[id];
+    // Account the bytes sent since the last update.
+    const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
+    for (std::size_t i = 0; i < f.route->links.size(); ++i) m_link_bytes[f.route->links[i]] += sent * f.route->share[i];
+    f.remaining -= sent;
+    f.updated = m_now;
+    f.active = false;
+    ++f.version;
+    for (std::size_t i = 0; i < f.route->links.size(); ++i) {
+        const uint32_t l = f.route->links[i];
+        auto& on_link = m_link_flows[l];
+        const uint32_t moved = on_link.back();
+        on_link[f.slot[i]] = moved;
+        on_link.pop_back();
+        if (moved != id) {
+            Flow& g = m_flows[moved];  // its links are sorted
+            const auto at = std::lower_bound(g.route->links.begin(), g.route->links.end(), l) - g.route->links.begin();
+            g.slot[static_cast<std::size_t>(at)] = f.slot[i];
+        }
+        if (!on_link.empty()) m_dirty_links.push_back(l);  // the flows left may speed up
+    }
+}
+
+void FlowNetwork::begin_transfer(uint32_t t, double bytes, int64_t at) {
+    (void)at;
+    Transfer& tr = m_transfers[t];
+    if (tr.src == tr.dst) {
+        m_pending_bytes[t] = 0;
+        post(m_now, Kind::deliver, std::numeric_limits<uint32_t>::max(), t);
+        return;
+    }
+    std::shared_ptr<RouteTemplate> route = route_template(tr.src, tr.dst, tr.op, bytes);
+    if (route == nullptr) {
+        tr.stuck = true;
+        return;
+    }
+    activate(new_flow(t, route, bytes));
+}
+
+void FlowNetwork::solve() {
+    if (m_dirty_links.empty()) return;
+    ++m_epoch;
+    // Each connected set of flows and links touched since the last solve is solved on its own.
+    const std::vector<uint32_t> dirty = std::move(m_dirty_links);
+    m_dirty_links.clear();
+    for (uint32_t start : dirty) {
+        if (m_link_mark[start] == m_epoch) continue;
+        m_link_mark[start] = m_epoch;
+        m_comp_flows.clear();
+        m_comp_links.clear();
+        m_stack.assign(1, start);
+        while (!m_stack.empty()) {
+            const uint32_t l = m_stack.back();
+            m_stack.pop_back();
+            m_comp_links.push_back(l);
+            for (uint32_t fid : m_link_flows[l]) {
+                Flow& f = m_flows[fid];
+                if (f.mark == m_epoch) continue;
+                f.mark = m_epoch;
+                m_comp_flows.push_back(fid);
+                for (uint32_t k : f.route->links) {
+                    if (m_link_mark[k] == m_epoch) continue;
+                    m_link_mark[k] = m_epoch;
+                    m_stack.push_back(k);
+                }
+            }
+        }
+        if (!m_comp_flows.empty()) solve_component(m_comp_flows, m_comp_links);
+    }
+}
+
+void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const std::vector<uint32_t>& comp_links) {
+    ++m_stats.rate_solves;
+    m_stats.solved_flows += comp_flows.size();
+    // Bring every flow of the component up to now.
+    for (uint32_t fid : comp_flows) {
+        Flow& f = m_flows[fid];
+        const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
+        f.remaining -= sent;
+        f.updated = m_now;
+    }
+    if (comp_flows.size() == 1) {
+        // Alone on its links: the most loaded link sets the rate.
+        Flow& f = m_flows[comp_flows[0]];
+        const double rate = 1.0 / *std::max_element(f.route->cost.begin(), f.route->cost.end());
+        if (f.rate != rate) {
+            f.rate = rate;
+            ++f.version;
+            const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+            post(m_now + dt, Kind::finish, comp_flows[0], f.version);
+        }
+        return;
+    }
+    // Progressive filling: all unfrozen flows grow at one level; the link whose time share runs
+    // out first freezes its flows at that level.
+    struct LinkState {
+        double used = 0;    // link-time share taken by frozen flows
+        double weight = 0;  // link-time per unit of level of the unfrozen flows
+        uint32_t version = 0;
+    };
+    std::vector<LinkState> state(comp_links.size());
+    // comp_links is small relative to all links; a sorted copy gives positions by binary search.
+    std::vector<std::pair<uint32_t, uint32_t>> pos;
+    pos.reserve(comp_links.size());
+    for (uint32_t i = 0; i < comp_links.size(); ++i) pos.emplace_back(comp_links[i], i);
+    std::sort(pos.begin(), pos.end());
+    auto where = [&](uint32_t link) {
+        return std::lower_bound(pos.begin(), pos.end(), std::make_pair(link, 0u))->second;
+    };
+    std::vector<std::vector<uint32_t>> flow_links(comp_flows.size());
+    for (std::size_t fi = 0; fi < comp_flows.size(); ++fi) {
+        const Flow& f = m_flows[comp_flows[fi]];
+        for (std::size_t i = 0; i < f.route->links.size(); ++i) {
+            const uint32_t p = where(f.route->links[i]);
+            flow_links[fi].push_back(p);
+            state[p].weight += f.route->cost[i];
+        }
+    }
+    std::vector<std::vector<uint32_t>> link_members(comp_links.size());
+    for (std::size_t fi = 0; fi < comp_flows.size(); ++fi)
+        for (uint32_t p : flow_links[fi]) link_members[p].push_back(static_cast<uint32_t>(fi));
+    struct Entry {
+        double level;
+        uint32_t link;
+        uint32_t version;
+        bool operator>(const Entry& o) const { return level != o.level ? level > o.level : link > o.link; }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (uint32_t p = 0; p < comp_links.size(); ++p)
+        if (state[p].weight > 0) heap.push({(1.0 - state[p].used) / state[p].weight, p, 0});
+    std::vector<char> frozen(comp_flows.size(), 0);
+    std::vector<double> new_rate(comp_flows.size(), 0.0);
+    while (!heap.empty()) {
+        const Entry e = heap.top();
+        heap.pop();
+        if (e.version != state[e.link].version || state[e.link].weight <= 0) continue;
+        const double level = std::max(0.0, e.level);
+        for (uint32_t fi : link_members[e.link]) {
+            if (frozen[fi]) continue;
+            frozen[fi] = 1;
+            new_rate[fi] = level;
+            const Flow& f = m_flows[comp_flows[fi]];
+            for (std::size_t i = 0; i < flow_links[fi].size(); ++i) {
+                LinkState& s = state[flow_links[fi][i]];
+                s.used += f.route->cost[i] * level;
+                s.weight -= f.route->cost[i];
+                ++s.version;
+                if (s.weight > 1e-30 && flow_links[fi][i] != e.link)
+                    heap.push({(1.0 - s.used) / s.weight, flow_links[fi][i], s.version});
+            }
+        }
+    }
+    for (std::size_t fi = 0; fi < comp_flows.size(); ++fi) {
+        Flow& f = m_flows[comp_flows[fi]];
+        if (f.rate == new_rate[fi] && f.version != 0 && f.rate > 0) continue;
+        f.rate = new_rate[fi];
+        ++f.version;
+        if (f.rate <= 0) continue;
+        const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+        post(m_now + dt, Kind::finish, comp_flows[fi], f.version);
+    }
+}
+
+void FlowNetwork::run() {
+    m_running = true;
+    while (!m_events.empty()) {
+        const int64_t t = m_events.top().time;
+        m_now = t;
+        while (!m_events.empty() && m_events.top().time == t) {
+            const Event e = m_events.top();
+            m_events.pop();
+            ++m_stats.events;
+            switch (e.kind) {
+                case Kind::start: {
+                    const double bytes = m_pending_bytes[e.id];
+                    begin_transfer(e.id, bytes, t);
+                    break;
+                }
+                case Kind::finish: {
+                    Flow& f = m_flows[e.id];
+                    if (!f.active || f.version != e.version) break;
+                    deactivate(e.id);
+                    post(m_now + f.latency, Kind::deliver, e.id);
+                    break;
+                }
+                case Kind::deliver: {
+                    uint32_t t_id;
+                    if (e.id == std::numeric_limits<uint32_t>::max()) {
+                        t_id = e.version;  // a transfer to itself
+                    } else {
+                        t_id = m_flows[e.id].transfer;
+                        m_free_flows.push_back(e.id);
+                        if (--m_transfers[t_id].flows_left != 0) break;
+                    }
+                    Transfer& tr = m_transfers[t_id];
+                    --m_pending;
+                    Delivered done = std::move(tr.done);
+                    m_free_transfers.push_back(t_id);
+                    if (done) done(m_now);
+                    break;
+                }
+                case Kind::link_down: {
+                    m_down[e.id] = 1;
+                    m_routes.clear();
+                    const std::vector<uint32_t> on_link = m_link_flows[e.id];
+                    for (uint32_t fid : on_link) {
+                        deactivate(fid);
+                        Flow& f = m_flows[fid];
+                        const uint32_t t_id = f.transfer;
+                        const double left = f.remaining;
+                        --m_transfers[t_id].flows_left;
+                        m_free_flows.push_back(fid);
+                        ++m_stats.reroutes;
+                        const Transfer& tr = m_transfers[t_id];
+                        std::shared_ptr<RouteTemplate> route = route_template(tr.src, tr.dst, tr.op, left);
+                        if (route == nullptr) {
+                            m_transfers[t_id].stuck = true;
+                            ++m_transfers[t_id].flows_left;  // never delivered
+                            continue;
+                        }
+                        activate(new_flow(t_id, route, left));
+                    }
+                    break;
+                }
+                case Kind::timer: {
+                    std::function<void()> fn = std::move(m_timers[e.id]);
+                    m_free_timers.push_back(e.id);
+                    fn();
+                    break;
+                }
+            }
+        }
+        solve();
+    }
+    m_running = false;
+    if (m_pending != 0) report_stuck();
+}
+
+void FlowNetwork::report_stuck() const {
+    std::string list;
+    std::size_t listed = 0, stuck = 0;
+    for (std::size_t i = 0; i < m_transfers.size(); ++i) {
+        const Transfer& t = m_transfers[i];
+        if (!t.stuck) continue;
+        ++stuck;
+        if (listed++ < 10)
+            list += fmt::format("\n  {} die{} -> die{}{}", m_labeler ? m_labeler(t.label_key) : "transfer", t.src, t.dst,
+                                " (no route: the links it needs are down)");
+    }
+    throw SimulationError(fmt::format("watchdog: the network stalled at {:.3f} us with {} transfers unfinished "
+                                      "({} without a route):{}",
+                                      static_cast<double>(m_now) * 1e-6, m_pending, stuck, list));
+}
+
+}  // namespace asim

@@ -1,0 +1,149 @@
+// Flow-level network: transfers between dies share link bandwidth max-min fairly, and time jumps
+// from one event (a transfer starting, a flow's last byte leaving, a delivery, a link going down,
+// a timer) to the next; an idle link costs nothing and there is no per-cycle loop.
+//
+// Timing of one transfer of B payload bytes: it becomes one flow whose packets are sprayed evenly
+// over up to `max_paths` equal-cost paths (planes / ECMP); the flow drains at its max-min fair
+// rate, where a flow of op o uses 1 / (k x payload_bytes_per_s(o)) of a link's time per payload
+// byte for each of its k paths on that link (so read and write efficiency and packet headers are
+// part of the share); its last byte arrives one path latency (the longest of its paths) later (propagation and switching of every link, store-and-forward
+// of one packet at every link but the last: Topology::path_latency_ps). Rates are recomputed only
+// for the connected set of flows and links that a change touches.
+//
+// Approximated: packets in flight and credits are not modelled per packet here (PacketPath does
+// that for one message; at the sizes collectives move, credits only bound the rate, which the
+// efficiency and the fair share already do); a flow whose link goes down restarts its remaining
+// bytes from the source on a new route.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/interconnect/topology/topology.h"
+
+namespace asim {
+
+struct FlowNetworkStats {
+    uint64_t events = 0;          // events processed
+    uint64_t transfers = 0;       // transfers started
+    uint64_t flows = 0;           // flows started (one per transfer, one more per reroute)
+    uint64_t reroutes = 0;        // flows moved off a link that went down
+    uint64_t rate_solves = 0;     // max-min recomputations
+    uint64_t solved_flows = 0;    // flows visited by them
+};
+
+class FlowNetwork {
+public:
+    using Delivered = std::function<void(int64_t time_ps)>;
+
+    FlowNetwork(const Topology& topology, std::size_t max_paths);
+
+    int64_t now_ps() const { return m_now; }
+    const Topology& topology() const { return m_topology; }
+    const FlowNetworkStats& stats() const { return m_stats; }
+
+    // Starts moving `bytes` from die `src` to die `dst` at `at_ps` (>= now); `done` runs when the
+    // last byte is delivered. `label_key` names the transfer in watchdog reports through the
+    // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src == dst
+    // delivers at once.
+    void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps, Delivered done,
+                        uint64_t label_key = 0);
+    using Labeler = std::function<std::string(uint64_t label_key)>;
+    void set_labeler(Labeler labeler) { m_labeler = std::move(labeler); }
+    // Runs `fn` at `at_ps`.
+    void schedule(int64_t at_ps, std::function<void()> fn);
+    // Link `link` carries nothing from `at_ps` on; its flows move to other routes.
+    void set_link_down(uint32_t link, int64_t at_ps);
+
+    // Processes events until none is left. Throws SimulationError (the watchdog) when transfers
+    // remain that can never finish (no route), listing them.
+    void run();
+    // Transfers started and not delivered.
+    std::size_t pending_transfers() const { return m_pending; }
+    // Payload bytes carried per link by flows that have finished or moved (per-link occupancy).
+    const std::vector<double>& link_bytes() const { return m_link_bytes; }
+
+private:
+    // Routes and their merged per-link costs, per (src, dst, op, paths used); cleared when a link
+    // goes down. A collective reuses the same pairs step after step.
+    struct RouteTemplate {
+        std::vector<Path> paths;
+        std::vector<uint32_t> links;  // every link of the paths, once, sorted
+        std::vector<double> cost;     // link-time per payload byte, per link
+        std::vector<double> share;    // share of the flow's bytes each link carries
+        int64_t latency_full_packets = -1;  // latency when the first packet is a full MTU
+    };
+    struct Flow {
+        uint32_t transfer;
+        std::shared_ptr<RouteTemplate> route;
+        double remaining;        // payload bytes still to leave the source
+        double rate = 0;         // payload bytes per second
+        int64_t updated = 0;     // time `remaining` refers to
+        int64_t latency = 0;     // path latency
+        uint32_t version = 0;    // finish events of older versions are stale
+        bool active = false;
+        std::vector<uint32_t> slot;           // position in each link's flow list
+        uint32_t mark = 0;
+    };
+    struct Transfer {
+        uint32_t src, dst;
+        LinkOp op;
+        uint32_t flows_left = 0;
+        Delivered done;
+        uint64_t label_key = 0;
+        int64_t latest_arrival = 0;
+        bool stuck = false;
+    };
+    enum class Kind : uint8_t { start, finish, deliver, link_down, timer };
+    struct Event {
+        int64_t time;
+        uint64_t seq;
+        Kind kind;
+        uint32_t id;
+        uint32_t version;
+        bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+    };
+
+    std::shared_ptr<RouteTemplate> route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes);
+
+    void post(int64_t t, Kind k, uint32_t id, uint32_t version = 0);
+    uint32_t new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes);
+    void activate(uint32_t flow);
+    void deactivate(uint32_t flow);
+    void solve();  // max-min over the components touched since the last solve
+    void solve_component(const std::vector<uint32_t>& flows, const std::vector<uint32_t>& links);
+    void begin_transfer(uint32_t transfer, double bytes, int64_t at);
+    [[noreturn]] void report_stuck() const;
+
+    const Topology& m_topology;
+    std::size_t m_max_paths;
+    int64_t m_now = 0;
+    uint64_t m_seq = 0;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
+    std::vector<Flow> m_flows;
+    std::vector<uint32_t> m_free_flows;
+    std::vector<Transfer> m_transfers;
+    std::vector<uint32_t> m_free_transfers;
+    std::vector<double> m_pending_bytes;  // per transfer, bytes to start (start events)
+    std::vector<std::function<void()>> m_timers;
+    std::vector<uint32_t> m_free_timers;
+    std::vector<std::vector<uint32_t>> m_link_flows;  // active flows per link
+    std::vector<char> m_down;
+    std::vector<double> m_link_bytes;
+    std::vector<uint32_t> m_dirty_links;
+    std::vector<uint32_t> m_link_mark;
+    std::unordered_map<uint64_t, std::shared_ptr<RouteTemplate>> m_routes;
+    bool m_running = false;
+    Labeler m_labeler;
+    std::vector<uint32_t> m_comp_flows, m_comp_links, m_stack;  // reused by solve()
+    uint32_t m_epoch = 0;
+    std::size_t m_pending = 0;
+    FlowNetworkStats m_stats;
+};
+
+}  // namespace asim

@@ -1,0 +1,38 @@
+// The `network:` section of a platform: topology, links, endpoints, collective defaults and
+// faults (README.md in this folder lists the keys). Parsed by network_config.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/interconnect/collectives/collective_engine.h"
+#include "models/interconnect/link/packet_path.h"
+#include "models/interconnect/topology/topology.h"
+
+namespace asim {
+
+class ConfigNode;
+
+struct LinkFault {
+    std::string link;   // "die3->die4"
+    int64_t at_ps = 0;  // down from this time on
+    std::string where;  // "file:line:col: network.faults[0].link", for messages
+};
+
+struct NetworkParams {
+    TopologyParams topology;
+    std::size_t max_paths = 8;         // equal-cost paths one transfer is sprayed over
+    RemoteAccessTiming endpoint;       // DMA start and remote memory access (figures links)
+    CollectiveParams collectives;
+    std::vector<LinkFault> faults;
+};
+
+// Throws ConfigError naming file, line and key.
+NetworkParams parse_network_params(const ConfigNode& node);
+
+// The link ids the faults name; throws ConfigError (at the fault's key) for a link that does not
+// exist.
+std::vector<uint32_t> resolve_faults(const Topology& topology, const NetworkParams& params);
+
+}  // namespace asim

@@ -1,0 +1,37 @@
+// Link descriptions shared by the interconnect tests.
+#pragma once
+
+#include "models/interconnect/link/link_params.h"
+
+namespace asim::test {
+
+// 200 Gbps, no overhead, no buffering limit that matters: the alpha-beta link (beta = 25 GB/s
+// decimal, alpha = `latency_ps` per hop).
+inline LinkParams alpha_beta_link(int64_t latency_ps) {
+    LinkParams l;
+    l.lanes = 1;
+    l.lane_rate_bps = 200e9;
+    l.mtu_bytes = 1ull << 40;  // one packet per message: no store-and-forward term
+    l.header_bytes = 0;
+    l.propagation_ps = latency_ps;
+    l.switch_latency_ps = 0;
+    l.buffer_packets = 64;
+    return l;
+}
+
+// A UB-like link: 28 GB/s, 4 KiB packets with 32 B headers, 100 ns per hop.
+inline LinkParams ub_link() {
+    LinkParams l;
+    l.lanes = 1;
+    l.lane_rate_bps = 224e9;
+    l.read_efficiency = 0.84;
+    l.write_efficiency = 0.69;
+    l.mtu_bytes = 4096;
+    l.header_bytes = 32;
+    l.propagation_ps = 10'000;
+    l.switch_latency_ps = 90'000;
+    l.buffer_packets = 16;
+    return l;
+}
+
+}  // namespace asim::test

@@ -1,0 +1,150 @@
+// Topologies: every pair of dies is reachable by shortest paths on every topology; bad shapes
+// are bad input; routes avoid down links, fall back to the standby star, or report none.
+#include <gtest/gtest.h>
+
+#include "models/common/errors.h"
+#include "models/interconnect/topology/topology.h"
+#include "tests/interconnect/test_links.h"
+
+namespace asim {
+namespace {
+
+TopologyParams node_of(NodeTopology kind, uint32_t dies_per_node, uint32_t nodes = 1) {
+    TopologyParams t;
+    t.dies = dies_per_node * nodes;
+    t.dies_per_node = dies_per_node;
+    t.node_topology = kind;
+    t.die_link = test::ub_link();
+    t.uplink = test::ub_link();
+    t.nic_link = test::ub_link();
+    return t;
+}
+
+std::vector<std::pair<std::string, TopologyParams>> all_topologies() {
+    std::vector<std::pair<std::string, TopologyParams>> v;
+    auto ring_uni = node_of(NodeTopology::ring, 6);
+    ring_uni.bidirectional = false;
+    v.emplace_back("ring_uni", ring_uni);
+    v.emplace_back("ring_bi", node_of(NodeTopology::ring, 7));
+    v.emplace_back("full_mesh", node_of(NodeTopology::full_mesh, 5));
+    auto mesh = node_of(NodeTopology::mesh, 12);
+    mesh.dims = {3, 4};
+    v.emplace_back("mesh_3x4", mesh);
+    auto torus = node_of(NodeTopology::torus, 27);
+    torus.dims = {3, 3, 3};
+    v.emplace_back("torus_3x3x3", torus);
+    auto clos = node_of(NodeTopology::switched, 4, 3);
+    clos.planes = 3;
+    clos.scale_out = ScaleOutTopology::clos;
+    clos.l2_per_plane = 2;
+    v.emplace_back("clos", clos);
+    auto fat = node_of(NodeTopology::ring, 4, 4);
+    fat.scale_out = ScaleOutTopology::fat_tree;
+    fat.dies_per_leaf = 8;
+    fat.spines = 3;
+    v.emplace_back("ring_nodes_fat_tree", fat);
+    auto custom = node_of(NodeTopology::custom, 5);
+    custom.edges = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {1, 4}};
+    v.emplace_back("custom", custom);
+    return v;
+}
+
+TEST(Topology, RoutingReachesEveryPairByShortestPaths) {
+    for (const auto& [name, params] : all_topologies()) {
+        const Topology t(params);
+        for (uint32_t a = 0; a < t.dies(); ++a) {
+            for (uint32_t b = 0; b < t.dies(); ++b) {
+                if (a == b) continue;
+                const auto routes = t.routes(a, b, 64, {});
+                ASSERT_FALSE(routes.empty()) << name << " " << a << "->" << b;
+                const std::size_t shortest = t.search_path(a, b, {}).size();
+                for (const Path& p : routes) {
+                    ASSERT_FALSE(p.empty());
+                    EXPECT_EQ(t.links()[p.front()].from, a) << name;
+                    EXPECT_EQ(t.links()[p.back()].to, b) << name;
+                    for (std::size_t i = 0; i + 1 < p.size(); ++i)
+                        EXPECT_EQ(t.links()[p[i]].to, t.links()[p[i + 1]].from) << name;
+                    EXPECT_EQ(p.size(), shortest) << name << " " << a << "->" << b << " is not shortest";
+                }
+            }
+        }
+    }
+}
+
+TEST(Topology, ClosSpreadsOverPlanesAndSecondLevelChips) {
+    auto params = all_topologies()[5].second;
+    const Topology t(params);
+    const auto routes = t.routes(0, 11, 64, {});
+    EXPECT_EQ(routes.size(), 6u);  // 3 planes x 2 L2 chips
+    const auto three = t.routes(0, 11, 3, {});
+    ASSERT_EQ(three.size(), 3u);
+    // The first choices take different planes (different first links).
+    EXPECT_NE(three[0][0], three[1][0]);
+    EXPECT_NE(three[1][0], three[2][0]);
+    EXPECT_EQ(t.routes(0, 1, 64, {}).size(), 3u);  // inside the node: one path per plane
+}
+
+TEST(Topology, DownLinksRerouteOrFallBackToTheStarOrLeaveNoRoute) {
+    // Bidirectional ring: the other way round.
+    {
+        const Topology t(node_of(NodeTopology::ring, 8));
+        std::vector<char> down(t.links().size(), 0);
+        down[static_cast<std::size_t>(t.link_between(0, 1))] = 1;
+        const auto r = t.routes(0, 1, 4, down);
+        ASSERT_EQ(r.size(), 1u);
+        EXPECT_EQ(r[0].size(), 7u);
+    }
+    // Unidirectional ring with a host star: the star.
+    auto uni = node_of(NodeTopology::ring, 8);
+    uni.bidirectional = false;
+    uni.has_fallback = true;
+    uni.fallback_link = test::ub_link();
+    {
+        const Topology t(uni);
+        std::vector<char> down(t.links().size(), 0);
+        EXPECT_EQ(t.routes(0, 4, 1, down)[0].size(), 4u);  // healthy: along the ring, not the star
+        down[static_cast<std::size_t>(t.find_link("die2->die3"))] = 1;
+        const auto r = t.routes(0, 4, 1, down);
+        ASSERT_EQ(r.size(), 1u);
+        EXPECT_EQ(t.link_name(r[0][0]), "die0->host.n0");
+        EXPECT_EQ(r[0].size(), 2u);
+        EXPECT_EQ(t.routes(0, 2, 1, down)[0].size(), 2u);  // pairs before the break keep the ring
+    }
+    // Without the star: no route.
+    uni.has_fallback = false;
+    const Topology t(uni);
+    std::vector<char> down(t.links().size(), 0);
+    down[static_cast<std::size_t>(t.find_link("die2->die3"))] = 1;
+    EXPECT_TRUE(t.routes(0, 4, 1, down).empty());
+}
+
+TEST(Topology, BadShapesAreBadInput) {
+    auto uneven = node_of(NodeTopology::ring, 8);
+    uneven.dies = 12;
+    EXPECT_THROW(Topology{uneven}, InputError);
+    auto mesh = node_of(NodeTopology::mesh, 12);
+    mesh.dims = {3, 3};
+    EXPECT_THROW(Topology{mesh}, InputError);
+    auto disconnected = node_of(NodeTopology::custom, 4);
+    disconnected.edges = {{0, 1}, {2, 3}};
+    try {
+        Topology t(disconnected);
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("does not connect"), std::string::npos) << e.what();
+    }
+    auto no_scale_out = node_of(NodeTopology::ring, 4, 2);
+    EXPECT_THROW(Topology{no_scale_out}, InputError);
+    auto clos_on_ring = node_of(NodeTopology::ring, 4, 2);
+    clos_on_ring.scale_out = ScaleOutTopology::clos;
+    EXPECT_THROW(Topology{clos_on_ring}, InputError);
+}
+
+TEST(Topology, NamesRoundTrip) {
+    const Topology t(all_topologies()[5].second);
+    for (uint32_t l = 0; l < t.links().size(); ++l) EXPECT_EQ(t.find_link(t.link_name(l)), l);
+    EXPECT_EQ(t.find_link("die0->die99"), -1);
+}
+
+}  // namespace
+}  // namespace asim
