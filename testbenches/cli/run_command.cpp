@@ -9,6 +9,7 @@
 #include "platforms/platform.h"
 #include "testbenches/cli/command.h"
 #include "testbenches/trace_replay/builtin_traces.h"
+#include "testbenches/supernode/supernode_job.h"
 #include "testbenches/trace_replay/run_job.h"
 
 namespace asim {
@@ -26,6 +27,7 @@ Command add_run_command(CLI::App& app) {
         std::string timeline_window;
         std::string timeline_cores;
         std::string timeline_bucket;
+        std::vector<std::string> die_overrides;
     };
     auto s = std::make_shared<State>();
     s->run.platform = kDefaultPlatform;
@@ -35,7 +37,8 @@ Command add_run_command(CLI::App& app) {
                                               "stats.csv, summary.txt and config.yaml to --out");
     cmd->add_option("--platform,-p", s->run.platform, platform_help())->capture_default_str();
     cmd->add_option("--trace,-t", s->run.trace,
-                    "op trace (traces/FORMAT.md; .gz accepted) or a built-in trace name")
+                    "op trace (traces/FORMAT.md; .gz accepted), a built-in trace name, or a trace set for several "
+                    "dies (its index.json or directory; needs a platform with a network: section)")
         ->capture_default_str();
     cmd->add_option("--set", s->run.overrides,
                     "override a config key: KEY=VALUE (repeatable), e.g. --set die.l2.size=128MiB");
@@ -43,6 +46,8 @@ Command add_run_command(CLI::App& app) {
     cmd->add_option("--max-sim-time", s->max_sim_time,
                     "watchdog: stop with exit code 1 if the run has not finished by this much "
                     "simulated time (e.g. 10ms)");
+    cmd->add_option("--die-set", s->die_overrides,
+                    "trace sets: override a key for one die, DIE:KEY=VALUE (repeatable), e.g. 3:die.clock=1.2GHz");
     cmd->add_flag("--functional", s->run.functional,
                   "move real bytes and compute matmuls (int8, bf16, fp16, fp32; up to 2^30 multiply-adds each), "
                   "inputs seeded pseudo-random, every result checked against a reference matmul");
@@ -79,6 +84,18 @@ Command add_run_command(CLI::App& app) {
                     }
                 }
                 s->run.progress = isatty(STDERR_FILENO) != 0;
+                if (is_trace_set(s->run.trace)) {
+                    if (s->run.timeline || s->run.functional) {
+                        throw InputError("--timeline and --functional are for single-die traces, not trace sets");
+                    }
+                    const SupernodeOptions so{s->run.platform,        s->run.trace,          s->run.overrides,
+                                              s->die_overrides,       s->run.out_dir,        s->run.max_sim_time_ps,
+                                              s->run.progress};
+                    std::cout << run_supernode_job(so);
+                    std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml)\n";
+                    return kExitOk;
+                }
+                if (!s->die_overrides.empty()) throw InputError("--die-set is for trace sets (several dies)");
                 std::cout << run_job(s->run);
                 std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml"
                           << (s->run.timeline ? ", timeline.json" : "") << ")\n";

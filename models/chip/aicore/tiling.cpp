@@ -407,8 +407,6 @@ OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
     g.s = op.attention;
     refuse_overflow(op, {g.s.batch, g.s.heads, g.s.q_len, g.s.kv_len, g.s.head_dim},
                     "batch x heads x q_len x kv_len x head_dim");
-    g.q_tiles = ceil_div(g.s.q_len, g.q_tile);
-    g.kv_tiles = ceil_div(g.s.kv_len, g.kv_tile);
     g.bits = dtype_bits(op.dtype);
     fractal_for(m_core, *m_engine, op);
     g.engine = m_engine.get();
@@ -422,7 +420,20 @@ OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
     if (g.vector_cores == 0) refuse(op, "fused attention needs vector cores for the softmax");
     // Buffers: the resident Q tile and double-buffered K and V tiles in L1; the scores S and the
     // output accumulator O in L0C (fp32); each vector core's share of S in its UB (fp32).
+    // Tiles of 128 rows, halved (the larger first, down to 16 rows) while a buffer cannot hold
+    // them: large head dims (e.g. the generator's backward attention) take smaller tiles.
     const uint64_t d = g.s.head_dim;
+    auto fit_all = [&] {
+        return bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits) <= m_core.l1_bytes &&
+               bytes_of(g.q_tile * d, g.bits) <= m_core.l0a_bytes && bytes_of(g.kv_tile * d, g.bits) <= m_core.l0b_bytes &&
+               (g.q_tile * g.kv_tile + g.q_tile * d) * 4 <= m_core.l0c_bytes &&
+               ceil_div(g.q_tile * g.kv_tile * 4, g.vector_cores) <= m_core.ub_bytes;
+    };
+    while (!fit_all() && (g.q_tile > 16 || g.kv_tile > 16)) {
+        (g.kv_tile >= g.q_tile ? g.kv_tile : g.q_tile) /= 2;
+    }
+    g.q_tiles = ceil_div(g.s.q_len, g.q_tile);
+    g.kv_tiles = ceil_div(g.s.kv_len, g.kv_tile);
     const uint64_t l1_need = bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits);
     const uint64_t l0c_need = (g.q_tile * g.kv_tile + g.q_tile * d) * 4;
     const uint64_t ub_need = ceil_div(g.q_tile * g.kv_tile * 4, g.vector_cores);

@@ -135,7 +135,11 @@ void OpDispatcher::dispatch(const trace::Op& op) {
         ++m_comm_in_flight;
         m_in_flight[op.id] = {op.kind, ClockDomain::to_ps(sc_core::sc_time_stamp()), 0.0, 1};
         const uint64_t id = op.id;
-        m_collectives->start(op, [this, id] { work_done(id); });
+        try {
+            m_collectives->start(op, [this, id] { work_done(id); });
+        } catch (const InputError& e) {
+            throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " + e.what());
+        }
         return;
     }
     OpPlan plan;

@@ -327,8 +327,17 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
 }
 
 void FlowNetwork::run() {
+    run_until(std::numeric_limits<int64_t>::max());
+    if (m_pending != 0) report_stuck();
+}
+
+int64_t FlowNetwork::next_event_ps() const {
+    return m_events.empty() ? std::numeric_limits<int64_t>::max() : m_events.top().time;
+}
+
+void FlowNetwork::run_until(int64_t limit_ps) {
     m_running = true;
-    while (!m_events.empty()) {
+    while (!m_events.empty() && m_events.top().time <= limit_ps) {
         const int64_t t = m_events.top().time;
         m_now = t;
         while (!m_events.empty() && m_events.top().time == t) {
@@ -398,7 +407,6 @@ void FlowNetwork::run() {
         solve();
     }
     m_running = false;
-    if (m_pending != 0) report_stuck();
 }
 
 void FlowNetwork::report_stuck() const {

@@ -63,6 +63,10 @@ public:
     // Processes events until none is left. Throws SimulationError (the watchdog) when transfers
     // remain that can never finish (no route), listing them.
     void run();
+    // For a driver with its own clock (the SystemC supernode replay): processes the events due at
+    // or before `limit_ps` and returns; the time of the next event (INT64_MAX when none).
+    void run_until(int64_t limit_ps);
+    int64_t next_event_ps() const;
     // Transfers started and not delivered.
     std::size_t pending_transfers() const { return m_pending; }
     // Payload bytes carried per link by flows that have finished or moved (per-link occupancy).

@@ -1,0 +1,114 @@
+#include "testbenches/supernode/network_bridge.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "models/common/clock_domain.h"
+#include "models/common/errors.h"
+
+namespace asim {
+
+namespace {
+
+// Trace kinds (traces/FORMAT.md) to engine ops; send and recv are the two ends of one sendrecv.
+CollectiveOp engine_op(const std::string& kind) {
+    if (kind == "all_reduce") return CollectiveOp::allreduce;
+    if (kind == "all_gather") return CollectiveOp::allgather;
+    if (kind == "reduce_scatter") return CollectiveOp::reducescatter;
+    if (kind == "all_to_all") return CollectiveOp::alltoall;
+    if (kind == "broadcast") return CollectiveOp::broadcast;
+    if (kind == "send" || kind == "recv") return CollectiveOp::sendrecv;
+    throw InputError("collective kind '" + kind +
+                     "' is not one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send, recv");
+}
+
+}  // namespace
+
+NetworkBridge::NetworkBridge(sc_core::sc_module_name name, FlowNetwork& network, CollectiveEngine& engine,
+                             const NetworkParams& params, FailureSink& failures)
+    : sc_module(name), m_network(network), m_engine(engine), m_params(params), m_failures(failures) {
+    m_services.reserve(network.topology().dies());
+    for (uint32_t d = 0; d < network.topology().dies(); ++d) m_services.emplace_back(*this, d);
+    SC_THREAD(run);
+}
+
+CollectiveService& NetworkBridge::service_for(uint32_t die) { return m_services.at(die); }
+
+void NetworkBridge::arrive(uint32_t die, const trace::Op& op, std::function<void()> done) {
+    const CollectiveOp cop = engine_op(op.collective.kind);
+    const std::string kind = cop == CollectiveOp::sendrecv ? "sendrecv" : op.collective.kind;
+    const std::vector<int>& group = op.collective.group;
+    for (int g : group) {
+        if (g < 0 || static_cast<uint32_t>(g) >= m_network.topology().dies()) {
+            throw InputError(fmt::format("op {} ({}): group names die {}, which the platform does not have (dies 0..{})",
+                                         op.id, op.name, g, m_network.topology().dies() - 1));
+        }
+    }
+    if (std::find(group.begin(), group.end(), static_cast<int>(die)) == group.end()) {
+        throw InputError(fmt::format("op {} ({}): die {} is not in its collective's group", op.id, op.name, die));
+    }
+    const uint64_t seq = m_issued[{kind, group}][die]++;
+    Pending& p = m_pending[{kind, group, seq}];
+    if (p.arrived.empty()) {
+        p.request.op = cop;
+        p.request.bytes = op.collective.bytes;
+        for (int g : group) p.request.group.push_back(static_cast<uint32_t>(g));
+        p.request.algo = cop == CollectiveOp::allreduce ? m_params.collectives.allreduce_algo : algorithms_for(cop).front();
+        if (p.request.algo == CollectiveAlgo::hierarchical &&
+            group.size() % m_params.topology.dies_per_node != 0) {
+            p.request.algo = CollectiveAlgo::ring;  // a group inside one node: the flat ring
+        }
+        p.name = op.name.empty() ? op.collective.kind : op.name;
+    }
+    p.arrived.push_back(die);
+    p.done.push_back(std::move(done));
+    if (p.arrived.size() < group.size()) return;
+
+    // The last member has arrived: the collective starts now on the network.
+    Pending ready = std::move(p);
+    m_pending.erase({kind, group, seq});
+    const int64_t now = static_cast<int64_t>(ClockDomain::to_ps(sc_core::sc_time_stamp()));
+    auto dones = std::make_shared<std::vector<std::function<void()>>>(std::move(ready.done));
+    m_engine.start(ready.request, now, [dones](const CollectiveResult&) {
+        for (auto& d : *dones) d();
+    });
+    ++m_started;
+    m_kick.notify(sc_core::SC_ZERO_TIME);
+}
+
+void NetworkBridge::run() {
+    try {
+        while (true) {
+            const int64_t now = static_cast<int64_t>(ClockDomain::to_ps(sc_core::sc_time_stamp()));
+            m_network.run_until(now);
+            const int64_t next = m_network.next_event_ps();
+            if (next == std::numeric_limits<int64_t>::max()) {
+                wait(m_kick);
+            } else {
+                wait(ClockDomain::from_ps(static_cast<Picoseconds>(next - now)), m_kick);
+            }
+        }
+    } catch (const sc_core::sc_unwind_exception&) {
+        throw;
+    } catch (...) {
+        m_failures.fail(std::current_exception());
+    }
+}
+
+std::string NetworkBridge::waiting_report() const {
+    std::string out;
+    int listed = 0;
+    for (const auto& [key, p] : m_pending) {
+        if (listed++ == 10) break;
+        std::string members;
+        for (uint32_t d : p.arrived) members += (members.empty() ? "" : ",") + std::to_string(d);
+        std::string group;
+        for (int g : std::get<1>(key)) group += (group.empty() ? "" : ",") + std::to_string(g);
+        out += fmt::format("\n  {} '{}' on dies [{}]: reached by [{}] only", std::get<0>(key), p.name, group, members);
+    }
+    return out;
+}
+
+}  // namespace asim

@@ -1,0 +1,238 @@
+#include "testbenches/supernode/supernode_job.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "models/chip/die/die.h"
+#include "models/common/atomic_output.h"
+#include "models/common/clock_domain.h"
+#include "models/common/errors.h"
+#include "models/common/failure_sink.h"
+#include "models/common/stats.h"
+#include "models/common/trace.h"
+#include "models/common/units.h"
+#include "models/interconnect/collectives/collective_engine.h"
+#include "models/interconnect/network/flow_network.h"
+#include "platforms/platform.h"
+#include "testbenches/supernode/network_bridge.h"
+#include "testbenches/trace_replay/summary.h"
+
+namespace asim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path index_path(const std::string& trace) {
+    const fs::path p(trace);
+    return fs::is_directory(p) ? p / "index.json" : p;
+}
+
+struct TraceSet {
+    std::string name;
+    uint32_t dies = 0;
+    std::vector<std::pair<uint32_t, fs::path>> files;  // die, path
+};
+
+TraceSet read_index(const fs::path& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path.string() + ": cannot open the trace set's index");
+    nlohmann::json j;
+    try {
+        in >> j;
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(path.string() + ": not JSON: " + e.what());
+    }
+    if (!j.is_object() || j.value("format", "") != "ascend-sim-trace-index") {
+        throw InputError(path.string() + ": not an ascend-sim trace index (format must be \"ascend-sim-trace-index\")");
+    }
+    TraceSet set;
+    set.name = j.value("name", "");
+    if (!j.contains("dies") || !j["dies"].is_number_unsigned() || !j.contains("files") || !j["files"].is_array()) {
+        throw InputError(path.string() + ": needs \"dies\" and \"files\"");
+    }
+    set.dies = j["dies"].get<uint32_t>();
+    for (const auto& f : j["files"]) {
+        if (!f.contains("die") || !f["die"].is_number_unsigned() || !f.contains("file") || !f["file"].is_string()) {
+            throw InputError(path.string() + ": every entry of \"files\" needs \"die\" and \"file\"");
+        }
+        set.files.emplace_back(f["die"].get<uint32_t>(), path.parent_path() / f["file"].get<std::string>());
+    }
+    if (set.files.empty()) throw InputError(path.string() + ": the set lists no file");
+    return set;
+}
+
+// "DIE:KEY=VALUE" -> die, "KEY=VALUE".
+std::pair<uint32_t, std::string> split_die_override(const std::string& text) {
+    const auto colon = text.find(':');
+    const auto eq = text.find('=');
+    if (colon == std::string::npos || colon == 0 || eq == std::string::npos || eq < colon) {
+        throw InputError("--die-set: expected DIE:KEY=VALUE (e.g. 3:die.clock=1.2GHz), got '" + text + "'");
+    }
+    try {
+        std::size_t used = 0;
+        const unsigned long die = std::stoul(text.substr(0, colon), &used);
+        if (used != colon) throw std::invalid_argument("die");
+        return {static_cast<uint32_t>(die), text.substr(colon + 1)};
+    } catch (const std::exception&) {
+        throw InputError("--die-set: '" + text.substr(0, colon) + "' is not a die number in '" + text + "'");
+    }
+}
+
+}  // namespace
+
+bool is_trace_set(const std::string& trace) {
+    if (trace.rfind("builtin:", 0) == 0) return false;
+    const fs::path p(trace);
+    return (fs::is_directory(p) && fs::exists(p / "index.json")) || p.filename() == "index.json";
+}
+
+std::string run_supernode_job(const SupernodeOptions& options) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    set_kernel_time_resolution();
+
+    // Everything that can be wrong with the input is found before the simulation starts.
+    const Platform platform = load_platform(options.platform, options.overrides);
+    if (!platform.network) {
+        throw InputError("platform " + platform.name + " has no network: section; a trace set for several dies needs a "
+                         "supernode platform (supernode8_ring, cloudmatrix384, atlas950_8192, ...)");
+    }
+    const NetworkParams& net = *platform.network;
+    const TraceSet set = read_index(index_path(options.index));
+    const Topology topology(net.topology);
+    if (set.dies > topology.dies()) {
+        throw InputError(fmt::format("trace set '{}' spans {} dies; platform {} has {}", set.name, set.dies, platform.name,
+                                     topology.dies()));
+    }
+    std::map<uint32_t, std::vector<std::string>> per_die;
+    for (const std::string& o : options.die_overrides) {
+        const auto [die, kv] = split_die_override(o);
+        if (die >= set.dies) throw InputError(fmt::format("--die-set {}: the set has dies 0..{}", o, set.dies - 1));
+        per_die[die].push_back(kv);
+    }
+    std::vector<std::unique_ptr<trace::TraceReader>> readers;
+    std::vector<DieParams> die_params;
+    for (const auto& [die, path] : set.files) {
+        if (die >= set.dies) throw InputError(fmt::format("{}: die {} is outside the set's {} dies", path.string(), die, set.dies));
+        readers.push_back(std::make_unique<trace::TraceReader>(path.string()));
+        if (per_die.count(die)) {
+            std::vector<std::string> all = options.overrides;
+            all.insert(all.end(), per_die[die].begin(), per_die[die].end());
+            die_params.push_back(load_platform(options.platform, all).die);
+        } else {
+            die_params.push_back(platform.die);
+        }
+    }
+    AtomicOutputDir out(options.out_dir);
+
+    StatsRegistry stats;
+    FailureSink failures;
+    FlowNetwork network(topology, net.max_paths);
+    const std::vector<uint32_t> fault_links = resolve_faults(topology, net);
+    for (std::size_t i = 0; i < fault_links.size(); ++i) network.set_link_down(fault_links[i], net.faults[i].at_ps);
+    CollectiveEngine engine(network, net.collectives);
+    NetworkBridge bridge("network", network, engine, net, failures);
+    std::vector<std::unique_ptr<Die>> dies;
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        const uint32_t die = set.files[i].first;
+        dies.push_back(std::make_unique<Die>(("die" + std::to_string(die)).c_str(), die_params[i], stats, failures));
+        dies.back()->dispatcher().set_trace(readers[i].get());
+        dies.back()->dispatcher().set_collective_service(&bridge.service_for(die));
+    }
+
+    if (options.max_sim_time_ps > 0) {
+        sc_core::sc_start(ClockDomain::from_ps(static_cast<Picoseconds>(options.max_sim_time_ps)));
+    } else {
+        sc_core::sc_start();
+    }
+    failures.rethrow_if_failed();
+    std::string unfinished;
+    for (std::size_t i = 0; i < dies.size(); ++i) {
+        if (!dies[i]->dispatcher().finished()) {
+            unfinished += fmt::format("\n  die{}: {} ops completed", set.files[i].first, dies[i]->dispatcher().ops_completed());
+        }
+    }
+    if (!unfinished.empty()) {
+        if (options.max_sim_time_ps > 0 &&
+            sc_core::sc_time_stamp().value() >= static_cast<uint64_t>(options.max_sim_time_ps)) {
+            throw SimulationError("watchdog: simulated time limit " + units::format_time_ps(options.max_sim_time_ps) +
+                                  " reached:" + unfinished);
+        }
+        throw SimulationError("deadlock: the dies stopped with work pending (a collective some members never "
+                              "reach?):" + unfinished + bridge.waiting_report());
+    }
+    for (auto& d : dies) d->finalize_stats();
+
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    nlohmann::json per_die_summary = nlohmann::json::array();
+    double step_ns = 0, flops = 0;
+    for (std::size_t i = 0; i < dies.size(); ++i) {
+        nlohmann::json s = make_summary(*dies[i], wall_s);
+        const std::string base = "die" + std::to_string(set.files[i].first) + ".dispatcher.";
+        const auto counter = [&](const std::string& key) {
+            const auto* c = dynamic_cast<const Counter*>(stats.find(base + key));
+            return c ? static_cast<double>(c->value()) : 0.0;
+        };
+        s["die"] = set.files[i].first;
+        s["comm_time_ns"] = counter("comm_busy_ps") * 1e-3;
+        s["comm_exposed_ns"] = counter("comm_exposed_ps") * 1e-3;
+        s["comm_overlap_ns"] = counter("comm_overlap_ps") * 1e-3;
+        step_ns = std::max(step_ns, s["sim_time_ns"].get<double>());
+        flops += s["flops"].get<double>();
+        per_die_summary.push_back(s);
+    }
+    const nlohmann::json summary = {
+        {"sim_time_ns", step_ns},
+        {"wall_s", wall_s},
+        {"dies", dies.size()},
+        {"flops", flops},
+        {"collectives", bridge.collectives_started()},
+        {"network_events", network.stats().events},
+        {"per_die", per_die_summary},
+    };
+    const uint64_t deltas = sc_core::sc_delta_count();
+    nlohmann::json doc = {
+        {"schema", "ascend-sim/stats/1"},
+        {"meta",
+         {{"platform", platform.name},
+          {"trace", options.index},
+          {"seed", 0},
+          {"version", ASIM_VERSION},
+          {"sim_events", deltas},
+          {"sim_events_kind", "SystemC delta cycles"},
+          {"wall_s", wall_s}}},
+        {"summary", summary},
+        {"stats", stats.to_json()},
+    };
+    std::string text = fmt::format("  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
+                                   platform.name, platform.description, set.name, dies.size(),
+                                   units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)), bridge.collectives_started());
+    text += "  die   time        TFLOPS   comm        exposed     overlapped\n";
+    for (const auto& s : per_die_summary) {
+        text += fmt::format("  {:<4}  {:<10}  {:7.1f}  {:<10}  {:<10}  {:<10}\n", s["die"].get<uint32_t>(),
+                            units::format_time_ps(static_cast<int64_t>(s["sim_time_ns"].get<double>() * 1e3)),
+                            s["achieved_tflops"].get<double>(),
+                            units::format_time_ps(static_cast<int64_t>(s["comm_time_ns"].get<double>() * 1e3)),
+                            units::format_time_ps(static_cast<int64_t>(s["comm_exposed_ns"].get<double>() * 1e3)),
+                            units::format_time_ps(static_cast<int64_t>(s["comm_overlap_ns"].get<double>() * 1e3)));
+    }
+    text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n", wall_s, deltas,
+                        network.stats().events);
+    out.write("stats.json", doc.dump(2) + "\n");
+    out.write("stats.csv", stats.to_csv());
+    out.write("summary.txt", text);
+    out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
+                                 platform.config.to_yaml() + "\n");
+    out.commit();
+    return text;
+}
+
+}  // namespace asim

@@ -1,0 +1,33 @@
+// `ascend-sim run --trace SET/index.json` on a platform with a `network:` section: every die of
+// a generated trace set replays its own trace on its own full die model, concurrently, in one
+// SystemC simulation; collectives synchronise their groups over the supernode network
+// (network_bridge.h). Overlap of compute and communication follows from the traces'
+// dependencies. A die can be given its own overrides (e.g. a derated clock) to see it slow its
+// groups.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace asim {
+
+struct SupernodeOptions {
+    std::string platform;
+    std::string index;                       // path to a trace set's index.json (or its directory)
+    std::vector<std::string> overrides;      // --set, for every die and the network
+    std::vector<std::string> die_overrides;  // "DIE:KEY=VALUE", for one die
+    std::string out_dir;
+    int64_t max_sim_time_ps = 0;
+    bool progress = false;
+};
+
+// Whether `trace` names a trace set (an index.json, or a directory holding one).
+bool is_trace_set(const std::string& trace);
+
+// Runs the set; returns the summary text (also written to summary.txt). InputError for bad input
+// (before anything is simulated where it can be found then), SimulationError for a deadlock or
+// the watchdog.
+std::string run_supernode_job(const SupernodeOptions& options);
+
+}  // namespace asim

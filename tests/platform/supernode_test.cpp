@@ -1,0 +1,142 @@
+// Multi-die replay (`run --trace SET` on a supernode platform): every die runs its own trace on a
+// full die model, collectives synchronise their groups over the network, a slow die slows its
+// group, communication overlaps independent compute, and bad input or a collective some members
+// never reach ends cleanly (exit 2 / exit 1), never hangs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/harness/cli_runner.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using asim::test::CliResult;
+using asim::test::run_cli;
+
+std::string scratch(const std::string& name) { return asim::test::scratch_path("supernode", name); }
+
+// A generated trace set (cached per process).
+std::string trace_set(const std::string& name, const std::string& gen_args) {
+    const std::string dir = scratch("set-" + name);
+    const CliResult r = run_cli("trace gen " + gen_args + " --out " + dir);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return dir;
+}
+
+nlohmann::json run_set(const std::string& set, const std::string& extra, const std::string& out_name) {
+    const std::string out = scratch(out_name);
+    const CliResult r = run_cli("run --platform supernode8_ring --trace " + set + " " + extra + " --out " + out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    if (r.exit_code != 0) return nullptr;
+    return nlohmann::json::parse(asim::test::read_text(out + "/stats.json"))["summary"];
+}
+
+const char* kTp8 = "--model llama3-70b --phase prefill --batch 1 --seq 256 --tp 8 --layers 1 --no-embedding";
+
+TEST(Supernode, TensorParallelLayerRunsOnEightDiesWithItsAllReducesOnTheRing) {
+    const auto s = run_set(trace_set("tp8", kTp8), "", "tp8");
+    ASSERT_FALSE(s.is_null());
+    EXPECT_EQ(s["dies"], 8);
+    EXPECT_EQ(s["collectives"], 2);  // one all-reduce after attention, one after the MLP
+    ASSERT_EQ(s["per_die"].size(), 8u);
+    // Each all-reduce moves 256 x 8192 bf16 = 4 MiB per die; a ring of 8 sends 2 x 7/8 of it over
+    // one 200 Gbps link at 85 % efficiency: at least 2 x 7/8 x 4 MiB / 21.25 GB/s = 345 us for two.
+    const double lower_bound_ns = 2 * 2 * 7.0 / 8 * 4 * 1048576 / 21.25;
+    for (const auto& d : s["per_die"]) {
+        EXPECT_GT(d["comm_time_ns"].get<double>(), lower_bound_ns) << d.dump();
+        EXPECT_LT(d["comm_time_ns"].get<double>(), d["sim_time_ns"].get<double>());
+        EXPECT_GT(d["flops"].get<double>(), 0);
+    }
+}
+
+TEST(Supernode, ASlowDieSlowsItsWholeGroup) {
+    const std::string set = trace_set("tp8slow", kTp8);
+    const auto fast = run_set(set, "", "fast");
+    const auto slow = run_set(set, "--die-set 3:die.clock=0.8GHz", "slow");
+    ASSERT_FALSE(fast.is_null());
+    ASSERT_FALSE(slow.is_null());
+    EXPECT_GT(slow["sim_time_ns"].get<double>(), 1.05 * fast["sim_time_ns"].get<double>());
+    // The others wait for die 3 inside the collectives: their exposed communication grows, die 3's
+    // (it arrives last) is the smallest.
+    double least = 1e300;
+    uint32_t least_die = 99;
+    for (const auto& d : slow["per_die"]) {
+        if (d["comm_exposed_ns"].get<double>() < least) {
+            least = d["comm_exposed_ns"].get<double>();
+            least_die = d["die"].get<uint32_t>();
+        }
+        EXPECT_GT(d["sim_time_ns"].get<double>(), fast["per_die"][0]["sim_time_ns"].get<double>());
+    }
+    EXPECT_EQ(least_die, 3u);
+}
+
+// Two dies: a gradient-style all-reduce with no dependency on the matmuls around it runs while
+// they compute; the second matmul does not wait for it.
+TEST(Supernode, ACollectiveOverlapsIndependentCompute) {
+    const std::string dir = scratch("overlap");
+    fs::create_directories(dir);
+    asim::test::write_text(dir + "/index.json",
+                           R"({"format":"ascend-sim-trace-index","version":1,"name":"ov","dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}],"groups":{}})");
+    const std::string mm =
+        R"("op":"matmul","m":2048,"n":2048,"k":2048,"dtype":"bf16","inputs":[{"name":"a","addr":0,"bytes":8388608},{"name":"b","addr":16777216,"bytes":8388608}],"outputs":[{"name":"c","addr":33554432,"bytes":8388608}])";
+    for (int die : {0, 1}) {
+        asim::test::write_text(
+            dir + "/die" + std::to_string(die) + ".jsonl",
+            std::string(R"({"format":"ascend-sim-trace","version":1,"name":"ov","dies":2,"die":)") + std::to_string(die) +
+                "}\n" + R"({"id":0,)" + mm + "}\n" +
+                R"({"id":1,"op":"collective","name":"grad_ar","kind":"all_reduce","group":[0,1],"bytes":4194304})" +
+                "\n" + R"({"id":2,"deps":[0],)" + mm + "}\n");
+    }
+    const auto s = run_set(dir, "", "overlap-out");
+    ASSERT_FALSE(s.is_null());
+    for (const auto& d : s["per_die"]) {
+        EXPECT_GT(d["comm_overlap_ns"].get<double>(), 0.0) << d.dump();
+        EXPECT_NEAR(d["comm_time_ns"].get<double>(),
+                    d["comm_exposed_ns"].get<double>() + d["comm_overlap_ns"].get<double>(), 1.0);
+        // The step is the all-reduce, not all-reduce + matmuls: compute hid under it.
+        EXPECT_LT(d["sim_time_ns"].get<double>(), d["comm_time_ns"].get<double>() + 1.5 * d["comm_overlap_ns"].get<double>());
+    }
+}
+
+TEST(Supernode, ACollectiveSomeMembersNeverReachIsADeadlockNamingIt) {
+    const std::string dir = scratch("deadlock");
+    fs::create_directories(dir);
+    asim::test::write_text(dir + "/index.json",
+                           R"({"format":"ascend-sim-trace-index","version":1,"name":"dl","dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}],"groups":{}})");
+    asim::test::write_text(dir + "/die0.jsonl",
+                           std::string(R"({"format":"ascend-sim-trace","version":1,"name":"dl","dies":2,"die":0})") + "\n" +
+                               R"({"id":0,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1],"bytes":1048576})" + "\n");
+    asim::test::write_text(dir + "/die1.jsonl",
+                           std::string(R"({"format":"ascend-sim-trace","version":1,"name":"dl","dies":2,"die":1})") + "\n" +
+                               R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n");
+    const std::string out = scratch("deadlock-out");
+    const CliResult r = run_cli("run --platform supernode8_ring --trace " + dir + " --out " + out);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("deadlock"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("'ar' on dies [0,1]: reached by [0] only"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Supernode, BadInputExitsTwoBeforeSimulating) {
+    const std::string set = trace_set("bad", kTp8);
+    const std::string out = scratch("bad-out");
+    for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
+             {"--platform ascend960", "no network: section"},
+             {"--platform supernode8_ring --die-set 9:die.clock=1GHz", "the set has dies 0..7"},
+             {"--platform supernode8_ring --die-set die.clock=1GHz", "DIE:KEY=VALUE"},
+             {"--platform supernode8_ring --die-set 2:die.bogus=1", "die.bogus"},
+             {"--platform supernode8_ring --timeline", "single-die traces"},
+         }) {
+        const CliResult r = run_cli("run --trace " + set + " " + args + " --out " + out);
+        EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+        EXPECT_NE(r.output.find(needle), std::string::npos) << args << ": " << r.output;
+        EXPECT_FALSE(fs::exists(out));
+    }
+}
+
+}  // namespace
