@@ -17,6 +17,17 @@ constexpr std::array<trace::OpKind, OpDispatcher::kOpKinds> kKinds = {
     trace::OpKind::kReduce,  trace::OpKind::kMemcpy,         trace::OpKind::kCollective};
 }  // namespace
 
+std::vector<OpClassStats> register_op_class_stats(StatsRegistry& stats, const std::string& prefix) {
+    std::vector<OpClassStats> list;
+    for (trace::OpKind kind : kKinds) {
+        const std::string base = prefix + ".by_class." + std::string(trace::to_string(kind));
+        list.push_back({stats.counter(base + ".count", "ops of this class"),
+                        stats.counter(base + ".time_ps", "sum of op durations", "ps"),
+                        stats.counter(base + ".flops", "mathematical FLOPs", "FLOP")});
+    }
+    return list;
+}
+
 OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& tiler,
                            std::vector<TilePipeline*> cube_pipes,
                            std::vector<TilePipeline*> vector_pipes, StatsRegistry& stats,
@@ -26,19 +37,10 @@ OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& 
       m_cube_pipes(std::move(cube_pipes)),
       m_vector_pipes(std::move(vector_pipes)),
       m_failures(failures),
-      m_comm_busy_ps(stats.counter(std::string(this->name()) + ".comm_busy_ps", "time with a collective in flight", "ps")),
-      m_comm_exposed_ps(stats.counter(std::string(this->name()) + ".comm_exposed_ps",
-                                      "time with a collective and no compute op in flight", "ps")),
-      m_comm_overlap_ps(stats.counter(std::string(this->name()) + ".comm_overlap_ps",
-                                      "time with a collective and a compute op in flight", "ps")),
+      m_overlap(stats, this->name()),
       m_log(this->name()),
       m_ops_done(stats.counter(std::string(this->name()) + ".ops", "ops completed")) {
-    for (trace::OpKind kind : kKinds) {
-        const std::string base = std::string(this->name()) + ".by_class." + std::string(trace::to_string(kind));
-        m_class_stats.push_back({stats.counter(base + ".count", "ops of this class"),
-                                 stats.counter(base + ".time_ps", "sum of op durations", "ps"),
-                                 stats.counter(base + ".flops", "mathematical FLOPs", "FLOP")});
-    }
+    m_class_stats = register_op_class_stats(stats, this->name());
     SC_THREAD(run);
 }
 
@@ -118,21 +120,11 @@ void OpDispatcher::check_deps_exist(const trace::Op& op) {
     m_next_id = op.id + 1;
 }
 
-void OpDispatcher::account_overlap() {
-    const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-    if (m_comm_in_flight > 0 && now > m_overlap_since) {
-        m_comm_busy_ps += now - m_overlap_since;
-        (m_compute_in_flight > 0 ? m_comm_overlap_ps : m_comm_exposed_ps) += now - m_overlap_since;
-    }
-    m_overlap_since = now;
-}
-
-void OpDispatcher::finalize_stats() { account_overlap(); }
+void OpDispatcher::finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }
 
 void OpDispatcher::dispatch(const trace::Op& op) {
     if (op.kind == trace::OpKind::kCollective && m_collectives) {
-        account_overlap();
-        ++m_comm_in_flight;
+        m_overlap.comm_started(ClockDomain::to_ps(sc_core::sc_time_stamp()));
         m_in_flight[op.id] = {op.kind, ClockDomain::to_ps(sc_core::sc_time_stamp()), 0.0, 1};
         const uint64_t id = op.id;
         try {
@@ -158,8 +150,7 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     m_log.debug("dispatch op {} ({} '{}'), {:.3g} FLOP", op.id, trace::to_string(op.kind), op.name, flops);
     InFlight& rec = m_in_flight[op.id];
     rec = {op.kind, now, flops, 0};
-    account_overlap();
-    ++m_compute_in_flight;
+    m_overlap.compute_started(now);
     const uint64_t id = op.id;
     const uint32_t label = m_timeline ? m_timeline->label(fmt::format(
                                             "{} #{}", op.name.empty() ? trace::to_string(op.kind) : op.name, id))
@@ -198,8 +189,11 @@ void OpDispatcher::work_done(uint64_t op_id) {
     cs.flops += static_cast<uint64_t>(it->second.flops);
     m_end_ps = std::max(m_end_ps, now);
     m_log.debug("op {} done after {} ps", op_id, now - it->second.start);
-    account_overlap();
-    --(it->second.kind == trace::OpKind::kCollective ? m_comm_in_flight : m_compute_in_flight);
+    if (it->second.kind == trace::OpKind::kCollective) {
+        m_overlap.comm_finished(now);
+    } else {
+        m_overlap.compute_finished(now);
+    }
     m_in_flight.erase(it);
     if (m_observer) m_observer->on_complete(op_id);
     ++m_ops_done;

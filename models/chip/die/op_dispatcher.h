@@ -20,6 +20,7 @@
 
 #include "models/chip/aicore/tile_pipeline.h"
 #include "models/chip/aicore/tiling.h"
+#include "models/chip/die/comm_overlap.h"
 #include "models/chip/hjsd/hjsd.h"
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
@@ -36,6 +37,9 @@ struct OpClassStats {
     Counter& time_ps;   // sum of op durations (dispatch to completion)
     Counter& flops;
 };
+
+// `<prefix>.by_class.<kind>.{count, time_ps, flops}` for every op kind, indexed by OpKind.
+std::vector<OpClassStats> register_op_class_stats(StatsRegistry& stats, const std::string& prefix);
 
 // Sees every op as it is dispatched (with the tiler's plan) and as it completes, in simulated
 // time order: functional checks hook in here. on_dispatch may throw InputError (the dispatcher
@@ -82,9 +86,7 @@ public:
     void set_observer(OpObserver* observer) { m_observer = observer; }
     void set_collective_service(CollectiveService* service) { m_collectives = service; }
 
-    // Communication against compute, in simulated time (flushed by finalize_stats):
-    // comm_busy = time with a collective in flight; comm_exposed = of that, time with no compute
-    // op in flight (nothing hides it); comm_overlap = comm_busy - comm_exposed.
+    // Flushes the communication / compute overlap counters (comm_overlap.h).
     void finalize_stats();
 
     bool finished() const { return m_finished; }
@@ -112,8 +114,6 @@ private:
     void dispatch(const trace::Op& op);
     void check_deps_exist(const trace::Op& op);
     void work_done(uint64_t op_id);
-    // Accounts the time since the last change of what is in flight (comm / compute).
-    void account_overlap();
 
     const FoundationTiler& m_tiler;
     std::vector<TilePipeline*> m_cube_pipes;
@@ -124,11 +124,7 @@ private:
     Timeline* m_timeline = nullptr;
     OpObserver* m_observer = nullptr;
     CollectiveService* m_collectives = nullptr;
-    uint32_t m_comm_in_flight = 0, m_compute_in_flight = 0;
-    Picoseconds m_overlap_since = 0;
-    Counter& m_comm_busy_ps;
-    Counter& m_comm_exposed_ps;
-    Counter& m_comm_overlap_ps;
+    CommOverlap m_overlap;
     Logger m_log;
     Hjsd* m_hjsd = nullptr;
     uint64_t m_address_space = ~uint64_t{0};
