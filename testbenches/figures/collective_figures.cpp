@@ -37,6 +37,8 @@ RunOutcome run_one(const Topology& topology, const NetworkParams& net, const Col
 
 std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
     const CollectiveOp op = parse_collective_op(o.op);
+    if (op == CollectiveOp::alltoallv)
+        throw InputError("--op alltoallv needs per-pair sizes, which this table does not take (use alltoall)");
     const std::vector<uint64_t> sizes = parse_size_list(o.sizes, "--sizes");
     const Platform platform = load_platform(o.platform, o.overrides);
     if (!platform.network) throw InputError(fmt::format("platform {} has no network: section", platform.name));

@@ -44,6 +44,7 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
     shape.bytes = request.bytes;
     shape.chunk_bytes = m_params.chunk_bytes;
     shape.root = request.root;
+    shape.counts = request.counts;
     if (request.algo == CollectiveAlgo::hierarchical) {
         // Ranks must come node by node, the same number from each node.
         uint32_t g = 0;
@@ -66,18 +67,32 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
     c->result.id = static_cast<uint32_t>(m_colls.size());
     c->result.start_ps = std::max(at_ps, m_net.now_ps());
     if (m_functional) {
-        c->buffers.assign(shape.ranks, std::vector<double>(request.bytes, 0.0));
+        uint64_t buffer = request.bytes;
+        if (request.op == CollectiveOp::alltoallv) {
+            // Large enough for the longest send row and the longest receive column.
+            buffer = 0;
+            const uint32_t p = shape.ranks;
+            for (uint32_t i = 0; i < p && request.counts.size() == static_cast<std::size_t>(p) * p; ++i) {
+                uint64_t row = 0, col = 0;
+                for (uint32_t j = 0; j < p; ++j) {
+                    row += request.counts[i * p + j];
+                    col += request.counts[j * p + i];
+                }
+                buffer = std::max({buffer, row, col});
+            }
+        }
+        c->buffers.assign(shape.ranks, std::vector<double>(buffer, 0.0));
         for (uint32_t r = 0; r < shape.ranks; ++r) {
-            for (uint64_t i = 0; i < request.bytes; ++i) {
+            for (uint64_t i = 0; i < buffer; ++i) {
                 // All-gather starts with only the rank's own block; the others start with all.
-                const bool own = i >= request.bytes * r / shape.ranks && i < request.bytes * (r + 1) / shape.ranks;
+                const bool own = i >= buffer * r / shape.ranks && i < buffer * (r + 1) / shape.ranks;
                 if (request.op == CollectiveOp::allgather && !own) continue;
                 if (request.op == CollectiveOp::broadcast && r != request.root) continue;
                 c->buffers[r][i] = initial_value(r, i);
             }
         }
         // All-to-all reads a send buffer and writes a separate receive buffer.
-        if (request.op == CollectiveOp::alltoall) c->send_buffers = c->buffers;
+        if (request.op == CollectiveOp::alltoall || request.op == CollectiveOp::alltoallv) c->send_buffers = c->buffers;
     }
     const uint32_t id = c->result.id;
     m_colls.push_back(std::move(c));

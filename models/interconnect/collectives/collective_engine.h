@@ -36,6 +36,7 @@ struct CollectiveRequest {
     std::vector<uint32_t> group;  // die ids; rank i is group[i]
     uint64_t bytes = 0;
     uint32_t root = 0;            // broadcast
+    std::vector<uint64_t> counts; // alltoallv: p x p bytes, counts[i * p + j] from rank i to rank j
 };
 
 struct CollectiveResult {

@@ -200,10 +200,44 @@ private:
     uint32_t m_core = 1, m_log = 0;
 };
 
+// ---- All-to-all blocks: uniform (bytes / p each) or from a counts matrix (all-to-all-v) ------------
+class AllToAllBlocks {
+public:
+    AllToAllBlocks(uint32_t p, uint64_t bytes, const std::vector<uint64_t>& counts)
+        : m_p(p), m_block(bytes / p), m_counts(counts) {
+        if (m_counts.empty()) return;
+        m_send_offset.assign(static_cast<std::size_t>(p) * p, 0);
+        m_recv_offset.assign(static_cast<std::size_t>(p) * p, 0);
+        for (uint32_t i = 0; i < p; ++i)
+            for (uint32_t j = 1; j < p; ++j) {
+                m_send_offset[i * p + j] = m_send_offset[i * p + j - 1] + m_counts[i * p + j - 1];
+                m_recv_offset[i * p + j] = m_recv_offset[i * p + j - 1] + m_counts[(j - 1) * p + i];
+            }
+    }
+    uint64_t size(uint32_t from, uint32_t to) const { return m_counts.empty() ? m_block : m_counts[from * m_p + to]; }
+    // Where the block from `from` to `to` sits in the sender's and in the receiver's buffer.
+    uint64_t send_offset(uint32_t from, uint32_t to) const {
+        return m_counts.empty() ? to * m_block : m_send_offset[from * m_p + to];
+    }
+    uint64_t recv_offset(uint32_t from, uint32_t to) const {
+        return m_counts.empty() ? from * m_block : m_recv_offset[to * m_p + from];
+    }
+    SendOp send(uint32_t from, uint32_t to, uint32_t tag) const {
+        return {to, tag, send_offset(from, to), recv_offset(from, to), size(from, to), false};
+    }
+
+private:
+    uint32_t m_p;
+    uint64_t m_block;
+    std::vector<uint64_t> m_counts;
+    std::vector<uint64_t> m_send_offset, m_recv_offset;  // [sender * p + peer], [receiver * p + sender]
+};
+
 // ---- Mesh (all peers at once): all-reduce, reduce-scatter, all-gather, all-to-all direct ------------
 class MeshSchedule final : public Schedule {
 public:
-    MeshSchedule(CollectiveOp op, uint32_t p, uint64_t bytes) : m_op(op), m_p(p), m_bytes(bytes) {}
+    MeshSchedule(CollectiveOp op, uint32_t p, uint64_t bytes, const std::vector<uint64_t>& counts = {})
+        : m_op(op), m_p(p), m_bytes(bytes), m_blocks(p, bytes, counts) {}
     uint32_t steps(uint32_t) const override {
         if (m_p == 1) return 0;
         return m_op == CollectiveOp::allreduce ? 3 : 2;
@@ -232,11 +266,9 @@ public:
                     if (s == 0) st.sends.push_back({peer, 0, own.offset, own.offset, own.bytes, false});
                     if (s == 1) st.waits.push_back({peer, 0, theirs.bytes, false});
                     break;
-                default: {  // all-to-all: block `peer` of mine goes to block `r` of theirs
-                    const uint64_t block = m_bytes / m_p;
-                    if (s == 0) st.sends.push_back({peer, 0, peer * block, r * block, block, false});
-                    if (s == 1) st.waits.push_back({peer, 0, block, false});
-                }
+                default:  // all-to-all(v): my block for `peer` goes to its slot for me
+                    if (s == 0) st.sends.push_back(m_blocks.send(r, peer, 0));
+                    if (s == 1) st.waits.push_back({peer, 0, m_blocks.size(peer, r), false});
             }
         }
         return st;
@@ -246,26 +278,27 @@ private:
     CollectiveOp m_op;
     uint32_t m_p;
     uint64_t m_bytes;
+    AllToAllBlocks m_blocks;
 };
 
 // ---- All-to-all pairwise: step k exchanges with r + k and r - k -----------------------------------
 class Pairwise final : public Schedule {
 public:
-    Pairwise(uint32_t p, uint64_t bytes) : m_p(p), m_block(bytes / p) {}
+    Pairwise(uint32_t p, uint64_t bytes, const std::vector<uint64_t>& counts) : m_p(p), m_blocks(p, bytes, counts) {}
     uint32_t steps(uint32_t) const override { return m_p == 1 ? 0 : m_p + 1; }
     Step step(uint32_t r, uint32_t s) const override {
         Step st;
-        if (s >= 2) st.waits.push_back({(r + m_p - (s - 1)) % m_p, s - 1, m_block, false});
-        if (s >= 1 && s < m_p) {
-            const uint32_t to = (r + s) % m_p;
-            st.sends.push_back({to, s, to * m_block, r * m_block, m_block, false});
+        if (s >= 2) {
+            const uint32_t from = (r + m_p - (s - 1)) % m_p;
+            st.waits.push_back({from, s - 1, m_blocks.size(from, r), false});
         }
+        if (s >= 1 && s < m_p) st.sends.push_back(m_blocks.send(r, (r + s) % m_p, s));
         return st;
     }
 
 private:
     uint32_t m_p;
-    uint64_t m_block;
+    AllToAllBlocks m_blocks;
 };
 
 // ---- Broadcast: a chain from the root in pieces (ring / ring_pipelined), or the root to all (mesh) -
@@ -321,6 +354,7 @@ private:
 const std::vector<std::pair<CollectiveOp, const char*>> kOps = {
     {CollectiveOp::allreduce, "allreduce"}, {CollectiveOp::allgather, "allgather"},
     {CollectiveOp::reducescatter, "reducescatter"}, {CollectiveOp::alltoall, "alltoall"},
+    {CollectiveOp::alltoallv, "alltoallv"},
     {CollectiveOp::broadcast, "broadcast"}, {CollectiveOp::sendrecv, "sendrecv"}};
 const std::vector<std::pair<CollectiveAlgo, const char*>> kAlgos = {
     {CollectiveAlgo::ring, "ring"}, {CollectiveAlgo::ring_pipelined, "ring_pipelined"},
@@ -366,7 +400,8 @@ std::vector<CollectiveAlgo> algorithms_for(CollectiveOp op) {
             return {A::ring, A::ring_pipelined, A::halving_doubling, A::mesh, A::double_ring, A::hierarchical};
         case CollectiveOp::allgather:
         case CollectiveOp::reducescatter: return {A::ring, A::ring_pipelined, A::mesh};
-        case CollectiveOp::alltoall: return {A::pairwise, A::direct};
+        case CollectiveOp::alltoall:
+        case CollectiveOp::alltoallv: return {A::pairwise, A::direct};
         case CollectiveOp::broadcast: return {A::ring_pipelined, A::ring, A::mesh};
         case CollectiveOp::sendrecv: return {A::direct};
     }
@@ -393,8 +428,14 @@ std::unique_ptr<Schedule> make_schedule(const ScheduleShape& s) {
             if (p != 2) throw InputError("sendrecv needs a group of exactly 2 dies");
             return std::make_unique<SendRecv>(s.bytes);
         case CollectiveOp::alltoall:
-            if (s.algo == A::pairwise) return std::make_unique<Pairwise>(p, s.bytes);
-            return std::make_unique<MeshSchedule>(s.op, p, s.bytes);
+        case CollectiveOp::alltoallv: {
+            const std::vector<uint64_t> none;
+            const std::vector<uint64_t>& counts = s.op == CollectiveOp::alltoallv ? s.counts : none;
+            if (s.op == CollectiveOp::alltoallv && counts.size() != static_cast<std::size_t>(p) * p)
+                throw InputError(fmt::format("alltoallv needs {} x {} counts, got {}", p, p, counts.size()));
+            if (s.algo == A::pairwise) return std::make_unique<Pairwise>(p, s.bytes, counts);
+            return std::make_unique<MeshSchedule>(CollectiveOp::alltoall, p, s.bytes, counts);
+        }
         case CollectiveOp::broadcast: {
             const uint64_t bc_chunks = s.algo == A::ring_pipelined && s.chunk_bytes > 0
                                            ? std::max<uint64_t>(1, (s.bytes + s.chunk_bytes - 1) / s.chunk_bytes)

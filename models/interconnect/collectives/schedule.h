@@ -6,7 +6,9 @@
 //
 // Size conventions follow nccl-tests: `bytes` is the per-rank buffer; all-gather's is its output
 // (each rank contributes bytes / p), reduce-scatter's its input (each rank keeps bytes / p),
-// all-to-all's is what each rank sends in total (bytes / p to each peer).
+// all-to-all's is what each rank sends in total (bytes / p to each peer). All-to-all-v takes a
+// p x p matrix `counts` (counts[i * p + j]: bytes rank i sends to rank j); rank i's send buffer
+// holds its blocks in peer order, rank j's receive buffer the blocks it gets in sender order.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,7 @@
 
 namespace asim {
 
-enum class CollectiveOp { allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv };
+enum class CollectiveOp { allreduce, allgather, reducescatter, alltoall, alltoallv, broadcast, sendrecv };
 enum class CollectiveAlgo { ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct, pairwise };
 
 const char* to_string(CollectiveOp op);
@@ -56,6 +58,7 @@ struct ScheduleShape {
     uint64_t chunk_bytes = 0;     // ring_pipelined, broadcast: pieces forwarded as they arrive
     uint32_t ranks_per_node = 1;  // hierarchical: group ranks i*g .. i*g+g-1 share a node
     uint32_t root = 0;            // broadcast
+    std::vector<uint64_t> counts; // alltoallv: p x p bytes, row = sender
 };
 
 class Schedule {

@@ -15,6 +15,7 @@ namespace asim {
 namespace {
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+constexpr std::size_t kPoke = 0, kWake = 1;  // the two kinds of try_send event
 
 struct Packet {
     uint64_t payload = 0;
@@ -109,7 +110,7 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
             if (flat == first[p] + m_paths[p].size() - 1) return true;
         return false;
     };
-    for (std::size_t p = 0; p < first.size(); ++p) post(0, EventKind::try_send, first[p], 0);
+    for (std::size_t p = 0; p < first.size(); ++p) post(0, EventKind::try_send, first[p], kPoke);
     int64_t now = 0;
     while (!events.empty()) {
         const Event e = events.top();
@@ -119,11 +120,15 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
         Hop& h = hops[e.hop];
         switch (e.kind) {
             case EventKind::try_send: {
-                h.wake_pending = false;
+                // Two kinds: the hop's own wake-up when its serialiser frees (one pending at most)
+                // and pokes from arrivals, credits and NAKs, which never multiply.
+                if (e.packet == kWake) h.wake_pending = false;
                 if (h.queue.empty() || h.credits == 0 || now >= h.down_at) break;
                 if (now < h.busy_until) {
-                    h.wake_pending = true;
-                    post(h.busy_until, EventKind::try_send, e.hop, 0);
+                    if (!h.wake_pending) {
+                        h.wake_pending = true;
+                        post(h.busy_until, EventKind::try_send, e.hop, kWake);
+                    }
                     break;
                 }
                 const std::size_t id = h.queue.front();
@@ -141,9 +146,9 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
                     const std::size_t up = e.hop - 1;
                     post(now + hops[up].link.propagation_ps, EventKind::credit_return, up, 0);
                 }
-                if (!h.queue.empty()) {
+                if (!h.queue.empty() && !h.wake_pending) {
                     h.wake_pending = true;
-                    post(h.busy_until, EventKind::try_send, e.hop, 0);
+                    post(h.busy_until, EventKind::try_send, e.hop, kWake);
                 }
                 break;
             }
@@ -170,17 +175,17 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
                 pk.hop += 1;
                 pk.holds_upstream_slot = true;
                 hops[e.hop + 1].queue.push_back(e.packet);
-                post(now + h.link.switch_latency_ps, EventKind::try_send, e.hop + 1, 0);
+                post(now + h.link.switch_latency_ps, EventKind::try_send, e.hop + 1, kPoke);
                 break;
             }
             case EventKind::credit_return:
                 ++h.credits;
                 observe(h);
-                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, 0);
+                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, kPoke);
                 break;
             case EventKind::nak:
                 h.queue.push_front(e.packet);
-                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, 0);
+                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, kPoke);
                 break;
         }
     }

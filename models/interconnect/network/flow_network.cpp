@@ -144,8 +144,7 @@ void FlowNetwork::activate(uint32_t id) {
     for (std::size_t i = 0; i < f.route->links.size(); ++i) {
         auto& on_link = m_link_flows[f.route->links[i]];
         shared = shared || !on_link.empty();
-        f.slot[i] = static_cast<uint32_t>(on_link.size());
-        on_link.push_back(id);
+        f.slot[i] = on_link.push(id);
     }
     if (shared) {
         for (uint32_t l : f.route->links) m_dirty_links.push_back(l);
@@ -175,8 +174,8 @@ void FlowNetwork::deactivate(uint32_t id) {
         const uint32_t l = f.route->links[i];
         auto& on_link = m_link_flows[l];
         const uint32_t moved = on_link.back();
-        on_link[f.slot[i]] = moved;
-        on_link.pop_back();
+        on_link.set(f.slot[i], moved);
+        on_link.pop();
         if (moved != id) {
             Flow& g = m_flows[moved];  // its links are sorted
             const auto at = std::lower_bound(g.route->links.begin(), g.route->links.end(), l) - g.route->links.begin();
@@ -218,7 +217,9 @@ void FlowNetwork::solve() {
             const uint32_t l = m_stack.back();
             m_stack.pop_back();
             m_comp_links.push_back(l);
-            for (uint32_t fid : m_link_flows[l]) {
+            const FlowsOnLink& on_link = m_link_flows[l];
+            for (uint32_t j = 0; j < on_link.size(); ++j) {
+                const uint32_t fid = on_link[j];
                 Flow& f = m_flows[fid];
                 if (f.mark == m_epoch) continue;
                 f.mark = m_epoch;
@@ -376,7 +377,8 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                 case Kind::link_down: {
                     m_down[e.id] = 1;
                     m_routes.clear();
-                    const std::vector<uint32_t> on_link = m_link_flows[e.id];
+                    std::vector<uint32_t> on_link;
+                    for (uint32_t j = 0; j < m_link_flows[e.id].size(); ++j) on_link.push_back(m_link_flows[e.id][j]);
                     for (uint32_t fid : on_link) {
                         deactivate(fid);
                         Flow& f = m_flows[fid];

@@ -136,7 +136,40 @@ private:
     std::vector<double> m_pending_bytes;  // per transfer, bytes to start (start events)
     std::vector<std::function<void()>> m_timers;
     std::vector<uint32_t> m_free_timers;
-    std::vector<std::vector<uint32_t>> m_link_flows;  // active flows per link
+    // Active flows on one link: the first inline (most links carry at most one flow at a time,
+    // so activation touches one cache line per link), the rest in a vector.
+    class FlowsOnLink {
+    public:
+        uint32_t size() const { return m_size; }
+        bool empty() const { return m_size == 0; }
+        uint32_t operator[](uint32_t i) const { return i == 0 ? m_first : m_rest[i - 1]; }
+        void set(uint32_t i, uint32_t flow) {
+            if (i == 0) {
+                m_first = flow;
+            } else {
+                m_rest[i - 1] = flow;
+            }
+        }
+        uint32_t push(uint32_t flow) {  // returns its slot
+            if (m_size == 0) {
+                m_first = flow;
+            } else {
+                m_rest.push_back(flow);
+            }
+            return m_size++;
+        }
+        uint32_t back() const { return (*this)[m_size - 1]; }
+        void pop() {
+            if (m_size > 1) m_rest.pop_back();
+            --m_size;
+        }
+
+    private:
+        uint32_t m_size = 0;
+        uint32_t m_first = 0;
+        std::vector<uint32_t> m_rest;
+    };
+    std::vector<FlowsOnLink> m_link_flows;  // active flows per link
     std::vector<char> m_down;
     std::vector<double> m_link_bytes;
     std::vector<uint32_t> m_dirty_links;
