@@ -24,6 +24,7 @@ Command add_sweep_command(CLI::App& app);  // testbenches/cli/sweep_command.cpp
 Command add_mem_replay_command(CLI::App& app);  // testbenches/mem_replay/mem_replay_command.cpp
 Command add_figures_command(CLI::App& app);     // testbenches/figures/figures_command.cpp
 Command add_trace_command(CLI::App& app);  // testbenches/trace_gen/trace_command.cpp
-Command add_cosim_command(CLI::App& app);  // testbenches/prefetch_scheduler/cosim_command.cpp
+Command add_cosim_command(CLI::App& app);
+Command add_validate_fidelity_command(CLI::App& app);  // testbenches/supernode/validate_fidelity_command.cpp  // testbenches/prefetch_scheduler/cosim_command.cpp
 
 }  // namespace asim

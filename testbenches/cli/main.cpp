@@ -40,6 +40,7 @@ int sc_main(int argc, char* argv[]) {
         asim::add_figures_command(app),
         asim::add_trace_command(app),
         asim::add_cosim_command(app),
+        asim::add_validate_fidelity_command(app),
     };
 
     try {

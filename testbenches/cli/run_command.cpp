@@ -28,6 +28,8 @@ Command add_run_command(CLI::App& app) {
         std::string timeline_cores;
         std::string timeline_bucket;
         std::vector<std::string> die_overrides;
+        std::string fidelity = "detailed";
+        std::vector<uint32_t> detailed_dies;
     };
     auto s = std::make_shared<State>();
     s->run.platform = kDefaultPlatform;
@@ -48,6 +50,11 @@ Command add_run_command(CLI::App& app) {
                     "simulated time (e.g. 10ms)");
     cmd->add_option("--die-set", s->die_overrides,
                     "trace sets: override a key for one die, DIE:KEY=VALUE (repeatable), e.g. 3:die.clock=1.2GHz");
+    cmd->add_option("--fidelity", s->fidelity,
+                    "trace sets: detailed (every die a full die model) or fast (per-op times measured once per "
+                    "distinct op on the detailed model)")
+        ->capture_default_str();
+    cmd->add_option("--detailed-dies", s->detailed_dies, "trace sets with --fidelity fast: dies kept detailed");
     cmd->add_flag("--functional", s->run.functional,
                   "move real bytes and compute matmuls (int8, bf16, fp16, fp32; up to 2^30 multiply-adds each), "
                   "inputs seeded pseudo-random, every result checked against a reference matmul");
@@ -88,9 +95,16 @@ Command add_run_command(CLI::App& app) {
                     if (s->run.timeline || s->run.functional) {
                         throw InputError("--timeline and --functional are for single-die traces, not trace sets");
                     }
-                    const SupernodeOptions so{s->run.platform,        s->run.trace,          s->run.overrides,
-                                              s->die_overrides,       s->run.out_dir,        s->run.max_sim_time_ps,
-                                              s->run.progress};
+                    SupernodeOptions so;
+                    so.platform = s->run.platform;
+                    so.index = s->run.trace;
+                    so.overrides = s->run.overrides;
+                    so.die_overrides = s->die_overrides;
+                    so.out_dir = s->run.out_dir;
+                    so.max_sim_time_ps = s->run.max_sim_time_ps;
+                    so.progress = s->run.progress;
+                    so.fidelity = s->fidelity;
+                    so.detailed_dies = s->detailed_dies;
                     std::cout << run_supernode_job(so);
                     std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml)\n";
                     return kExitOk;

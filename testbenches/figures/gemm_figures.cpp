@@ -14,6 +14,7 @@
 #include "models/chip/aicore/matrix_engine.h"
 #include "models/common/errors.h"
 #include "platforms/platform.h"
+#include "testbenches/trace_replay/child_run.h"
 #include "testbenches/trace_replay/run_job.h"
 
 namespace asim {
@@ -57,43 +58,6 @@ std::string gemm_trace(const GemmShape& s, const std::string& dtype, uint32_t bi
         "{{\"name\":\"b\",\"addr\":{6},\"bytes\":{7},\"stream\":\"weight\"}}],"
         "\"outputs\":[{{\"name\":\"c\",\"addr\":{8},\"bytes\":{9},\"stream\":\"activation\"}}]}}\n",
         s.m, s.n, s.k, dtype, a, a_bytes, b, b_bytes, c, c_bytes);
-}
-
-// Runs `options` in a child process (SystemC elaborates once per process) and returns the
-// summary of its stats.json.
-nlohmann::json run_in_child(const RunOptions& options, const GemmShape& s) {
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw SimulationError("figures gemm: fork failed");
-    if (pid == 0) {
-        int code = 0;
-        try {
-            run_job(options);
-        } catch (const InputError& e) {
-            std::cerr << "ascend-sim: error: " << e.what() << "\n";
-            code = 2;
-        } catch (const std::exception& e) {
-            std::cerr << "ascend-sim: error: simulation failed: " << e.what() << "\n";
-            code = 1;
-        }
-        std::cerr.flush();
-        std::_Exit(code);
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-    }
-    const std::string shape = fmt::format("{},{},{}", s.m, s.n, s.k);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        const std::string what = "figures gemm: the run of shape " + shape + " failed (exit " +
-                                 std::to_string(code) + ")";
-        if (code == 2) throw InputError(what);
-        throw SimulationError(what);
-    }
-    std::ifstream in(std::filesystem::path(options.out_dir) / "stats.json");
-    return nlohmann::json::parse(in).at("summary");
 }
 
 }  // namespace
@@ -161,7 +125,10 @@ FigureTable gemm_figures(const GemmFiguresOptions& o) {
             run.overrides = o.overrides;
             run.trace = trace.string();
             run.out_dir = (tmp / ("run" + std::to_string(i))).string();
-            const nlohmann::json summary = run_in_child(run, s);
+            const nlohmann::json summary =
+                run_in_child([&run] { run_job(run); }, run.out_dir,
+                             fmt::format("figures gemm: the run of shape {},{},{}", s.m, s.n, s.k))
+                    .at("summary");
             const double time_ns = summary.at("sim_time_ns").get<double>();
             const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) *
                                  static_cast<double>(s.k);

@@ -1,5 +1,8 @@
 #include "testbenches/supernode/supernode_job.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -22,7 +25,9 @@
 #include "models/interconnect/collectives/collective_engine.h"
 #include "models/interconnect/network/flow_network.h"
 #include "platforms/platform.h"
+#include "models/chip/die/fast_die.h"
 #include "testbenches/supernode/network_bridge.h"
+#include "testbenches/supernode/op_time_table.h"
 #include "testbenches/trace_replay/summary.h"
 
 namespace asim {
@@ -118,17 +123,39 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         if (die >= set.dies) throw InputError(fmt::format("--die-set {}: the set has dies 0..{}", o, set.dies - 1));
         per_die[die].push_back(kv);
     }
-    std::vector<std::unique_ptr<trace::TraceReader>> readers;
+    if (options.fidelity != "detailed" && options.fidelity != "fast") {
+        throw InputError("--fidelity: expected detailed or fast, got '" + options.fidelity + "'");
+    }
+    for (uint32_t d : options.detailed_dies) {
+        if (d >= set.dies) throw InputError(fmt::format("--detailed-dies: die {} is outside the set's dies 0..{}", d, set.dies - 1));
+    }
+    auto is_fast = [&](uint32_t die) {
+        return options.fidelity == "fast" &&
+               std::find(options.detailed_dies.begin(), options.detailed_dies.end(), die) == options.detailed_dies.end();
+    };
+    std::vector<std::unique_ptr<trace::TraceReader>> readers(set.files.size());
+    std::vector<std::vector<SetOp>> fast_ops(set.files.size());
     std::vector<DieParams> die_params;
-    for (const auto& [die, path] : set.files) {
+    OpTimeTable table;
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        const auto& [die, path] = set.files[i];
         if (die >= set.dies) throw InputError(fmt::format("{}: die {} is outside the set's {} dies", path.string(), die, set.dies));
-        readers.push_back(std::make_unique<trace::TraceReader>(path.string()));
-        if (per_die.count(die)) {
-            std::vector<std::string> all = options.overrides;
-            all.insert(all.end(), per_die[die].begin(), per_die[die].end());
-            die_params.push_back(load_platform(options.platform, all).die);
+        std::vector<std::string> all = options.overrides;
+        if (per_die.count(die)) all.insert(all.end(), per_die[die].begin(), per_die[die].end());
+        die_params.push_back(per_die.count(die) ? load_platform(options.platform, all).die : platform.die);
+        if (is_fast(die)) {
+            fast_ops[i] = load_set_ops(path.string());
+            // Measured before anything is elaborated here: the runs are child processes.
+            const fs::path scratch = fs::temp_directory_path() / ("asim-calibration-" + std::to_string(::getpid()));
+            try {
+                table.calibrate(fast_ops[i], options.platform, all, scratch.string());
+            } catch (...) {
+                fs::remove_all(scratch);
+                throw;
+            }
+            fs::remove_all(scratch);
         } else {
-            die_params.push_back(platform.die);
+            readers[i] = std::make_unique<trace::TraceReader>(path.string());
         }
     }
     AtomicOutputDir out(options.out_dir);
@@ -140,14 +167,25 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     for (std::size_t i = 0; i < fault_links.size(); ++i) network.set_link_down(fault_links[i], net.faults[i].at_ps);
     CollectiveEngine engine(network, net.collectives);
     NetworkBridge bridge("network", network, engine, net, failures);
-    std::vector<std::unique_ptr<Die>> dies;
+    std::vector<std::unique_ptr<Die>> detailed(set.files.size());
+    std::vector<std::unique_ptr<FastDie>> fast(set.files.size());
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         const uint32_t die = set.files[i].first;
-        dies.push_back(std::make_unique<Die>(("die" + std::to_string(die)).c_str(), die_params[i], stats, failures));
-        dies.back()->dispatcher().set_trace(readers[i].get());
-        dies.back()->dispatcher().set_collective_service(&bridge.service_for(die));
+        const std::string name = "die" + std::to_string(die);
+        if (readers[i]) {
+            detailed[i] = std::make_unique<Die>(name.c_str(), die_params[i], stats, failures);
+            detailed[i]->dispatcher().set_trace(readers[i].get());
+            detailed[i]->dispatcher().set_collective_service(&bridge.service_for(die));
+        } else {
+            std::vector<FastOp> ops;
+            for (const SetOp& s : fast_ops[i]) {
+                ops.push_back({s.op, s.op.kind == trace::OpKind::kCollective ? 0 : table.duration(s.signature)});
+            }
+            fast_ops[i].clear();
+            fast[i] = std::make_unique<FastDie>(name.c_str(), std::move(ops), stats, failures);
+            fast[i]->set_collective_service(&bridge.service_for(die));
+        }
     }
-
     if (options.max_sim_time_ps > 0) {
         sc_core::sc_start(ClockDomain::from_ps(static_cast<Picoseconds>(options.max_sim_time_ps)));
     } else {
@@ -155,9 +193,11 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     }
     failures.rethrow_if_failed();
     std::string unfinished;
-    for (std::size_t i = 0; i < dies.size(); ++i) {
-        if (!dies[i]->dispatcher().finished()) {
-            unfinished += fmt::format("\n  die{}: {} ops completed", set.files[i].first, dies[i]->dispatcher().ops_completed());
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        const bool done = detailed[i] ? detailed[i]->dispatcher().finished() : fast[i]->finished();
+        if (!done) {
+            unfinished += fmt::format("\n  die{}: {} ops completed", set.files[i].first,
+                                      detailed[i] ? detailed[i]->dispatcher().ops_completed() : fast[i]->ops_completed());
         }
     }
     if (!unfinished.empty()) {
@@ -169,13 +209,30 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         throw SimulationError("deadlock: the dies stopped with work pending (a collective some members never "
                               "reach?):" + unfinished + bridge.waiting_report());
     }
-    for (auto& d : dies) d->finalize_stats();
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        if (detailed[i]) {
+            detailed[i]->finalize_stats();
+        } else {
+            fast[i]->finalize_stats();
+        }
+    }
 
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     nlohmann::json per_die_summary = nlohmann::json::array();
     double step_ns = 0, flops = 0;
-    for (std::size_t i = 0; i < dies.size(); ++i) {
-        nlohmann::json s = make_summary(*dies[i], wall_s);
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        nlohmann::json s;
+        if (detailed[i]) {
+            s = make_summary(*detailed[i], wall_s);
+            s["fidelity"] = "detailed";
+        } else {
+            const double time_ns = static_cast<double>(fast[i]->end_time_ps()) * 1e-3;
+            s = {{"fidelity", "fast"},
+                 {"sim_time_ns", time_ns},
+                 {"ops", fast[i]->ops_completed()},
+                 {"flops", fast[i]->flops()},
+                 {"achieved_tflops", time_ns > 0 ? fast[i]->flops() / (time_ns * 1e-9) * 1e-12 : 0.0}};
+        }
         const std::string base = "die" + std::to_string(set.files[i].first) + ".dispatcher.";
         const auto counter = [&](const std::string& key) {
             const auto* c = dynamic_cast<const Counter*>(stats.find(base + key));
@@ -192,7 +249,8 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     const nlohmann::json summary = {
         {"sim_time_ns", step_ns},
         {"wall_s", wall_s},
-        {"dies", dies.size()},
+        {"dies", set.files.size()},
+        {"fast_op_table", {{"distinct_ops", table.size()}, {"calibration_wall_s", table.calibration_wall_s()}}},
         {"flops", flops},
         {"collectives", bridge.collectives_started()},
         {"network_events", network.stats().events},
@@ -213,8 +271,12 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         {"stats", stats.to_json()},
     };
     std::string text = fmt::format("  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
-                                   platform.name, platform.description, set.name, dies.size(),
+                                   platform.name, platform.description, set.name, set.files.size(),
                                    units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)), bridge.collectives_started());
+    if (table.size() != 0) {
+        text += fmt::format("  fast dies: {} distinct ops measured on the detailed die in {:.1f} s\n\n", table.size(),
+                            table.calibration_wall_s());
+    }
     text += "  die   time        TFLOPS   comm        exposed     overlapped\n";
     for (const auto& s : per_die_summary) {
         text += fmt::format("  {:<4}  {:<10}  {:7.1f}  {:<10}  {:<10}  {:<10}\n", s["die"].get<uint32_t>(),

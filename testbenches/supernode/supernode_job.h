@@ -3,7 +3,9 @@
 // SystemC simulation; collectives synchronise their groups over the supernode network
 // (network_bridge.h). Overlap of compute and communication follows from the traces'
 // dependencies. A die can be given its own overrides (e.g. a derated clock) to see it slow its
-// groups.
+// groups. At the `fast` fidelity a die replays its ops with per-op durations measured once per
+// distinct op on the detailed model (op_time_table.h, models/chip/die/fast_die.h); fidelities mix
+// per die.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,8 @@ struct SupernodeOptions {
     std::string out_dir;
     int64_t max_sim_time_ps = 0;
     bool progress = false;
+    std::string fidelity = "detailed";  // detailed | fast (the default for every die)
+    std::vector<uint32_t> detailed_dies;  // with fidelity fast: these dies stay detailed
 };
 
 // Whether `trace` names a trace set (an index.json, or a directory holding one).

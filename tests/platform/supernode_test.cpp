@@ -4,7 +4,9 @@
 // never reach ends cleanly (exit 2 / exit 1), never hangs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -137,6 +139,40 @@ TEST(Supernode, BadInputExitsTwoBeforeSimulating) {
         EXPECT_NE(r.output.find(needle), std::string::npos) << args << ": " << r.output;
         EXPECT_FALSE(fs::exists(out));
     }
+}
+
+}  // namespace
+
+namespace {
+
+// The fast fidelity measures each distinct op once on the detailed die and replays with those
+// times; on a TP 8 layer it lands within 2 % of the detailed run end to end, and fidelities mix.
+TEST(Supernode, FastFidelityTracksTheDetailedRunAndMixesPerDie) {
+    const std::string set = trace_set("fid", kTp8);
+    const CliResult v = run_cli("validate-fidelity --platform supernode8_ring --trace " + set);
+    ASSERT_EQ(v.exit_code, 0) << v.output;
+    const auto at = v.output.find("end_to_end,");
+    ASSERT_NE(at, std::string::npos) << v.output;
+    std::stringstream row(v.output.substr(at));
+    std::string name, detailed, fast, error;
+    std::getline(row, name, ',');
+    std::getline(row, detailed, ',');
+    std::getline(row, fast, ',');
+    std::getline(row, error);
+    EXPECT_LT(std::fabs(std::stod(error)), 2.0) << v.output;
+    EXPECT_GT(std::stod(detailed), 0.0);
+    EXPECT_NE(v.output.find("matmul,"), std::string::npos);
+    EXPECT_NE(v.output.find("collective,"), std::string::npos);
+
+    const auto mixed = run_set(set, "--fidelity fast --detailed-dies 0", "mixed");
+    ASSERT_FALSE(mixed.is_null());
+    EXPECT_EQ(mixed["per_die"][0]["fidelity"], "detailed");
+    EXPECT_EQ(mixed["per_die"][1]["fidelity"], "fast");
+    EXPECT_GT(mixed["fast_op_table"]["distinct_ops"].get<int>(), 0);
+    const CliResult bad = run_cli("run --platform supernode8_ring --trace " + set + " --fidelity quick --out " +
+                                  scratch("badfid"));
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--fidelity"), std::string::npos) << bad.output;
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#include "testbenches/supernode/op_time_table.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/common/errors.h"
+#include "testbenches/trace_replay/child_run.h"
+#include "testbenches/trace_replay/run_job.h"
+
+namespace asim {
+
+namespace fs = std::filesystem;
+
+std::vector<SetOp> load_set_ops(const std::string& path) {
+    trace::TraceReader reader(path);
+    std::ifstream raw(path);
+    std::string line;
+    uint64_t line_no = 0;
+    std::vector<SetOp> ops;
+    trace::Op op;
+    while (reader.next(op)) {
+        while (line_no < op.line && std::getline(raw, line)) ++line_no;
+        nlohmann::json j = nlohmann::json::parse(line);
+        j.erase("deps");
+        j["id"] = 0;
+        SetOp s{op, "", j.dump()};
+        j.erase("id");
+        j.erase("name");
+        for (const char* list : {"inputs", "outputs"}) {
+            if (!j.contains(list)) continue;
+            for (auto& t : j[list]) {
+                t.erase("name");
+                t.erase("addr");
+            }
+        }
+        s.signature = j.dump();
+        ops.push_back(std::move(s));
+    }
+    return ops;
+}
+
+void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& platform,
+                            const std::vector<std::string>& overrides, const std::string& scratch) {
+    const auto start = std::chrono::steady_clock::now();
+    for (const SetOp& s : ops) {
+        if (s.op.kind == trace::OpKind::kCollective || m_time.count(s.signature)) continue;
+        const fs::path dir = fs::path(scratch) / ("op" + std::to_string(m_time.size()));
+        fs::create_directories(dir);
+        std::ofstream(dir / "op.jsonl") << R"({"format":"ascend-sim-trace","version":1,"name":"calibration"})" << "\n"
+                                        << s.json << "\n";
+        RunOptions run;
+        run.platform = platform;
+        run.overrides = overrides;
+        run.trace = (dir / "op.jsonl").string();
+        run.out_dir = (dir / "out").string();
+        const nlohmann::json stats = run_in_child([&run] { run_job(run); }, run.out_dir,
+                                                  fmt::format("fast-fidelity calibration of op '{}'", s.op.name));
+        m_time[s.signature] = static_cast<Picoseconds>(stats.at("summary").at("sim_time_ns").get<double>() * 1e3 + 0.5);
+    }
+    m_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Picoseconds OpTimeTable::duration(const std::string& signature) const {
+    const auto it = m_time.find(signature);
+    if (it == m_time.end()) throw SimulationError("fast fidelity: no calibrated time for op " + signature);
+    return it->second;
+}
+
+}  // namespace asim

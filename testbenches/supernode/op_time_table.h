@@ -1,0 +1,41 @@
+// Per-op durations for the fast fidelity, measured on the detailed die model: one single-op run
+// per distinct op (same kind, dtype, shapes and tensor sizes; names, ids, dependencies and
+// addresses do not count), each in a child process before the supernode simulation is elaborated.
+// A generated trace set repeats the same few dozen ops over layers and dies, so thousands of dies
+// cost a few dozen detailed runs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/chip/die/fast_die.h"
+
+namespace asim {
+
+struct SetOp {
+    trace::Op op;
+    std::string signature;  // canonical JSON of what decides the op's time
+    std::string json;       // the op as a one-op trace line (id 0, no deps)
+};
+
+// Reads a die's trace file: every op parsed (TraceReader: the usual checks) with its signature.
+std::vector<SetOp> load_set_ops(const std::string& path);
+
+class OpTimeTable {
+public:
+    // Measures every compute op of `ops` whose signature is not in the table yet, on `platform`
+    // with `overrides`, in a scratch directory under `scratch`.
+    void calibrate(const std::vector<SetOp>& ops, const std::string& platform,
+                   const std::vector<std::string>& overrides, const std::string& scratch);
+    Picoseconds duration(const std::string& signature) const;
+    std::size_t size() const { return m_time.size(); }
+    double calibration_wall_s() const { return m_wall_s; }
+
+private:
+    std::map<std::string, Picoseconds> m_time;
+    double m_wall_s = 0;
+};
+
+}  // namespace asim

@@ -1,0 +1,103 @@
+// `ascend-sim validate-fidelity --platform P --trace SET`: runs a trace set with every die
+// detailed and again with every die fast (each in a child process: SystemC elaborates once per
+// process) and reports the fast fidelity's error per op class (time summed over dies) and end to
+// end (the step). Meant for 8 to 64 dies, where the detailed run is affordable.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "models/common/atomic_output.h"
+#include "models/common/errors.h"
+#include "platforms/platform.h"
+#include "testbenches/cli/command.h"
+#include "testbenches/figures/hbm_figures.h"
+#include "testbenches/supernode/supernode_job.h"
+#include "testbenches/trace_replay/child_run.h"
+
+namespace asim {
+
+namespace {
+
+// Op class -> time summed over the dies, in us, from a run's stats tree.
+std::map<std::string, double> class_times(const nlohmann::json& stats) {
+    std::map<std::string, double> t;
+    for (const auto& [die, tree] : stats.items()) {
+        if (die.rfind("die", 0) != 0 || !tree.contains("dispatcher")) continue;
+        for (const auto& [kind, c] : tree["dispatcher"]["by_class"].items()) {
+            if (c["count"].get<uint64_t>() != 0) t[kind] += c["time_ps"].get<double>() * 1e-6;
+        }
+    }
+    return t;
+}
+
+double error_pct(double fast, double detailed) { return detailed > 0 ? (fast - detailed) / detailed * 100 : 0.0; }
+
+}  // namespace
+
+Command add_validate_fidelity_command(CLI::App& app) {
+    struct State {
+        SupernodeOptions run;
+        std::string out_dir;
+    };
+    auto s = std::make_shared<State>();
+    CLI::App* cmd = app.add_subcommand("validate-fidelity",
+                                       "run a trace set with every die detailed and again fast; report the fast "
+                                       "fidelity's error per op class and end to end");
+    cmd->add_option("--platform,-p", s->run.platform, platform_help())->required();
+    cmd->add_option("--trace,-t", s->run.index, "trace set: its index.json or directory")->required();
+    cmd->add_option("--set", s->run.overrides, "override a config key: KEY=VALUE (repeatable)");
+    cmd->add_option("--out,-o", s->out_dir, "output directory (fidelity.csv, fidelity.json)");
+    return {cmd, [s] {
+                if (!is_trace_set(s->run.index)) {
+                    throw InputError("--trace: '" + s->run.index + "' is not a trace set (an index.json or its directory)");
+                }
+                const auto scratch = std::filesystem::temp_directory_path() /
+                                     ("asim-fidelity-" + std::to_string(::getpid()));
+                nlohmann::json runs[2];
+                const char* names[2] = {"detailed", "fast"};
+                try {
+                    for (int i = 0; i < 2; ++i) {
+                        SupernodeOptions o = s->run;
+                        o.fidelity = names[i];
+                        o.out_dir = (scratch / names[i]).string();
+                        runs[i] = run_in_child([o] { run_supernode_job(o); }, o.out_dir,
+                                               std::string("validate-fidelity: the ") + names[i] + " run");
+                    }
+                } catch (...) {
+                    std::filesystem::remove_all(scratch);
+                    throw;
+                }
+                std::filesystem::remove_all(scratch);
+                FigureTable t{"fidelity", {"class", "detailed_us", "fast_us", "error_pct"}, {}};
+                const auto detailed = class_times(runs[0]["stats"]), fast = class_times(runs[1]["stats"]);
+                for (const auto& [kind, us] : detailed) {
+                    const double f = fast.count(kind) ? fast.at(kind) : 0.0;
+                    t.rows.push_back({kind, fmt::format("{:.3f}", us), fmt::format("{:.3f}", f),
+                                      fmt::format("{:+.2f}", error_pct(f, us))});
+                }
+                const double step_d = runs[0]["summary"]["sim_time_ns"].get<double>() * 1e-3;
+                const double step_f = runs[1]["summary"]["sim_time_ns"].get<double>() * 1e-3;
+                t.rows.push_back({"end_to_end", fmt::format("{:.3f}", step_d), fmt::format("{:.3f}", step_f),
+                                  fmt::format("{:+.2f}", error_pct(step_f, step_d))});
+                std::cout << t.csv();
+                std::cout << fmt::format("# wall: detailed {:.2f} s, fast {:.2f} s (of which calibration {:.2f} s)\n",
+                                         runs[0]["summary"]["wall_s"].get<double>(),
+                                         runs[1]["summary"]["wall_s"].get<double>(),
+                                         runs[1]["summary"]["fast_op_table"]["calibration_wall_s"].get<double>());
+                if (!s->out_dir.empty()) {
+                    AtomicOutputDir out(s->out_dir);
+                    out.write("fidelity.csv", t.csv());
+                    out.write("fidelity.json", t.json());
+                    out.commit();
+                }
+                return kExitOk;
+            }};
+}
+
+}  // namespace asim
