@@ -283,7 +283,10 @@ TEST(Tiling, MatmulTilesFitEveryBufferForEveryDtype) {
 
 TEST(Tiling, AttentionThatFitsNoBufferIsRefused) {
     AiCoreParams core = default_core();
-    core.l0c_bytes = 64 << 10;  // S (128 x 128 fp32) alone fills it; O needs as much again
+    // Tiles shrink from 128 rows down to 16 while a buffer cannot hold them; with 16-row tiles S
+    // (16 x 16 fp32) and O (16 x 128 fp32) need 9 KiB of L0C, so 8 KiB fits none. A 64 KiB L0C
+    // (too small for 128-row tiles) still runs, with smaller tiles.
+    core.l0c_bytes = 8 << 10;
     trace::Op op;
     op.id = 5;
     op.kind = trace::OpKind::kFusedAttention;
@@ -296,6 +299,8 @@ TEST(Tiling, AttentionThatFitsNoBufferIsRefused) {
     EXPECT_NE(why.find("L0C"), std::string::npos) << why;
     EXPECT_NE(why.find("op 5"), std::string::npos) << why;
     EXPECT_EQ(refusal(default_core(), op), "");
+    core.l0c_bytes = 64 << 10;
+    EXPECT_EQ(refusal(core, op), "");
 }
 
 TEST(AiCoreConfig, BuffersSmallerThanOneFractalAreConfigErrors) {
