@@ -257,19 +257,6 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         {"per_die", per_die_summary},
     };
     const uint64_t deltas = sc_core::sc_delta_count();
-    nlohmann::json doc = {
-        {"schema", "ascend-sim/stats/1"},
-        {"meta",
-         {{"platform", platform.name},
-          {"trace", options.index},
-          {"seed", 0},
-          {"version", ASIM_VERSION},
-          {"sim_events", deltas},
-          {"sim_events_kind", "SystemC delta cycles"},
-          {"wall_s", wall_s}}},
-        {"summary", summary},
-        {"stats", stats.to_json()},
-    };
     std::string text = fmt::format("  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
                                    platform.name, platform.description, set.name, set.files.size(),
                                    units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)), bridge.collectives_started());
@@ -288,11 +275,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     }
     text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n", wall_s, deltas,
                         network.stats().events);
-    out.write("stats.json", doc.dump(2) + "\n");
-    out.write("stats.csv", stats.to_csv());
-    out.write("summary.txt", text);
-    out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
-                                 platform.config.to_yaml() + "\n");
+    write_run_outputs(out, platform, options.index, summary, stats, wall_s, text);
     out.commit();
     return text;
 }

@@ -121,19 +121,6 @@ std::string run_job(const RunOptions& options) {
         summary["functional"] = functional_check.summary();
     }
     const uint64_t deltas = sc_core::sc_delta_count();
-    nlohmann::json doc = {
-        {"schema", "ascend-sim/stats/1"},
-        {"meta",
-         {{"platform", platform.name},
-          {"trace", options.trace},
-          {"seed", 0},  // nothing in the model draws random numbers yet
-          {"version", ASIM_VERSION},
-          {"sim_events", deltas},
-          {"sim_events_kind", "SystemC delta cycles"},
-          {"wall_s", wall_s}}},
-        {"summary", summary},
-        {"stats", stats.to_json()},
-    };
     std::string text = format_summary(
         summary, platform.name + (platform.description.empty() ? "" : " (" + platform.description + ")"),
         trace_description, deltas);
@@ -144,11 +131,7 @@ std::string run_job(const RunOptions& options) {
                             f["matmuls_checked"].get<uint64_t>(), f["elements"].get<uint64_t>(),
                             f["max_error_relative_to_sum_abs_products"].get<double>(), f["tolerance"].get<double>());
     }
-    out.write("stats.json", doc.dump(2) + "\n");
-    out.write("stats.csv", stats.to_csv());
-    out.write("summary.txt", text);
-    out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
-                                 platform.config.to_yaml() + "\n");
+    write_run_outputs(out, platform, options.trace, summary, stats, wall_s, text);
     if (timeline) {
         std::ostringstream json;
         timeline->write_json(json);

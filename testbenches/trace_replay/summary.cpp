@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include "models/chip/die/die.h"
+#include "models/common/atomic_output.h"
+#include "models/common/stats.h"
 #include "models/common/units.h"
+#include "platforms/platform.h"
 
 namespace asim {
 
@@ -135,6 +138,28 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
                        "delta cycles per second\n",
                        wall, ratio(sim_ns, wall), ratio(static_cast<double>(kernel_deltas), wall));
     return out;
+}
+
+void write_run_outputs(AtomicOutputDir& out, const Platform& platform, const std::string& trace,
+                       const nlohmann::json& summary, const StatsRegistry& stats, double wall_s, const std::string& text) {
+    const nlohmann::json doc = {
+        {"schema", "ascend-sim/stats/1"},
+        {"meta",
+         {{"platform", platform.name},
+          {"trace", trace},
+          {"seed", 0},  // nothing in the model draws random numbers yet
+          {"version", ASIM_VERSION},
+          {"sim_events", sc_core::sc_delta_count()},
+          {"sim_events_kind", "SystemC delta cycles"},
+          {"wall_s", wall_s}}},
+        {"summary", summary},
+        {"stats", stats.to_json()},
+    };
+    out.write("stats.json", doc.dump(2) + "\n");
+    out.write("stats.csv", stats.to_csv());
+    out.write("summary.txt", text);
+    out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
+                                 platform.config.to_yaml() + "\n");
 }
 
 }  // namespace asim
