@@ -35,8 +35,9 @@ Command add_run_command(CLI::App& app) {
     s->run.platform = kDefaultPlatform;
     s->run.trace = kDefaultTrace;
     s->run.out_dir = "ascend-sim-out";
-    CLI::App* cmd = app.add_subcommand("run", "replay an op trace on a platform; writes stats.json, "
-                                              "stats.csv, summary.txt and config.yaml to --out");
+    CLI::App* cmd = app.add_subcommand("run", "replay an op trace (or a trace set on a supernode) on a "
+                                              "platform; writes stats.json, stats.csv, summary.txt and config.yaml "
+                                              "(and timeline.json with --timeline) to --out");
     cmd->add_option("--platform,-p", s->run.platform, platform_help())->capture_default_str();
     cmd->add_option("--trace,-t", s->run.trace,
                     "op trace (traces/FORMAT.md; .gz accepted), a built-in trace name, or a trace set for several "
@@ -109,7 +110,9 @@ Command add_run_command(CLI::App& app) {
                     std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml)\n";
                     return kExitOk;
                 }
-                if (!s->die_overrides.empty()) throw InputError("--die-set is for trace sets (several dies)");
+                if (!s->die_overrides.empty() || s->fidelity != "detailed" || !s->detailed_dies.empty()) {
+                    throw InputError("--die-set, --fidelity and --detailed-dies are for trace sets (several dies)");
+                }
                 std::cout << run_job(s->run);
                 std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml"
                           << (s->run.timeline ? ", timeline.json" : "") << ")\n";
