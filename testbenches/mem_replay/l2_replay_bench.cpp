@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/common/kernel.h"
 #include "models/common/errors.h"
 
 namespace asim {
@@ -33,7 +34,7 @@ L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const DieParams& die,
 }
 
 void L2ReplayBench::run() {
-    sc_core::sc_start();
+    run_kernel();
     if (m_error) std::rethrow_exception(m_error);
     if (!m_input_error.empty()) throw InputError(m_input_error);
 }

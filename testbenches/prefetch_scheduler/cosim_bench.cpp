@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "models/chip/hjsd/scheduler_engine.h"
+#include "models/common/kernel.h"
 #include "models/common/errors.h"
 #include "testbenches/prefetch_scheduler/stimulus.h"
 
@@ -253,7 +254,7 @@ CosimResult run_cosim(const CosimOptions& options) {
 
     auto bench = std::make_unique<CosimBench>("cosim", options, *stimulus);
     const auto t0 = std::chrono::steady_clock::now();
-    sc_core::sc_start();
+    run_kernel();
     CosimResult result = bench->result();
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.stimulus = stimulus->describe();

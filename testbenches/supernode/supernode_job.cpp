@@ -15,6 +15,7 @@
 #include <systemc>
 
 #include "models/chip/die/die.h"
+#include "models/common/kernel.h"
 #include "models/common/atomic_output.h"
 #include "models/common/clock_domain.h"
 #include "models/common/errors.h"
@@ -186,11 +187,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
             fast[i]->set_collective_service(&bridge.service_for(die));
         }
     }
-    if (options.max_sim_time_ps > 0) {
-        sc_core::sc_start(ClockDomain::from_ps(static_cast<Picoseconds>(options.max_sim_time_ps)));
-    } else {
-        sc_core::sc_start();
-    }
+    run_kernel(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)));
     failures.rethrow_if_failed();
     std::string unfinished;
     for (std::size_t i = 0; i < set.files.size(); ++i) {

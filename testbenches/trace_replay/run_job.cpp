@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <systemc>
 
 #include "models/chip/die/die.h"
+#include "models/common/kernel.h"
 #include "models/common/atomic_output.h"
 #include "models/common/clock_domain.h"
 #include "models/common/errors.h"
@@ -93,11 +95,7 @@ std::string run_job(const RunOptions& options) {
         die.record_to(timeline.get());
     }
 
-    if (options.max_sim_time_ps > 0) {
-        sc_core::sc_start(ClockDomain::from_ps(static_cast<Picoseconds>(options.max_sim_time_ps)));
-    } else {
-        sc_core::sc_start();
-    }
+    run_kernel(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)));
     failures.rethrow_if_failed();
     if (!die.dispatcher().finished()) {
         const std::string done = std::to_string(die.dispatcher().ops_completed()) + " ops completed";
