@@ -14,12 +14,7 @@ namespace asim {
 namespace {
 
 TopologyParams ring(uint32_t dies, bool bidirectional, LinkParams link) {
-    TopologyParams t;
-    t.dies = t.dies_per_node = dies;
-    t.node_topology = NodeTopology::ring;
-    t.bidirectional = bidirectional;
-    t.die_link = link;
-    return t;
+    return test::ring_topology(dies, bidirectional, link);
 }
 
 TopologyParams full_mesh(uint32_t dies, LinkParams link) {

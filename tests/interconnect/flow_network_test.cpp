@@ -10,13 +10,9 @@ namespace asim {
 namespace {
 
 TopologyParams ring(uint32_t dies, bool bidirectional, int64_t latency_ps) {
-    TopologyParams t;
-    t.dies = t.dies_per_node = dies;
-    t.node_topology = NodeTopology::ring;
-    t.bidirectional = bidirectional;
-    t.die_link = test::alpha_beta_link(latency_ps);
-    t.die_link.mtu_bytes = 4096;  // each extra hop stores and forwards one 164 ns packet
-    return t;
+    LinkParams link = test::alpha_beta_link(latency_ps);
+    link.mtu_bytes = 4096;  // each extra hop stores and forwards one 164 ns packet
+    return test::ring_topology(dies, bidirectional, link);
 }
 
 TEST(FlowNetwork, MaxMinFairShares) {

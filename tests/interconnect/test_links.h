@@ -2,6 +2,7 @@
 #pragma once
 
 #include "models/interconnect/link/link_params.h"
+#include "models/interconnect/topology/topology.h"
 
 namespace asim::test {
 
@@ -32,6 +33,16 @@ inline LinkParams ub_link() {
     l.switch_latency_ps = 90'000;
     l.buffer_packets = 16;
     return l;
+}
+
+// One node of `dies` dies on a ring of `link`s.
+inline TopologyParams ring_topology(uint32_t dies, bool bidirectional, const LinkParams& link) {
+    TopologyParams t;
+    t.dies = t.dies_per_node = dies;
+    t.node_topology = NodeTopology::ring;
+    t.bidirectional = bidirectional;
+    t.die_link = link;
+    return t;
 }
 
 }  // namespace asim::test
