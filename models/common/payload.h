@@ -32,6 +32,9 @@ public:
     // A transaction of stream class kPrefetch is a CMO prefetch: the L2 fills the lines into the
     // partition of `prefetch_target` and returns no data.
     bool no_allocate = false;
+    // A write that adds its 32-bit values to those in memory (FixPipe atomic add; the L2 slice
+    // reads, adds and writes the line, fetching it first on a miss).
+    bool atomic_add = false;
     StreamClass prefetch_target = StreamClass::kWeight;
 
     tlm::tlm_extension_base* clone() const override;

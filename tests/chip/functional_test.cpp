@@ -32,7 +32,7 @@ std::string matmul_op(int id, uint64_t m, uint64_t n, uint64_t k, const char* dt
 
 // Runs `ops` functionally; returns the summary's `functional` block (null on failure).
 nlohmann::json run_functional(const std::string& name, const std::vector<std::string>& ops, int want_exit = 0,
-                              std::string* output = nullptr) {
+                              std::string* output = nullptr, nlohmann::json* stats = nullptr) {
     const std::string dir = asim::test::scratch_path("functional", name);
     fs::create_directories(dir);
     std::string text = R"({"format":"ascend-sim-trace","version":1,"name":"f","dies":1,"die":0})" "\n";
@@ -42,7 +42,9 @@ nlohmann::json run_functional(const std::string& name, const std::vector<std::st
     if (output) *output = r.output;
     EXPECT_EQ(r.exit_code, want_exit) << r.output;
     if (r.exit_code != 0) return nullptr;
-    return nlohmann::json::parse(asim::test::read_text(dir + "/out/stats.json"))["summary"]["functional"];
+    const auto doc = nlohmann::json::parse(asim::test::read_text(dir + "/out/stats.json"));
+    if (stats) *stats = doc["stats"];
+    return doc["summary"]["functional"];
 }
 
 constexpr uint64_t kB = 1ULL << 28, kC = 1ULL << 29, kD = 3ULL << 28;
@@ -81,6 +83,26 @@ TEST(Functional, ChainedMatmulReadsThePreviousResult) {
     ASSERT_FALSE(f.is_null());
     EXPECT_EQ(f["matmuls_checked"], 2);
     EXPECT_EQ(f["mismatches"], 0);
+}
+
+// Few output blocks and a deep K: the split_k scheduler cuts every block along K over the cores;
+// the partial sums meet by atomic add, in C itself for 32-bit outputs, or in the fp32 workspace
+// that the vector cores convert into C's format afterwards (ragged in every dimension).
+TEST(Functional, SplitKPartialSumsAddUpExactly) {
+    nlohmann::json stats;
+    const auto i8 =
+        run_functional("splitk_i8", {matmul_op(0, 64, 64, 4096, "int8", 1, 4, 0, kB, kC)}, 0, nullptr, &stats);
+    ASSERT_FALSE(i8.is_null());
+    EXPECT_EQ(i8["elements"], 64 * 64);
+    EXPECT_EQ(i8["mismatches"], 0);
+    EXPECT_EQ(stats["die"]["l2"]["atomic_add_bytes"].get<double>(), 16.0 * 64 * 64 * 4) << "16 pieces into C";
+    const auto bf =
+        run_functional("splitk_bf16", {matmul_op(0, 100, 70, 2000, "bf16", 2, 2, 0, kB, kC)}, 0, nullptr, &stats);
+    ASSERT_FALSE(bf.is_null());
+    EXPECT_EQ(bf["elements"], 100 * 70);
+    EXPECT_EQ(bf["mismatches"], 0);
+    EXPECT_LE(bf["max_error_relative_to_sum_abs_products"].get<double>(), bf["tolerance"].get<double>());
+    EXPECT_GT(stats["die"]["l2"]["atomic_add_bytes"].get<double>(), 0.0) << "the K split did not happen";
 }
 
 TEST(Functional, UnsupportedDtypeAndTooLargeOpsAreRefused) {

@@ -216,7 +216,7 @@ trace::Op op_matmul(uint64_t m, uint64_t n, uint64_t k, DType dtype) {
 }
 
 std::string refusal(const AiCoreParams& core, const trace::Op& op) {
-    FoundationTiler tiler(core, 4);
+    Tiler tiler(core, 4);
     try {
         tiler.plan(op);
     } catch (const InputError& e) {
@@ -270,7 +270,7 @@ TEST(Tiling, OverflowingDimensionsAreRefused) {
 TEST(Tiling, MatmulTilesFitEveryBufferForEveryDtype) {
     const AiCoreParams core = default_core();
     for (DType d : {DType::kBf16, DType::kFp8, DType::kFp4, DType::kFp32}) {
-        FoundationTiler tiler(core, 72);
+        Tiler tiler(core, 72);
         OpPlan plan = tiler.plan(op_matmul(8192, 8192, 8192, d));
         Tile t;
         ASSERT_TRUE(plan.cube_work[0].tiles->next(t));
@@ -347,7 +347,7 @@ TEST(AiCoreConfig, MatrixEngineIsChosenByNameWithStrictKeys) {
 TEST(Tiling, MatmulSplitAcrossCoresIsBalanced) {
     const AiCoreParams core = default_core();
     const uint32_t cores = 72;
-    FoundationTiler tiler(core, cores);
+    Tiler tiler(core, cores);
     OpPlan plan = tiler.plan(op_matmul(8192, 8192, 4096, DType::kBf16));
     std::vector<uint64_t> cube(cores, 0), stores(cores, 0);
     for (uint32_t c = 0; c < cores; ++c) {
@@ -387,7 +387,7 @@ void check_attention_coverage(bool causal) {
                  {"k", 1ULL << 30, bytes, StreamClass::kActivation},
                  {"v", 2ULL << 30, bytes, StreamClass::kActivation}};
     op.outputs = {{"o", 3ULL << 30, bytes, StreamClass::kActivation}};
-    FoundationTiler tiler(core, 4);
+    Tiler tiler(core, 4);
     OpPlan plan = tiler.plan(op);
     std::vector<int> seen(heads * q_tiles * kv_tiles, 0);
     for (auto& w : plan.cube_work) {

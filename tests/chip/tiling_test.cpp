@@ -1,4 +1,5 @@
-// Foundation tiler: tiles cover the op exactly once, fit the buffers, and bad ops are refused.
+// Tiler: tiles cover the op exactly once, fit the buffers, and bad ops are refused; the split_k
+// scheduler covers every K step of every block once and adds the partial sums.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -23,7 +24,7 @@ AiCoreParams default_core() { return load_platform(kDefaultPlatform, {}).die.cor
 
 TEST(Tiling, MatmulCubeCyclesEqualFractalCount) {
     const AiCoreParams core = default_core();
-    FoundationTiler tiler(core, 8);
+    Tiler tiler(core, 8);
     const trace::Op op = matmul(1000, 520, 300);  // ragged in every dimension
     OpPlan plan = tiler.plan(op);
     uint64_t cube = 0, loaded = 0, stored = 0;
@@ -48,7 +49,7 @@ TEST(Tiling, MatmulCubeCyclesEqualFractalCount) {
 
 TEST(Tiling, MatmulTilesFitL1) {
     AiCoreParams core = default_core();
-    FoundationTiler tiler(core, 72);
+    Tiler tiler(core, 72);
     OpPlan plan = tiler.plan(matmul(8192, 8192, 8192));
     Tile t;
     ASSERT_TRUE(plan.cube_work[0].tiles->next(t));
@@ -59,7 +60,7 @@ TEST(Tiling, MatmulTilesFitL1) {
 
 TEST(Tiling, RefusesCollectiveOnOneDie) {
     const AiCoreParams core = default_core();
-    FoundationTiler tiler(core, 4);
+    Tiler tiler(core, 4);
     trace::Op op;
     op.kind = trace::OpKind::kCollective;
     op.id = 7;
@@ -74,7 +75,7 @@ TEST(Tiling, RefusesCollectiveOnOneDie) {
 
 TEST(Tiling, RefusesMatmulWithoutTensors) {
     const AiCoreParams core = default_core();
-    FoundationTiler tiler(core, 4);
+    Tiler tiler(core, 4);
     trace::Op op = matmul(64, 64, 64);
     op.inputs.clear();
     EXPECT_THROW(tiler.plan(op), InputError);
@@ -82,7 +83,7 @@ TEST(Tiling, RefusesMatmulWithoutTensors) {
 
 TEST(Tiling, VectorOpCoversEveryElementOnce) {
     const AiCoreParams core = default_core();
-    FoundationTiler tiler(core, 3);
+    Tiler tiler(core, 3);
     trace::Op op;
     op.kind = trace::OpKind::kElementwise;
     op.vector = {"add", 1, 1'000'003};
@@ -117,7 +118,7 @@ namespace {
 // found aliasing here when edge blocks took a full block's place and wrapped).
 TEST(Tiling, MatmulLayoutIsDenseOnRaggedShapes) {
     const AiCoreParams core = default_core();
-    FoundationTiler tiler(core, 8);
+    Tiler tiler(core, 8);
     const trace::Op op = matmul(300, 200, 100);
     OpPlan plan = tiler.plan(op);
     ASSERT_TRUE(plan.matmul_layout);
@@ -155,6 +156,122 @@ TEST(Tiling, MatmulLayoutIsDenseOnRaggedShapes) {
         }
     }
     EXPECT_EQ(stores, l.mb * l.nb);
+}
+
+}  // namespace
+}  // namespace asim
+
+namespace asim {
+namespace {
+
+struct MatmulTally {
+    std::set<std::pair<uint64_t, uint64_t>> a_b_steps;  // (A tile, B tile) of every Cube tile
+    uint64_t cube_tiles = 0, plain_store_bytes = 0, atomic_stores = 0, atomic_bytes = 0;
+};
+
+MatmulTally tally(std::vector<PipelineWork>& work) {
+    MatmulTally t;
+    for (auto& w : work) {
+        if (!w.tiles) continue;
+        Tile tile;
+        while (w.tiles->next(tile)) {
+            ++t.cube_tiles;
+            t.a_b_steps.insert({tile.loads[0].addr, tile.loads[1].addr});
+            for (std::size_t i = 0; i < tile.store_count; ++i) {
+                if (tile.atomic_add) {
+                    ++t.atomic_stores;
+                    t.atomic_bytes += tile.stores[i].bytes;
+                } else {
+                    t.plain_store_bytes += tile.stores[i].bytes;
+                }
+            }
+            tile = Tile{};
+        }
+    }
+    return t;
+}
+
+uint64_t stage_store_bytes(PlanStage& stage, Tile::Function want) {
+    uint64_t bytes = 0;
+    for (auto& w : stage.vector_work) {
+        if (!w.tiles) continue;
+        Tile tile;
+        while (w.tiles->next(tile)) {
+            EXPECT_EQ(tile.function, want);
+            for (std::size_t i = 0; i < tile.store_count; ++i) bytes += tile.stores[i].bytes;
+            tile = Tile{};
+        }
+    }
+    return bytes;
+}
+
+// Llama-3-70B's TP-8 qkv_proj: 16 x 5 blocks of 256 x 256 on 72 cores, 64 K steps each. One
+// whole wave of 72 blocks; the last 8 are cut into 9 K ranges each, one per core.
+TEST(Tiling, SplitKCoversEveryKStepOfEveryBlockOnce) {
+    const AiCoreParams core = default_core();
+    ASSERT_EQ(core.matmul_scheduler, "split_k");
+    const Workspace ws{1ULL << 40, 72ULL * core.l0c_bytes};
+    Tiler tiler(core, 72, ws);
+    const uint64_t m = 4096, n = 1280, k = 8192;
+    OpPlan plan = tiler.plan(matmul(m, n, k));
+    const MatmulLayout l = *plan.matmul_layout;
+    ASSERT_EQ(l.mb * l.nb, 80u);
+    const MatmulTally t = tally(plan.cube_work);
+    EXPECT_EQ(t.cube_tiles, l.mb * l.nb * l.kb);               // every (block, K step) once ...
+    EXPECT_EQ(t.a_b_steps.size(), l.mb * l.nb * l.kb);         // ... and no pair twice
+    EXPECT_EQ(t.atomic_stores, 8u * 9u);                       // 8 split blocks x 9 pieces
+    EXPECT_EQ(t.atomic_bytes, 8u * 9u * 256u * 256u * 4u);     // fp32 partial sums
+    EXPECT_EQ(t.plain_store_bytes, 72u * 256u * 256u * 2u);    // the whole wave, bf16
+    ASSERT_TRUE(plan.prologue && plan.epilogue);
+    EXPECT_EQ(stage_store_bytes(*plan.prologue, Tile::Function::kZeroFill), 8u * 256u * 256u * 4u);
+    // The conversion writes the split blocks' bf16 results: with the whole blocks, all of C once.
+    EXPECT_EQ(stage_store_bytes(*plan.epilogue, Tile::Function::kCastFrom32) + t.plain_store_bytes, m * n * 2);
+}
+
+TEST(Tiling, BlockedSchedulerKeepsEveryBlockWhole) {
+    AiCoreParams core = default_core();
+    core.matmul_scheduler = "blocked";
+    Tiler tiler(core, 72, Workspace{1ULL << 40, 72ULL * core.l0c_bytes});
+    OpPlan plan = tiler.plan(matmul(4096, 1280, 8192));
+    const MatmulTally t = tally(plan.cube_work);
+    EXPECT_FALSE(plan.prologue);
+    EXPECT_FALSE(plan.epilogue);
+    EXPECT_EQ(t.atomic_stores, 0u);
+    EXPECT_EQ(t.plain_store_bytes, 4096u * 1280u * 2u);
+}
+
+TEST(Tiling, SplitKSplitsOnlyWhenItPays) {
+    MatmulCost c;
+    c.cores = 72;
+    c.step_cycles = 2048;
+    c.partial_cycles = 2048;
+    c.fixup_cycles = 20;
+    c.stage_cycles = 500;
+    c.blocks = 144;  // whole waves: nothing to gain
+    c.k_steps = 64;
+    EXPECT_EQ(schedule_split_k(c).pieces, 1u);
+    c.blocks = 80;  // 8 blocks in the last wave, 64 K steps: 9 pieces of 7-8 steps
+    const MatmulSchedule s = schedule_split_k(c);
+    EXPECT_EQ(s.whole_blocks, 72u);
+    EXPECT_EQ(s.pieces, 9u);
+    c.k_steps = 2;  // 2 K steps: halving them saves less than the partial sums' store costs
+    EXPECT_EQ(schedule_split_k(c).pieces, 1u);
+    c.k_steps = 64;
+    c.blocks = 20;  // fewer blocks than cores: all of them split, at most one piece per core
+    const MatmulSchedule few = schedule_split_k(c);
+    EXPECT_EQ(few.whole_blocks, 0u);
+    EXPECT_EQ(few.pieces, 3u);
+    c.blocks = 40;  // 2 pieces each would need 80 cores: no gain over one block per core
+    EXPECT_EQ(schedule_split_k(c).pieces, 1u);
+    EXPECT_EQ(schedule_blocked(c).pieces, 1u);
+}
+
+TEST(Tiling, SplitKFallsBackToWholeBlocksWithoutAWorkspace) {
+    const AiCoreParams core = default_core();
+    Tiler tiler(core, 72);  // no workspace, bf16 C: the partial sums have nowhere to meet
+    OpPlan plan = tiler.plan(matmul(4096, 1280, 8192));
+    EXPECT_FALSE(plan.prologue);
+    EXPECT_EQ(tally(plan.cube_work).atomic_stores, 0u);
 }
 
 }  // namespace

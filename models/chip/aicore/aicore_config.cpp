@@ -116,6 +116,13 @@ AiCoreParams parse_aicore_params(const ConfigNode& node) {
     p.l1_to_l0b = paths.real("l1_to_l0b", Range{1e-3, 1e6});
     p.aiv_gm_read = paths.real("aiv_gm_read", Range{1e-3, 1e6});
     p.aiv_gm_write = paths.real("aiv_gm_write", Range{1e-3, 1e6});
+    p.l0c_to_ub = paths.real("l0c_to_ub", Range{1e-3, 1e6});
+    p.ub_to_l1 = paths.real("ub_to_l1", Range{1e-3, 1e6});
+
+    if (const auto tiling = node.optional_child("tiling")) {
+        // The names of matmul_schedulers() (tiling.h).
+        p.matmul_scheduler = tiling->choice("matmul", {"split_k", "blocked"}, p.matmul_scheduler);
+    }
 
     for (const auto& [key, message] : p.validate()) node.fail(key, message);
     return p;

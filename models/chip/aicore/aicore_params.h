@@ -48,6 +48,11 @@ struct AiCoreParams {
     double l1_to_l0b = 256;       // MTE1
     double aiv_gm_read = 100;     // MTE2 GM -> UB
     double aiv_gm_write = 42;     // MTE3 UB -> GM
+    double l0c_to_ub = 128;       // Cube -> Vector direct path (FixPipe L0C -> UB)
+    double ub_to_l1 = 128;        // Vector -> Cube direct path (UB -> L1)
+
+    // Tiling choices (tiling.h): the matmul scheduler, by name (matmul_schedulers()).
+    std::string matmul_scheduler = "split_k";
 
     // Cycles of SIMD work for `elements` of `func` on one vector core.
     uint64_t vector_cycles(const std::string& func, uint64_t elements, uint32_t elem_bytes) const;

@@ -90,6 +90,29 @@ void store_element(uint8_t* data, uint32_t bits, bool integer, uint64_t i, doubl
     }
 }
 
+double load_accumulator(const uint8_t* data, bool integer, uint64_t i) {
+    if (integer) {
+        int32_t x;
+        std::memcpy(&x, data + 4 * i, 4);
+        return x;
+    }
+    return load_element(data, DType::kFp32, i);
+}
+
+void add_accumulators(uint8_t* dst, const uint8_t* src, uint64_t elements, bool integer) {
+    for (uint64_t i = 0; i < elements; ++i) {
+        if (integer) {
+            int32_t a, b;
+            std::memcpy(&a, dst + 4 * i, 4);
+            std::memcpy(&b, src + 4 * i, 4);
+            const uint32_t sum = static_cast<uint32_t>(a) + static_cast<uint32_t>(b);  // wraps, as int32 hardware
+            std::memcpy(dst + 4 * i, &sum, 4);
+        } else {
+            store_element(dst, 32, false, i, load_accumulator(dst, false, i) + load_accumulator(src, false, i));
+        }
+    }
+}
+
 void accumulate_tile(const uint8_t* a, const uint8_t* b, DType t, uint32_t rows, uint32_t cols, uint32_t depth,
                      std::vector<double>& acc) {
     std::vector<double> bv(static_cast<std::size_t>(depth) * cols);

@@ -24,6 +24,11 @@ double load_element(const uint8_t* data, DType t, uint64_t i);
 // (integer outputs for integer inputs).
 void store_element(uint8_t* data, uint32_t bits, bool integer, uint64_t i, double v);
 
+// Element `i` of a packed array of 32-bit accumulators: int32 for integer inputs, else fp32.
+double load_accumulator(const uint8_t* data, bool integer, uint64_t i);
+// dst[i] += src[i] over `elements` 32-bit accumulators (FixPipe's atomic add into GM).
+void add_accumulators(uint8_t* dst, const uint8_t* src, uint64_t elements, bool integer);
+
 // acc[r * cols + c] += sum_d a[r * depth + d] * b[d * cols + c], in the accumulation arithmetic
 // of `t` (fp32 for floating point, exact for integers).
 void accumulate_tile(const uint8_t* a, const uint8_t* b, DType t, uint32_t rows, uint32_t cols, uint32_t depth,

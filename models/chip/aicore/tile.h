@@ -24,6 +24,7 @@ struct Tile {
     std::size_t store_count = 0;
     Cycles mte1_cycles = 0;    // L1 -> L0A/L0B
     Cycles cube_cycles = 0;    // fractal issue cycles
+    Cycles c2v_cycles = 0;     // Cube <-> Vector direct path (L0C -> UB and UB -> L1), fused attention
     Cycles vector_cycles = 0;  // SIMD cycles
     // First tile that writes a fresh output buffer (L0C for the Cube, UB for the vector cores).
     // Such a tile cannot start until the block `output_buffers` blocks back has been stored.
@@ -31,6 +32,18 @@ struct Tile {
     // A matmul tile's shape (functional runs): A is rows x depth, B depth x cols, both row-major
     // at loads[0] / loads[1]; the output block (rows x cols) is stored with the last K step.
     uint32_t mm_rows = 0, mm_cols = 0, mm_depth = 0;
+    // The stores accumulate into 32-bit values in GM (FixPipe's atomic add, done by the L2)
+    // instead of overwriting them: the partial sums of a K split.
+    bool atomic_add = false;
+    // Element width of a matmul tile's stored block in functional runs; 0: the work's output_bits.
+    uint32_t store_bits = 0;
+    // What a vector tile does to real bytes in a functional run (timing is the same either way).
+    enum class Function : uint8_t {
+        kNone,
+        kZeroFill,   // writes zeros over its stores
+        kCastFrom32  // converts its load of 32-bit accumulators into its store's format
+    };
+    Function function = Function::kNone;
 
     void add_load(uint64_t addr, uint64_t bytes, StreamClass stream) {
         if (bytes) loads[load_count++] = {addr, bytes, stream};

@@ -9,9 +9,10 @@
 namespace asim {
 
 namespace {
-// Tiles in flight per pipeline: two loaded ahead of compute, plus those computed but not yet
-// stored. A power of two above that bound.
+// Tiles in flight per pipeline: up to kMaxInputBuffers loaded ahead of compute, plus those
+// computed but not yet stored. A power of two above that bound.
 constexpr std::size_t kRing = 8;
+static_assert(kRing >= 2 * kMaxInputBuffers);
 constexpr Picoseconds kUnknown = ~Picoseconds{0};
 }  // namespace
 
@@ -64,7 +65,7 @@ void TilePipeline::run() {
     }
 }
 
-Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count, bool is_write,
+Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count, bool is_write, bool atomic_add,
                                    BandwidthServer& port, uint64_t op_id) {
     const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
     Picoseconds done = now;
@@ -81,6 +82,7 @@ Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count,
         info->op_id = op_id;
         info->engine = name();
         info->issue_time = sc_core::sc_time_stamp();
+        info->atomic_add = atomic_add;
         // The request leaves the port when its last byte has been sent (writes) or may start to
         // return data as soon as the L2 answers (reads); either way it finishes when both the
         // port and the memory side are done.
@@ -99,10 +101,56 @@ void TilePipeline::compute_functional(const Tile& tile, FunctionalSlot& slot, co
     if (tile.starts_output_block) m_accumulator.assign(elements, 0.0);
     accumulate_tile(slot.a.data(), slot.b.data(), work.input_dtype, tile.mm_rows, tile.mm_cols, tile.mm_depth, m_accumulator);
     if (tile.store_count == 0) return;
-    // The last K step: FixPipe converts the accumulators into the output's format.
-    slot.out.assign((elements * work.output_bits + 7) / 8, 0);
+    // The last K step: FixPipe converts the accumulators into the output's format (a K split's
+    // partial sums stay 32-bit).
+    const uint32_t bits = tile.store_bits ? tile.store_bits : work.output_bits;
+    slot.out.assign((elements * bits + 7) / 8, 0);
     const bool integer = is_integer_dtype(work.input_dtype);
-    for (std::size_t i = 0; i < elements; ++i) store_element(slot.out.data(), work.output_bits, integer, i, m_accumulator[i]);
+    for (std::size_t i = 0; i < elements; ++i) store_element(slot.out.data(), bits, integer, i, m_accumulator[i]);
+}
+
+void TilePipeline::load_functional(const Tile& tile, FunctionalSlot& slot) {
+    if (tile.mm_rows != 0) {
+        slot.a.resize(tile.loads[0].bytes);
+        slot.b.resize(tile.loads[1].bytes);
+        m_memory->read(tile.loads[0].addr, slot.a.data(), slot.a.size());
+        m_memory->read(tile.loads[1].addr, slot.b.data(), slot.b.size());
+    } else if (tile.function == Tile::Function::kCastFrom32) {
+        slot.a.resize(tile.loads[0].bytes);
+        m_memory->read(tile.loads[0].addr, slot.a.data(), slot.a.size());
+    }
+}
+
+void TilePipeline::store_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work) {
+    if (tile.store_count == 0) return;
+    const MemAccess& to = tile.stores[0];
+    const bool integer = is_integer_dtype(work.input_dtype);
+    if (tile.function == Tile::Function::kZeroFill) {
+        for (std::size_t i = 0; i < tile.store_count; ++i) {
+            slot.out.assign(tile.stores[i].bytes, 0);
+            m_memory->write(tile.stores[i].addr, slot.out.data(), slot.out.size());
+        }
+        return;
+    }
+    if (tile.function == Tile::Function::kCastFrom32) {
+        const uint64_t elements = slot.a.size() / 4;
+        slot.out.assign((elements * tile.store_bits + 7) / 8, 0);
+        for (uint64_t i = 0; i < elements; ++i) {
+            store_element(slot.out.data(), tile.store_bits, integer, i, load_accumulator(slot.a.data(), integer, i));
+        }
+        m_memory->write(to.addr, slot.out.data(), std::min<uint64_t>(slot.out.size(), to.bytes));
+        return;
+    }
+    if (tile.mm_rows == 0) return;
+    const uint64_t bytes = std::min<uint64_t>(slot.out.size(), to.bytes);
+    if (tile.atomic_add) {
+        std::vector<uint8_t> sum(bytes);
+        m_memory->read(to.addr, sum.data(), bytes);
+        add_accumulators(sum.data(), slot.out.data(), bytes / 4, integer);
+        m_memory->write(to.addr, sum.data(), bytes);
+    } else {
+        m_memory->write(to.addr, slot.out.data(), bytes);
+    }
 }
 
 // A DMA track shows when the engine had a transfer in flight. Transfers overlap (the next load
@@ -133,6 +181,7 @@ void TilePipeline::execute(PipelineWork& work) {
     bool exhausted = false, have_pending = false;
     Picoseconds last_end = ClockDomain::to_ps(sc_core::sc_time_stamp());
     const uint64_t out_bufs = std::max<uint32_t>(1, work.output_buffers);
+    const uint64_t in_bufs = std::clamp<uint64_t>(work.input_buffers, 1, kMaxInputBuffers);
 
     auto cyc = [&](Picoseconds ps) { return m_clock.ps_to_cycles_ceil(ps); };
     auto ps = [&](Cycles c) { return m_clock.cycles_to_ps(c); };
@@ -173,7 +222,9 @@ void TilePipeline::execute(PipelineWork& work) {
             m_mte1_free = mte1_start + s.tile.mte1_cycles;
             const Cycles cube_start = std::max({m_mte1_free, m_cube_free, cyc(out_free)});
             m_cube_free = cube_start + s.tile.cube_cycles;
-            const Cycles vec_start = std::max(m_cube_free, m_vector_free);
+            const Cycles c2v_start = std::max(m_cube_free, m_c2v_free);
+            m_c2v_free = c2v_start + s.tile.c2v_cycles;
+            const Cycles vec_start = std::max(m_c2v_free, m_vector_free);
             m_vector_free = vec_start + s.tile.vector_cycles;
             s.compute_end = ps(m_vector_free);
             if (m_memory && s.tile.mm_rows != 0) compute_functional(s.tile, m_functional_slots[next_compute % kRing], work);
@@ -181,6 +232,7 @@ void TilePipeline::execute(PipelineWork& work) {
                 const uint32_t label = work.timeline_label;
                 m_timeline->slice(m_tracks.mte1, ps(mte1_start), ps(m_mte1_free), label);
                 m_timeline->slice(m_tracks.cube, ps(cube_start), ps(m_cube_free), label);
+                m_timeline->slice(m_tracks.c2v, ps(c2v_start), ps(m_c2v_free), label);
                 m_timeline->slice(m_tracks.vector, ps(vec_start), ps(m_vector_free), label);
             }
             m_cube_busy += s.tile.cube_cycles;
@@ -191,8 +243,8 @@ void TilePipeline::execute(PipelineWork& work) {
         }
         // Candidate actions and the time each can happen.
         Picoseconds load_ready = kUnknown, store_ready = kUnknown;
-        if (have_pending && (next_load < 2 || next_compute > next_load - 2)) {
-            load_ready = next_load < 2 ? 0 : ring[(next_load - 2) % kRing].compute_end;
+        if (have_pending && (next_load < in_bufs || next_compute > next_load - in_bufs)) {
+            load_ready = next_load < in_bufs ? 0 : ring[(next_load - in_bufs) % kRing].compute_end;
         }
         if (next_store < next_compute) store_ready = ring[next_store % kRing].compute_end;
         if (load_ready == kUnknown && store_ready == kUnknown) {
@@ -207,28 +259,19 @@ void TilePipeline::execute(PipelineWork& work) {
         if (do_store) {
             Slot& s = ring[next_store % kRing];
             const Picoseconds end =
-                s.tile.store_count ? transfer(s.tile.stores.data(), s.tile.store_count, true,
+                s.tile.store_count ? transfer(s.tile.stores.data(), s.tile.store_count, true, s.tile.atomic_add,
                                               m_store_port, work.op_id)
                                    : s.compute_end;
-            if (m_memory && s.tile.mm_rows != 0 && s.tile.store_count != 0) {
-                const std::vector<uint8_t>& out = m_functional_slots[next_store % kRing].out;
-                m_memory->write(s.tile.stores[0].addr, out.data(), std::min<uint64_t>(out.size(), s.tile.stores[0].bytes));
-            }
+            if (m_memory) store_functional(s.tile, m_functional_slots[next_store % kRing], work);
             if (m_timeline) record_transfer(m_tracks.store, m_store_shown_until, std::max(now, when), end, work.timeline_label);
             block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
             last_end = std::max(last_end, end);
             ++next_store;
         } else {
             Slot& s = ring[next_load % kRing];
-            s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, m_load_port,
+            s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, false, m_load_port,
                                   work.op_id);
-            if (m_memory && s.tile.mm_rows != 0) {
-                FunctionalSlot& f = m_functional_slots[next_load % kRing];
-                f.a.resize(s.tile.loads[0].bytes);
-                f.b.resize(s.tile.loads[1].bytes);
-                m_memory->read(s.tile.loads[0].addr, f.a.data(), f.a.size());
-                m_memory->read(s.tile.loads[1].addr, f.b.data(), f.b.size());
-            }
+            if (m_memory) load_functional(s.tile, m_functional_slots[next_load % kRing]);
             if (m_timeline) record_transfer(m_tracks.mte2, m_load_shown_until, std::max(now, when), s.load_end, work.timeline_label);
             last_end = std::max(last_end, s.load_end);
             have_pending = false;

@@ -1,5 +1,6 @@
-// One engine's pipeline: MTE2 loads -> MTE1 -> Cube -> Vector -> stores (FixPipe/MTE3), with
-// double-buffered inputs and `output_buffers` output buffers.
+// One engine's pipeline: MTE2 loads -> MTE1 -> Cube -> Cube-to-Vector path -> Vector -> stores
+// (FixPipe/MTE3), with `input_buffers` input buffers (2: ping-pong) and `output_buffers` output
+// buffers.
 //
 // Timing model. Each stage is a unit that serves tiles in order; a tile enters a stage when it
 // has left the previous one and the stage is free. Loads and stores are TLM transactions to the
@@ -7,7 +8,7 @@
 // bytes/cycle), so they queue behind each other and behind every other engine in the L2 and HBM.
 // Compute stages are arithmetic: a tile's cube time is its fractal count. The overlap between
 // loading tile i+1 and computing tile i therefore follows from the buffer dependencies:
-//   load(i)   waits for compute(i-2) to finish (its input buffer is free again);
+//   load(i)   waits for compute(i - input_buffers) to finish (its input buffer is free again);
 //   compute(i) waits for load(i), and, when it starts an output block, for the store of the
 //              block `output_buffers` back;
 //   store(i)  waits for compute(i).
@@ -38,10 +39,13 @@
 
 namespace asim {
 
+constexpr uint32_t kMaxInputBuffers = 4;
+
 struct PipelineWork {
     std::unique_ptr<TileSource> tiles;
     uint64_t op_id = 0;
     uint32_t output_buffers = 2;
+    uint32_t input_buffers = 2;     // tiles loaded ahead (2: ping-pong); at most kMaxInputBuffers
     std::function<void()> on_done;  // called at the simulated time the last store completes
     uint32_t timeline_label = 0;     // Timeline::label of the op, when a timeline is recorded
     // Element formats of a matmul's tiles, for functional runs.
@@ -53,7 +57,7 @@ struct PipelineWork {
 // that is not recorded). The store stage is FixPipe on a Cube core, MTE3 on a vector core.
 struct PipelineTracks {
     Timeline::TrackId mte2 = Timeline::kNoTrack, mte1 = Timeline::kNoTrack, cube = Timeline::kNoTrack,
-                      vector = Timeline::kNoTrack, store = Timeline::kNoTrack;
+                      c2v = Timeline::kNoTrack, vector = Timeline::kNoTrack, store = Timeline::kNoTrack;
 };
 
 struct TilePipelineParams {
@@ -91,7 +95,9 @@ private:
         std::vector<uint8_t> a, b, out;
     };
     void compute_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work);
-    Picoseconds transfer(const MemAccess* accesses, std::size_t count, bool is_write,
+    void load_functional(const Tile& tile, FunctionalSlot& slot);
+    void store_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work);
+    Picoseconds transfer(const MemAccess* accesses, std::size_t count, bool is_write, bool atomic_add,
                          BandwidthServer& port, uint64_t op_id);
 
     const ClockDomain& m_clock;
@@ -99,7 +105,7 @@ private:
     BandwidthServer m_load_port;
     BandwidthServer m_store_port;
     // Stage free times, in cycles of m_clock; they carry over from one work item to the next.
-    Cycles m_mte1_free = 0, m_cube_free = 0, m_vector_free = 0;
+    Cycles m_mte1_free = 0, m_cube_free = 0, m_c2v_free = 0, m_vector_free = 0;
     std::deque<PipelineWork> m_queue;
     PipelineWork m_current;
     bool m_busy = false;

@@ -78,14 +78,28 @@ MatmulLayout layout_of(const MatmulGeometry& g) {
     return l;
 }
 
+// The blocks of a last wave cut along K: blocks [first, first + count), each into `pieces` K
+// ranges; their partial sums go, with atomic add, to 32-bit accumulators at `accumulators`
+// (block i of the split at accumulators + i x bm x bn x 4), or into C itself (`into_c`).
+struct MatmulSplit {
+    uint64_t first = 0, count = 0;
+    uint32_t pieces = 1;
+    uint64_t accumulators = 0;
+    bool into_c = false;
+};
+
+// One AIC pipeline's share of a matmul: whole blocks core, core + stride, ... below
+// split.first, then (when the schedule splits) one K range of one split block.
 class MatmulTiles : public TileSource {
 public:
-    MatmulTiles(const MatmulGeometry& g, uint64_t first_block, uint64_t stride)
-        : m_g(g), m_layout(layout_of(g)), m_block(first_block), m_stride(stride) {}
+    MatmulTiles(const MatmulGeometry& g, const MatmulSplit& split, uint64_t core, uint64_t stride)
+        : m_g(g), m_layout(layout_of(g)), m_split(split), m_core(core), m_block(core), m_stride(stride),
+          m_k_end(g.kb) {
+        if (m_block >= m_split.first) start_piece();
+    }
 
     bool next(Tile& tile) override {
-        const uint64_t blocks = m_g.batch * m_g.mb * m_g.nb;
-        if (m_block >= blocks) return false;
+        if (m_done) return false;
         const uint64_t batch = m_block / (m_g.mb * m_g.nb);
         const uint64_t bi = m_block / m_g.nb % m_g.mb;
         const uint64_t bj = m_block % m_g.nb;
@@ -99,25 +113,104 @@ public:
         tile.mte1_cycles = std::max(static_cast<Cycles>(static_cast<double>(a_bytes) / m_g.l1_to_l0a + 0.999),
                                     static_cast<Cycles>(static_cast<double>(b_bytes) / m_g.l1_to_l0b + 0.999));
         tile.cube_cycles = m_g.engine->cycles(rows, cols, depth, m_g.dtype);
-        tile.starts_output_block = m_k == 0;
+        tile.starts_output_block = m_k == m_k_begin;
         tile.mm_rows = static_cast<uint32_t>(rows);
         tile.mm_cols = static_cast<uint32_t>(cols);
         tile.mm_depth = static_cast<uint32_t>(depth);
-        if (++m_k == m_g.kb) {
-            const uint64_t c_bytes = bytes_of(rows * cols, m_g.c_bits);
-            tile.add_store(m_layout.c_tile(batch, bi, bj), c_bytes, m_g.c.stream);
-            m_k = 0;
-            m_block += m_stride;
+        if (++m_k < m_k_end) return true;
+        if (m_in_piece) {
+            // FixPipe adds the piece's 32-bit partial sums to the block's accumulators.
+            tile.add_store(m_split.into_c ? m_layout.c_tile(batch, bi, bj)
+                                          : m_split.accumulators + (m_block - m_split.first) * m_g.bm * m_g.bn * 4,
+                           rows * cols * 4, m_g.c.stream);
+            tile.atomic_add = true;
+            tile.store_bits = 32;
+            m_done = true;
+            return true;
         }
+        tile.add_store(m_layout.c_tile(batch, bi, bj), bytes_of(rows * cols, m_g.c_bits), m_g.c.stream);
+        m_block += m_stride;
+        m_k = 0;
+        if (m_block >= m_split.first) start_piece();
+        return true;
+    }
+
+private:
+    // After the whole blocks: this core's K range of a split block, if it has one.
+    void start_piece() {
+        const uint64_t piece_index = m_core;  // pieces are dealt to cores 0, 1, ... in block order
+        if (m_split.pieces < 2 || piece_index >= m_split.count * m_split.pieces) {
+            m_done = true;
+            return;
+        }
+        m_in_piece = true;
+        m_block = m_split.first + piece_index / m_split.pieces;
+        const uint64_t p = piece_index % m_split.pieces;
+        m_k_begin = m_g.kb * p / m_split.pieces;
+        m_k_end = m_g.kb * (p + 1) / m_split.pieces;
+        m_k = m_k_begin;
+    }
+
+    MatmulGeometry m_g;
+    MatmulLayout m_layout;
+    MatmulSplit m_split;
+    uint64_t m_core;
+    uint64_t m_block;
+    uint64_t m_stride;
+    uint64_t m_k_end;                   // K steps [m_k_begin, m_k_end) of the current block
+    uint64_t m_k = 0, m_k_begin = 0;
+    bool m_in_piece = false, m_done = false;
+};
+
+// The vector stages around a K split, one AIV pipeline's share of the split blocks' rows:
+// zero-filling the 32-bit accumulators before (kZeroFill), or converting them into C's format
+// after (kCastFrom32), in row chunks that fit half the UB.
+class SplitFixupTiles : public TileSource {
+public:
+    SplitFixupTiles(const MatmulGeometry& g, const MatmulSplit& split, Tile::Function function, uint64_t row_begin,
+                    uint64_t row_end, uint64_t chunk_rows, const AiCoreParams* core)
+        : m_g(g), m_layout(layout_of(g)), m_split(split), m_function(function), m_row(row_begin), m_end(row_end),
+          m_chunk(chunk_rows), m_core(core) {}
+
+    bool next(Tile& tile) override {
+        if (m_row >= m_end) return false;
+        // Rows are numbered over the split blocks: block (row / bm), row (row % bm) of it.
+        const uint64_t index = m_row / m_g.bm, r0 = m_row % m_g.bm;
+        const uint64_t block = m_split.first + index;
+        const uint64_t batch = block / (m_g.mb * m_g.nb);
+        const uint64_t bi = block / m_g.nb % m_g.mb;
+        const uint64_t bj = block % m_g.nb;
+        const uint64_t rows_in_block = std::min(m_g.bm, m_g.m - bi * m_g.bm);
+        const uint64_t cols = std::min(m_g.bn, m_g.n - bj * m_g.bn);
+        const uint64_t rows = std::min({m_chunk, m_g.bm - r0, m_end - m_row});
+        const uint64_t used = r0 >= rows_in_block ? 0 : std::min(rows, rows_in_block - r0);  // edge blocks are shorter
+        m_row += rows;
+        if (used == 0) return next(tile);
+        const uint64_t acc = m_split.into_c ? m_layout.c_tile(batch, bi, bj) + r0 * cols * 4
+                                            : m_split.accumulators + index * m_g.bm * m_g.bn * 4 + r0 * cols * 4;
+        const uint64_t elements = used * cols;
+        if (m_function == Tile::Function::kZeroFill) {
+            tile.add_store(acc, elements * 4, m_g.c.stream);
+            tile.vector_cycles = m_core->vector_cycles("copy", elements, 4);
+        } else {
+            tile.add_load(acc, elements * 4, m_g.c.stream);
+            tile.add_store(m_layout.c_tile(batch, bi, bj) + bytes_of(r0 * cols, m_g.c_bits),
+                           bytes_of(elements, m_g.c_bits), m_g.c.stream);
+            tile.vector_cycles = m_core->vector_cycles("cast", elements, 4);
+            tile.store_bits = m_g.c_bits;
+        }
+        tile.function = m_function;
+        tile.starts_output_block = true;
         return true;
     }
 
 private:
     MatmulGeometry m_g;
     MatmulLayout m_layout;
-    uint64_t m_block;
-    uint64_t m_stride;
-    uint64_t m_k = 0;
+    MatmulSplit m_split;
+    Tile::Function m_function;
+    uint64_t m_row, m_end, m_chunk;
+    const AiCoreParams* m_core;
 };
 
 }  // namespace
@@ -176,6 +269,7 @@ struct AttentionGeometry {
     DType dtype;
     const AiCoreParams* core;
     uint32_t vector_cores;
+    double l0c_to_ub, ub_to_l1;
     trace::Tensor q, k, v, o;
 };
 
@@ -214,6 +308,10 @@ public:
         tile.cube_cycles = m_g.engine->cycles(q_rows, kv_rows, d, m_g.dtype) +
                            m_g.engine->cycles(q_rows, d, kv_rows, m_g.dtype);
         tile.mte1_cycles = 0;  // K and V go L1 -> L0B while the Cube works on the previous tile
+        // The direct Cube-to-Vector path: the fp32 scores S from L0C to the UB, the
+        // probabilities P (input dtype) from the UB back to L1 for P V.
+        tile.c2v_cycles = static_cast<Cycles>(std::ceil(static_cast<double>(q_rows * kv_rows * 4) / m_g.l0c_to_ub) +
+                                              std::ceil(static_cast<double>(bytes_of(q_rows * kv_rows, m_g.bits)) / m_g.ub_to_l1));
         // Online softmax over the q_rows x kv_rows scores, in fp32, split over the AIVs.
         tile.vector_cycles = ceil_div(
             m_g.core->vector_cycles("softmax", q_rows * kv_rows, 4), std::max<uint32_t>(1, m_g.vector_cores));
@@ -291,10 +389,48 @@ CubeFractal fractal_for(const AiCoreParams& core, const MatrixEngine& engine, co
 
 }  // namespace
 
-FoundationTiler::FoundationTiler(const AiCoreParams& core, uint32_t ai_cores)
-    : m_core(core), m_ai_cores(ai_cores), m_engine(make_matrix_engine(core)) {}
+const std::vector<std::pair<std::string, MatmulScheduler>>& matmul_schedulers() {
+    static const std::vector<std::pair<std::string, MatmulScheduler>> list = {{"split_k", schedule_split_k},
+                                                                             {"blocked", schedule_blocked}};
+    return list;
+}
 
-OpPlan FoundationTiler::plan(const trace::Op& op) const {
+MatmulSchedule schedule_blocked(const MatmulCost& cost) { return {cost.blocks, 1}; }
+
+// Whole waves stay whole; the r blocks of a last, partial wave are cut into cores / r K ranges
+// (at most one per K step) when that finishes sooner than a last wave of whole blocks, counting
+// the partial sums' atomic stores and the two extra stages.
+MatmulSchedule schedule_split_k(const MatmulCost& cost) {
+    const MatmulSchedule whole{cost.blocks, 1};
+    if (cost.cores < 2 || cost.k_steps < 2) return whole;
+    const uint64_t waves = cost.blocks / cost.cores, rest = cost.blocks % cost.cores;
+    if (rest == 0) return whole;
+    const uint64_t pieces = std::min<uint64_t>(cost.cores / rest, cost.k_steps);
+    if (pieces < 2) return whole;
+    const double last_whole = static_cast<double>(cost.k_steps) * cost.step_cycles;
+    const double last_split = static_cast<double>(ceil_div(cost.k_steps, pieces)) * cost.step_cycles +
+                              cost.partial_cycles + static_cast<double>(rest) * cost.fixup_cycles +
+                              2 * cost.stage_cycles;
+    if (last_split >= last_whole) return whole;
+    return {waves * cost.cores, static_cast<uint32_t>(pieces)};
+}
+
+namespace {
+// Latency of one extra stage of an op, for the split-K decision only: its first L2 round trip
+// and the barrier between stages (estimate: a few hundred cycles, about one L2 miss).
+constexpr double kStageCycles = 500;
+}  // namespace
+
+Tiler::Tiler(const AiCoreParams& core, uint32_t ai_cores, Workspace workspace)
+    : m_core(core), m_ai_cores(ai_cores), m_workspace(workspace), m_engine(make_matrix_engine(core)),
+      m_scheduler_name(core.matmul_scheduler), m_scheduler(nullptr) {
+    for (const auto& [name, scheduler] : matmul_schedulers()) {
+        if (name == m_scheduler_name) m_scheduler = scheduler;
+    }
+    if (!m_scheduler) throw ConfigError("die.aicore.tiling.matmul: unknown scheduler '" + m_scheduler_name + "'");
+}
+
+OpPlan Tiler::plan(const trace::Op& op) const {
     switch (op.kind) {
         case trace::OpKind::kMatmul: return plan_matmul(op);
         case trace::OpKind::kFusedAttention: return plan_attention(op);
@@ -316,7 +452,7 @@ OpPlan FoundationTiler::plan(const trace::Op& op) const {
     refuse(op, "unsupported op kind");
 }
 
-OpPlan FoundationTiler::plan_matmul(const trace::Op& op) const {
+OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     if (op.inputs.size() < 2 || op.outputs.empty()) {
         refuse(op, "a matmul needs two input tensors (A, B) and one output tensor (C)");
     }
@@ -384,22 +520,75 @@ OpPlan FoundationTiler::plan_matmul(const trace::Op& op) const {
     g.nb = ceil_div(s.n, g.bn);
     g.kb = ceil_div(s.k, g.bk);
     const uint32_t out_buffers = 2 * g.bm * g.bn * 4 <= m_core.l0c_bytes ? 2 : 1;
+    const uint64_t total_blocks = g.batch * g.mb * g.nb;
+    const uint32_t engines = m_ai_cores * m_core.vector_cores;
+
+    // Which blocks stay whole and which are cut along K (the scheduler), and where the cut
+    // blocks' partial sums meet: C itself when it holds 32-bit values, else the workspace.
+    MatmulCost cost;
+    cost.blocks = total_blocks;
+    cost.cores = m_ai_cores;
+    cost.k_steps = g.kb;
+    const double load_cycles = static_cast<double>(bytes_of(g.bm * g.bk, bits) + bytes_of(g.bk * g.bn, bits)) /
+                               m_core.aic_gm_read;
+    cost.step_cycles = std::max(static_cast<double>(m_engine->cycles(g.bm, g.bn, g.bk, g.dtype)), load_cycles);
+    cost.partial_cycles = static_cast<double>(g.bm * g.bn * 4) / m_core.aic_gm_write;
+    if (engines > 0) {
+        const double block = static_cast<double>(g.bm * g.bn);
+        cost.fixup_cycles = block * (4 / m_core.aiv_gm_write + 4 / m_core.aiv_gm_read +
+                                     static_cast<double>(g.c_bits) / 8 / m_core.aiv_gm_write) / engines;
+    }
+    cost.stage_cycles = kStageCycles;
+    const MatmulSchedule schedule = m_scheduler(cost);
+    MatmulSplit split;
+    split.first = std::min(schedule.whole_blocks, total_blocks);
+    split.count = total_blocks - split.first;
+    split.pieces = schedule.pieces;
+    split.into_c = g.c_bits == 32;
+    split.accumulators = m_workspace.addr;
+    const bool fits = split.into_c || split.count * g.bm * g.bn * 4 <= m_workspace.bytes;
+    if (split.count == 0 || split.pieces < 2 || engines == 0 || !fits) {
+        split = MatmulSplit{};
+        split.first = total_blocks;
+    }
 
     OpPlan plan;
     plan.cube_work.resize(m_ai_cores);
-    plan.vector_work.resize(static_cast<std::size_t>(m_ai_cores) * m_core.vector_cores);
-    const uint64_t total_blocks = g.batch * g.mb * g.nb;
-    for (uint32_t c = 0; c < m_ai_cores && c < total_blocks; ++c) {
-        plan.cube_work[c].tiles = std::make_unique<MatmulTiles>(g, c, m_ai_cores);
+    plan.vector_work.resize(engines);
+    for (uint32_t c = 0; c < m_ai_cores; ++c) {
+        if (c >= split.first && c >= split.count * split.pieces) continue;
+        plan.cube_work[c].tiles = std::make_unique<MatmulTiles>(g, split, c, m_ai_cores);
         plan.cube_work[c].output_buffers = out_buffers;
         plan.cube_work[c].input_dtype = g.dtype;
         plan.cube_work[c].output_bits = g.c_bits;
+    }
+    if (split.count != 0) {
+        // Zero-fill the accumulators before the Cube adds into them; convert them after.
+        auto fixup = [&](Tile::Function function, uint64_t bytes_per_element) {
+            PlanStage stage;
+            stage.cube_work.resize(m_ai_cores);
+            stage.vector_work.resize(engines);
+            const uint64_t rows = split.count * g.bm;
+            const uint64_t chunk = std::max<uint64_t>(1, m_core.ub_bytes / 2 / (g.bn * bytes_per_element));
+            for (uint32_t e = 0; e < engines; ++e) {
+                const uint64_t r0 = rows * e / engines, r1 = rows * (e + 1) / engines;
+                if (r0 == r1) continue;
+                PipelineWork& w = stage.vector_work[e];
+                w.tiles = std::make_unique<SplitFixupTiles>(g, split, function, r0, r1, chunk, &m_core);
+                w.output_buffers = 2;
+                w.input_dtype = g.dtype;
+                w.output_bits = g.c_bits;
+            }
+            return stage;
+        };
+        plan.prologue = fixup(Tile::Function::kZeroFill, 4);
+        if (!split.into_c) plan.epilogue = fixup(Tile::Function::kCastFrom32, 4 + bytes_of(1, g.c_bits));
     }
     plan.matmul_layout = layout_of(g);
     return plan;
 }
 
-OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
+OpPlan Tiler::plan_attention(const trace::Op& op) const {
     if (op.inputs.size() < 3 || op.outputs.empty()) {
         refuse(op, "fused attention needs input tensors Q, K, V and an output tensor O");
     }
@@ -413,6 +602,8 @@ OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
     g.dtype = op.dtype;
     g.core = &m_core;
     g.vector_cores = m_core.vector_cores;
+    g.l0c_to_ub = m_core.l0c_to_ub;
+    g.ub_to_l1 = m_core.ub_to_l1;
     g.q = op.inputs[0];
     g.k = op.inputs[1];
     g.v = op.inputs[2];
@@ -453,15 +644,22 @@ OpPlan FoundationTiler::plan_attention(const trace::Op& op) const {
     OpPlan plan;
     plan.cube_work.resize(m_ai_cores);
     plan.vector_work.resize(static_cast<std::size_t>(m_ai_cores) * m_core.vector_cores);
+    // K/V tiles loaded ahead: as many as L1 holds beside the resident Q tile (at least the two
+    // of ping-pong, at most kMaxInputBuffers): V_i stays in L1 until P_i V_i, after the softmax,
+    // so two buffers would stall the Cube behind the Cube-to-Vector round trip.
+    const uint64_t kv_pair = 2 * bytes_of(g.kv_tile * d, g.bits);
+    const uint32_t kv_buffers = static_cast<uint32_t>(
+        std::clamp<uint64_t>((m_core.l1_bytes - bytes_of(g.q_tile * d, g.bits)) / kv_pair, 2, kMaxInputBuffers));
     const uint64_t units = g.s.batch * g.s.heads * g.q_tiles;
     for (uint32_t c = 0; c < m_ai_cores && c < units; ++c) {
         plan.cube_work[c].tiles = std::make_unique<AttentionTiles>(g, c, m_ai_cores);
         plan.cube_work[c].output_buffers = 2;
+        plan.cube_work[c].input_buffers = kv_buffers;
     }
     return plan;
 }
 
-OpPlan FoundationTiler::plan_vector(const trace::Op& op, const char* func, uint64_t elements,
+OpPlan Tiler::plan_vector(const trace::Op& op, const char* func, uint64_t elements,
                                     uint64_t row) const {
     if (op.inputs.size() > Tile::kMaxLoads || op.outputs.size() > Tile::kMaxStores) {
         refuse(op, "at most " + std::to_string(Tile::kMaxLoads) + " inputs and " +

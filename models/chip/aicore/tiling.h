@@ -1,15 +1,21 @@
-// Foundation tiling: how an op becomes tiles on the AI cores' Cube pipelines (AIC) and vector
-// pipelines (AIV). Simple and explicit, so that its timing is easy to check; the Compute issue
-// replaces it with pluggable tilers (K split, FlashAttention variants, Cube-to-Vector path).
+// Tiling: how an op becomes tiles on the AI cores' Cube pipelines (AIC) and vector pipelines
+// (AIV). README.md ("Tiling") explains each choice; in short:
 //
 //  matmul     output blocks bm x bn (256 x 256 when L0C holds it, smaller when the op has too
 //             few blocks to occupy every core), K in steps of bk (a 256 B row of the input
-//             dtype, shrunk until the double-buffered A and B tiles fit L1); blocks dealt
-//             round-robin to the AIC pipelines; the output is stored once per block.
-//  attention  one work unit per (batch, head, 128-row Q tile), dealt round-robin to the AIC
-//             pipelines; per 128-row K/V tile: Q K^T and P V on the Cube, online softmax on the
-//             two vector cores of that AI core; causal masking skips K/V tiles wholly above the
-//             diagonal.
+//             dtype, shrunk until the double-buffered A and B tiles fit L1), accumulated in L0C;
+//             blocks dealt round-robin to the AIC pipelines. How the blocks are scheduled is
+//             chosen by name (die.aicore.tiling.matmul):
+//               blocked  every block whole on one core (the last wave may leave cores idle);
+//               split_k  (default) full waves whole, and the blocks of a last, partial wave cut
+//                        along K over all the cores when the cost model says it pays: their
+//                        partial sums are added in GM by FixPipe's atomic add into 32-bit
+//                        accumulators, zero-filled before (prologue) and converted to C's format
+//                        after (epilogue) by the vector cores, as Ascend's multi-core split-K does.
+//  attention  one work unit per (batch, head, Q tile), dealt round-robin to the AIC pipelines;
+//             per K/V tile: Q K^T and P V on the Cube, S over the direct Cube-to-Vector path
+//             (L0C -> UB) to the online softmax on the core's two vector cores and P back
+//             (UB -> L1); causal masking skips K/V tiles wholly above the diagonal.
 //  vector ops elements (or whole rows) split evenly over all AIV pipelines, chunked so that
 //             inputs and outputs of a chunk fill at most half the UB (double buffering).
 //  memcpy     as a vector "copy" through the UB.
@@ -22,6 +28,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/chip/aicore/aicore_params.h"
@@ -54,21 +62,63 @@ private:
     static uint64_t place(const trace::Tensor& t, uint64_t elements_before, uint32_t bits, uint64_t tile_elements);
 };
 
-struct OpPlan {
-    // One entry per AIC pipeline and per AIV pipeline; an entry without tiles gets no work.
+// Work for every engine: one entry per AIC pipeline and per AIV pipeline; an entry without
+// tiles gets no work. A stage ends when every engine has finished its share.
+struct PlanStage {
     std::vector<PipelineWork> cube_work;
     std::vector<PipelineWork> vector_work;
+};
+
+struct OpPlan {
+    // The op's main stage.
+    std::vector<PipelineWork> cube_work;
+    std::vector<PipelineWork> vector_work;
+    // Stages run one after the other: the prologue to completion, then the main stage, then the
+    // epilogue (a K split zero-fills its accumulators first and converts them after).
+    std::optional<PlanStage> prologue, epilogue;
     std::optional<MatmulLayout> matmul_layout;  // matmul ops
 };
 
-class FoundationTiler {
+// How a matmul's output blocks are dealt to the cores: the first `whole_blocks` each on one
+// core, round-robin; the rest each cut into `pieces` K ranges on `pieces` cores.
+struct MatmulSchedule {
+    uint64_t whole_blocks = 0;
+    uint32_t pieces = 1;
+};
+
+// What a matmul scheduler weighs, in cycles of one core.
+struct MatmulCost {
+    uint64_t blocks = 0;           // output blocks (batch x block rows x block columns)
+    uint32_t cores = 0;            // AIC pipelines
+    uint64_t k_steps = 0;          // K steps per block
+    double step_cycles = 0;        // one K step of a full block: max(Cube, MTE2 load)
+    double partial_cycles = 0;     // storing one block's 32-bit partial sums with atomic add
+    double fixup_cycles = 0;       // zero-fill and conversion of one split block, all vector cores
+    double stage_cycles = 0;       // latency of one extra stage (its first transfer, the barrier)
+};
+using MatmulScheduler = MatmulSchedule (*)(const MatmulCost&);
+
+// The matmul schedulers by name (die.aicore.tiling.matmul).
+const std::vector<std::pair<std::string, MatmulScheduler>>& matmul_schedulers();
+MatmulSchedule schedule_blocked(const MatmulCost& cost);
+MatmulSchedule schedule_split_k(const MatmulCost& cost);
+
+// Where a K split keeps its 32-bit partial sums when C is narrower: a region of GM the die
+// reserves (the top of HBM), large enough for one accumulator block per core.
+struct Workspace {
+    uint64_t addr = 0;
+    uint64_t bytes = 0;
+};
+
+class Tiler {
 public:
-    FoundationTiler(const AiCoreParams& core, uint32_t ai_cores);
+    Tiler(const AiCoreParams& core, uint32_t ai_cores, Workspace workspace = {});
 
     // Throws InputError ("op N (kind): why") when the op cannot run on this die (a dtype the
     // matrix engine does not take, missing tensors, a tiling that does not fit the buffers,
     // collectives on a single die); the caller adds file and line.
     OpPlan plan(const trace::Op& op) const;
+    const std::string& matmul_scheduler() const { return m_scheduler_name; }
 
 private:
     OpPlan plan_matmul(const trace::Op& op) const;
@@ -77,7 +127,10 @@ private:
 
     const AiCoreParams& m_core;
     uint32_t m_ai_cores;
+    Workspace m_workspace;
     std::unique_ptr<MatrixEngine> m_engine;  // computes the Cube stage's cycles per tile
+    std::string m_scheduler_name;
+    MatmulScheduler m_scheduler;
 };
 
 }  // namespace asim

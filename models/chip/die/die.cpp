@@ -48,7 +48,11 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
         }
     }
     if (params.noc) connect_network(*params.noc);
-    m_tiler = std::make_unique<FoundationTiler>(m_params.core, params.ai_cores);
+    // The K split's 32-bit accumulators: one L0C's worth per core at the top of HBM.
+    const uint64_t workspace = uint64_t{params.ai_cores} * params.core.l0c_bytes;
+    const uint64_t capacity = params.hbm.capacity_bytes();
+    m_tiler = std::make_unique<Tiler>(m_params.core, params.ai_cores,
+                                      Workspace{capacity > workspace ? capacity - workspace : 0, std::min(workspace, capacity)});
     m_dispatcher = std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
     m_dispatcher->set_address_space(params.hbm.capacity_bytes());
     m_dispatcher->set_prefetcher(m_hjsd.get(), static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight)));
@@ -85,6 +89,7 @@ void Die::record_to(Timeline* timeline) {
         aic.mte2 = timeline->slice_track(group, "AIC MTE2");
         aic.mte1 = timeline->slice_track(group, "AIC MTE1");
         aic.cube = timeline->slice_track(group, "AIC Cube");
+        aic.c2v = timeline->slice_track(group, "Cube-Vector path (fused attention)");
         // Fused attention's softmax runs on the core's vector units within the Cube pipeline.
         aic.vector = timeline->slice_track(group, "AIV Vector (fused attention)");
         aic.store = timeline->slice_track(group, "AIC FixPipe");

@@ -81,7 +81,7 @@ private:
     std::unique_ptr<Hjsd> m_hjsd;
     std::vector<std::unique_ptr<TilePipeline>> m_cube_pipes;
     std::vector<std::unique_ptr<TilePipeline>> m_vector_pipes;
-    std::unique_ptr<FoundationTiler> m_tiler;
+    std::unique_ptr<Tiler> m_tiler;
     std::unique_ptr<OpDispatcher> m_dispatcher;
 };
 

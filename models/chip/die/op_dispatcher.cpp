@@ -28,7 +28,7 @@ std::vector<OpClassStats> register_op_class_stats(StatsRegistry& stats, const st
     return list;
 }
 
-OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& tiler,
+OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const Tiler& tiler,
                            std::vector<TilePipeline*> cube_pipes,
                            std::vector<TilePipeline*> vector_pipes, StatsRegistry& stats,
                            FailureSink& failures)
@@ -125,7 +125,7 @@ void OpDispatcher::finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_co
 void OpDispatcher::dispatch(const trace::Op& op) {
     if (op.kind == trace::OpKind::kCollective && m_collectives) {
         m_overlap.comm_started(ClockDomain::to_ps(sc_core::sc_time_stamp()));
-        m_in_flight[op.id] = {op.kind, ClockDomain::to_ps(sc_core::sc_time_stamp()), 0.0, 1};
+        m_in_flight[op.id] = {op.kind, ClockDomain::to_ps(sc_core::sc_time_stamp()), 0.0, 1, 0, {}};
         const uint64_t id = op.id;
         try {
             m_collectives->start(op, [this, id] { work_done(id); });
@@ -149,29 +149,36 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     }
     m_log.debug("dispatch op {} ({} '{}'), {:.3g} FLOP", op.id, trace::to_string(op.kind), op.name, flops);
     InFlight& rec = m_in_flight[op.id];
-    rec = {op.kind, now, flops, 0};
+    rec = {op.kind, now, flops, 0, 0, {}};
     m_overlap.compute_started(now);
-    const uint64_t id = op.id;
-    const uint32_t label = m_timeline ? m_timeline->label(fmt::format(
-                                            "{} #{}", op.name.empty() ? trace::to_string(op.kind) : op.name, id))
-                                      : 0;
+    rec.label = m_timeline ? m_timeline->label(fmt::format("{} #{}", op.name.empty() ? trace::to_string(op.kind) : op.name,
+                                                          op.id))
+                           : 0;
+    // Stages run one after the other (prologue, main, epilogue); work_done starts each when the
+    // one before has finished, the first one right now (an op with no work completes now).
+    PlanStage main{std::move(plan.cube_work), std::move(plan.vector_work)};
+    if (plan.prologue) rec.stages.push_back(std::move(*plan.prologue));
+    rec.stages.push_back(std::move(main));
+    if (plan.epilogue) rec.stages.push_back(std::move(*plan.epilogue));
+    ++rec.remaining;
+    work_done(op.id);
+}
+
+uint32_t OpDispatcher::submit_stage(uint64_t op_id, uint32_t label, PlanStage& stage) {
+    uint32_t engines = 0;
     auto submit = [&](std::vector<PipelineWork>& work, std::vector<TilePipeline*>& pipes) {
         for (std::size_t i = 0; i < work.size() && i < pipes.size(); ++i) {
             if (!work[i].tiles) continue;
-            work[i].op_id = id;
+            work[i].op_id = op_id;
             work[i].timeline_label = label;
-            work[i].on_done = [this, id] { work_done(id); };
-            ++rec.remaining;
+            work[i].on_done = [this, op_id] { work_done(op_id); };
+            ++engines;
             pipes[i]->submit(std::move(work[i]));
         }
     };
-    submit(plan.cube_work, m_cube_pipes);
-    submit(plan.vector_work, m_vector_pipes);
-    if (rec.remaining == 0) {
-        // Nothing to do on this die (e.g. a zero-work op): complete now.
-        ++rec.remaining;
-        work_done(id);
-    }
+    submit(stage.cube_work, m_cube_pipes);
+    submit(stage.vector_work, m_vector_pipes);
+    return engines;
 }
 
 void OpDispatcher::work_done(uint64_t op_id) {
@@ -182,6 +189,13 @@ void OpDispatcher::work_done(uint64_t op_id) {
         return;
     }
     if (--it->second.remaining > 0) return;
+    // The stage is done: start the next one that has work, if any.
+    while (!it->second.stages.empty()) {
+        PlanStage stage = std::move(it->second.stages.front());
+        it->second.stages.pop_front();
+        it->second.remaining = submit_stage(op_id, it->second.label, stage);
+        if (it->second.remaining > 0) return;
+    }
     const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
     OpClassStats& cs = m_class_stats[static_cast<std::size_t>(it->second.kind)];
     ++cs.count;

@@ -65,7 +65,7 @@ public:
     static constexpr std::size_t kMaxOpsInFlight = 16;
     static constexpr std::size_t kOpKinds = 9;
 
-    OpDispatcher(sc_core::sc_module_name name, const FoundationTiler& tiler,
+    OpDispatcher(sc_core::sc_module_name name, const Tiler& tiler,
                  std::vector<TilePipeline*> cube_pipes, std::vector<TilePipeline*> vector_pipes,
                  StatsRegistry& stats, FailureSink& failures);
 
@@ -105,7 +105,9 @@ private:
         trace::OpKind kind;
         Picoseconds start;
         double flops;
-        uint32_t remaining;
+        uint32_t remaining;            // engines still working on the current stage
+        uint32_t label = 0;            // Timeline::label of the op
+        std::deque<PlanStage> stages;  // stages still to run after the current one (tiling.h)
     };
 
     void run();
@@ -114,8 +116,10 @@ private:
     void dispatch(const trace::Op& op);
     void check_deps_exist(const trace::Op& op);
     void work_done(uint64_t op_id);
+    // Submits a stage's work to the engines; returns how many engines got some.
+    uint32_t submit_stage(uint64_t op_id, uint32_t label, PlanStage& stage);
 
-    const FoundationTiler& m_tiler;
+    const Tiler& m_tiler;
     std::vector<TilePipeline*> m_cube_pipes;
     std::vector<TilePipeline*> m_vector_pipes;
     FailureSink& m_failures;

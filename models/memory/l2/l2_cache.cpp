@@ -100,6 +100,8 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
       m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
       m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
+      m_atomic_bytes(stats.counter(std::string(this->name()) + ".atomic_add_bytes",
+                                   "bytes written by atomic adds (included in write_bytes)", "B")),
       m_hbm_fetch_demand(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_demand",
                                        "bytes fetched from HBM for demand misses", "B")),
       m_hbm_fetch_prefetch(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_prefetch",
@@ -306,6 +308,10 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     L2PartitionStats& ps = m_partitions[part].stats;
     const bool no_allocate = (info && info->no_allocate) || m_partitions[part].ways == 0;
     const bool is_write = p.is_write() && !is_prefetch;
+    // An atomic add reads the line, adds and writes it back: the read path (a miss fetches the
+    // sectors first), the slice busy for both accesses, and the line left dirty.
+    const bool atomic = is_write && info && info->atomic_add;
+    const uint64_t slice_passes = atomic ? 2 : 1;
     Counter& class_hits = *m_class_hits[static_cast<std::size_t>(cls)];
     Counter& class_misses = *m_class_misses[static_cast<std::size_t>(cls)];
 
@@ -335,10 +341,10 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
         const Picoseconds hop = hop_of_slice ? hop_of_slice[slice] : 0;
         farthest_hop = std::max(farthest_hop, hop);
         const Picoseconds arrival = issued + hop;  // at the slice
-        const auto grant = m_slices[slice].reserve(arrival, hi - lo);
+        const auto grant = m_slices[slice].reserve(arrival, slice_passes * (hi - lo));
         std::size_t idx = find(line_number, set);
 
-        if (is_write) {
+        if (is_write && !atomic) {
             if (idx != kNone) {
                 m_lines[idx].valid |= need;
                 m_lines[idx].dirty |= need;
@@ -377,6 +383,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
                     }
                     m_policy->on_hit(idx);
                 }
+                if (atomic) l.dirty |= need;
                 done = std::max({done, grant.end + hit_latency + hop, l.ready + hop});
                 continue;
             }
@@ -400,7 +407,12 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
                 release_prefetch(m_lines[idx]);
             }
         }
-        if (idx != kNone) m_lines[idx].valid |= missing;
+        if (idx != kNone) {
+            m_lines[idx].valid |= missing;
+            if (atomic) m_lines[idx].dirty |= need;
+        } else if (atomic) {
+            hbm_access(arrival, lo, hi - lo, true, info);  // not allocated: the sum is written through
+        }
         // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
         const uint64_t first = line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
         const uint64_t last = line_addr + (static_cast<uint64_t>(32 - __builtin_clz(missing)) << m_sector_shift);
@@ -420,6 +432,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     flush_batch(info);
     if (m_batch_done != 0) done = std::max(done, m_batch_done + farthest_hop);
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
+    if (atomic) m_atomic_bytes += p.get_data_length();
     if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
     delay = ClockDomain::from_ps(done - m_now);
     p.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -203,6 +203,7 @@ private:
     std::array<Counter*, 4> m_class_misses{};
     Counter& m_read_bytes;
     Counter& m_write_bytes;
+    Counter& m_atomic_bytes;
     Counter& m_hbm_fetch_demand;
     Counter& m_hbm_fetch_prefetch;
     Counter& m_slice_busy_cycles;
