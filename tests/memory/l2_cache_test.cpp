@@ -22,7 +22,8 @@ struct Initiator : sc_core::sc_module {
     // measured from `at`.
     std::pair<Picoseconds, tlm::tlm_response_status> access(uint64_t addr, uint64_t bytes, bool write,
                                                              StreamClass cls = StreamClass::kWeight,
-                                                             Picoseconds at = 0, bool no_allocate = false) {
+                                                             Picoseconds at = 0, bool no_allocate = false,
+                                                             bool atomic_add = false) {
         tlm::tlm_generic_payload* p = pool.acquire();
         p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         p->set_address(addr);
@@ -30,6 +31,7 @@ struct Initiator : sc_core::sc_module {
         p->set_streaming_width(static_cast<unsigned>(bytes));
         info_of(*p)->stream = cls;
         info_of(*p)->no_allocate = no_allocate;
+        info_of(*p)->atomic_add = atomic_add;
         sc_core::sc_time delay = sc_core::sc_time::from_value(at);
         l2_out->b_transport(*p, delay);
         const auto status = p->get_response_status();
@@ -101,6 +103,20 @@ TEST(L2Cache, DirtyVictimIsWrittenBack) {
     EXPECT_EQ(f.hbm.read_bytes(), 0u);
     EXPECT_GE(f.hbm.write_bytes(), (lines - 128) * 512);
     EXPECT_EQ(f.hbm.write_bytes() % 512, 0u);
+}
+
+// An atomic add reads the line before it writes it: a miss fetches it (a plain write would not),
+// the slice works twice, and the line is left dirty; on a hit nothing goes to HBM.
+TEST(L2Cache, AtomicAddFetchesTheLineAndLeavesItDirty) {
+    Fixture f;
+    const auto miss = f.cpu.access(0, 512, true, StreamClass::kActivation, 0, false, /*atomic_add=*/true);
+    EXPECT_GE(miss.first, 100'000u);  // waited for the fetch
+    EXPECT_EQ(f.hbm.read_bytes(), 512u);
+    const auto hit = f.cpu.access(0, 512, true, StreamClass::kActivation, 1'000'000, false, true);
+    EXPECT_EQ(hit.first, 12'000u);  // two slice passes (read and write) plus the hit latency
+    EXPECT_EQ(f.hbm.read_bytes(), 512u);
+    for (uint64_t i = 1; i <= 128 * 2; ++i) f.cpu.access(i * 512, 512, false, StreamClass::kActivation, 2'000'000);
+    EXPECT_GE(f.hbm.write_bytes(), 512u);  // the summed line was evicted dirty
 }
 
 TEST(L2Cache, CleanVictimIsNotWrittenBack) {
