@@ -206,7 +206,8 @@ uint64_t stage_store_bytes(PlanStage& stage, Tile::Function want) {
 }
 
 // Llama-3-70B's TP-8 qkv_proj: 16 x 5 blocks of 256 x 256 on 72 cores, 64 K steps each. One
-// whole wave of 72 blocks; the last 8 are cut into 9 K ranges each, one per core.
+// whole wave of 72 blocks; the 8 x 64 K steps of the last 8 are spread over the 72 cores (7 or
+// 8 each; the block boundaries fall on core boundaries here, so 9 pieces per block).
 TEST(Tiling, SplitKCoversEveryKStepOfEveryBlockOnce) {
     const AiCoreParams core = default_core();
     ASSERT_EQ(core.matmul_scheduler, "split_k");
@@ -219,7 +220,7 @@ TEST(Tiling, SplitKCoversEveryKStepOfEveryBlockOnce) {
     const MatmulTally t = tally(plan.cube_work);
     EXPECT_EQ(t.cube_tiles, l.mb * l.nb * l.kb);               // every (block, K step) once ...
     EXPECT_EQ(t.a_b_steps.size(), l.mb * l.nb * l.kb);         // ... and no pair twice
-    EXPECT_EQ(t.atomic_stores, 8u * 9u);                       // 8 split blocks x 9 pieces
+    EXPECT_EQ(t.atomic_stores, 8u * 9u);                       // 72 pieces, one per core
     EXPECT_EQ(t.atomic_bytes, 8u * 9u * 256u * 256u * 4u);     // fp32 partial sums
     EXPECT_EQ(t.plain_store_bytes, 72u * 256u * 256u * 2u);    // the whole wave, bf16
     ASSERT_TRUE(plan.prologue && plan.epilogue);
@@ -249,21 +250,37 @@ TEST(Tiling, SplitKSplitsOnlyWhenItPays) {
     c.stage_cycles = 500;
     c.blocks = 144;  // whole waves: nothing to gain
     c.k_steps = 64;
-    EXPECT_EQ(schedule_split_k(c).pieces, 1u);
-    c.blocks = 80;  // 8 blocks in the last wave, 64 K steps: 9 pieces of 7-8 steps
+    EXPECT_FALSE(schedule_split_k(c).split_rest);
+    c.blocks = 80;  // 8 blocks in the last wave, 64 K steps: 7-8 steps per core instead of 64
     const MatmulSchedule s = schedule_split_k(c);
     EXPECT_EQ(s.whole_blocks, 72u);
-    EXPECT_EQ(s.pieces, 9u);
-    c.k_steps = 2;  // 2 K steps: halving them saves less than the partial sums' store costs
-    EXPECT_EQ(schedule_split_k(c).pieces, 1u);
+    EXPECT_TRUE(s.split_rest);
+    c.k_steps = 2;  // 2 K steps: one step less does not pay for two partial sums' stores
+    EXPECT_FALSE(schedule_split_k(c).split_rest);
     c.k_steps = 64;
-    c.blocks = 20;  // fewer blocks than cores: all of them split, at most one piece per core
-    const MatmulSchedule few = schedule_split_k(c);
-    EXPECT_EQ(few.whole_blocks, 0u);
-    EXPECT_EQ(few.pieces, 3u);
-    c.blocks = 40;  // 2 pieces each would need 80 cores: no gain over one block per core
-    EXPECT_EQ(schedule_split_k(c).pieces, 1u);
-    EXPECT_EQ(schedule_blocked(c).pieces, 1u);
+    c.blocks = 20;  // fewer blocks than cores: all of them split
+    EXPECT_EQ(schedule_split_k(c).whole_blocks, 0u);
+    EXPECT_TRUE(schedule_split_k(c).split_rest);
+    c.blocks = 256 + 40;  // 40 blocks left over (more than half the cores): 36 steps per core
+    EXPECT_EQ(schedule_split_k(c).whole_blocks, 4u * 72u);
+    EXPECT_TRUE(schedule_split_k(c).split_rest);
+    EXPECT_FALSE(schedule_blocked(c).split_rest);
+}
+
+// 4096^3: 256 blocks on 72 cores, 40 left over after 3 waves; their 40 x 32 K steps go 17-18 to
+// a core, so some cores' ranges cross a block boundary (two pieces, two atomic stores).
+TEST(Tiling, SplitKRangesMayCrossABlockBoundary) {
+    const AiCoreParams core = default_core();
+    Tiler tiler(core, 72, Workspace{1ULL << 40, 72ULL * core.l0c_bytes});
+    OpPlan plan = tiler.plan(matmul(4096, 4096, 4096));
+    const MatmulLayout l = *plan.matmul_layout;
+    ASSERT_EQ(l.mb * l.nb, 256u);
+    const MatmulTally t = tally(plan.cube_work);
+    EXPECT_EQ(t.cube_tiles, l.mb * l.nb * l.kb);
+    EXPECT_EQ(t.a_b_steps.size(), l.mb * l.nb * l.kb);
+    EXPECT_GT(t.atomic_stores, 72u);
+    EXPECT_LT(t.atomic_stores, 72u + 40u);
+    EXPECT_EQ(t.plain_store_bytes, 216u * 256u * 256u * 2u);
 }
 
 TEST(Tiling, SplitKFallsBackToWholeBlocksWithoutAWorkspace) {

@@ -78,28 +78,32 @@ MatmulLayout layout_of(const MatmulGeometry& g) {
     return l;
 }
 
-// The blocks of a last wave cut along K: blocks [first, first + count), each into `pieces` K
-// ranges; their partial sums go, with atomic add, to 32-bit accumulators at `accumulators`
-// (block i of the split at accumulators + i x bm x bn x 4), or into C itself (`into_c`).
+// The blocks of a last, partial wave cut along K: blocks [first, first + count), whose
+// count x kb K steps are spread evenly over all the cores (core c takes steps [I c / P,
+// I (c + 1) / P) of I = count x kb in block order, so a core's range may end one block and start
+// the next). Each piece's partial sums go, by atomic add, to 32-bit accumulators at
+// `accumulators` (split block i at accumulators + i x bm x bn x 4), or into C itself (`into_c`).
 struct MatmulSplit {
     uint64_t first = 0, count = 0;
-    uint32_t pieces = 1;
     uint64_t accumulators = 0;
     bool into_c = false;
 };
 
 // One AIC pipeline's share of a matmul: whole blocks core, core + stride, ... below
-// split.first, then (when the schedule splits) one K range of one split block.
+// split.first, then its range of the split blocks' K steps.
 class MatmulTiles : public TileSource {
 public:
-    MatmulTiles(const MatmulGeometry& g, const MatmulSplit& split, uint64_t core, uint64_t stride)
-        : m_g(g), m_layout(layout_of(g)), m_split(split), m_core(core), m_block(core), m_stride(stride),
-          m_k_end(g.kb) {
-        if (m_block >= m_split.first) start_piece();
+    MatmulTiles(const MatmulGeometry& g, const MatmulSplit& split, uint64_t core, uint64_t cores)
+        : m_g(g), m_layout(layout_of(g)), m_split(split), m_block(core), m_stride(cores) {
+        const uint64_t steps = split.count * g.kb;
+        m_step = steps * core / cores;
+        m_step_end = steps * (core + 1) / cores;
+        m_in_split = m_block >= m_split.first;
+        if (m_in_split) enter_split_step();
     }
 
     bool next(Tile& tile) override {
-        if (m_done) return false;
+        if (m_in_split && m_step >= m_step_end) return false;
         const uint64_t batch = m_block / (m_g.mb * m_g.nb);
         const uint64_t bi = m_block / m_g.nb % m_g.mb;
         const uint64_t bj = m_block % m_g.nb;
@@ -113,53 +117,55 @@ public:
         tile.mte1_cycles = std::max(static_cast<Cycles>(static_cast<double>(a_bytes) / m_g.l1_to_l0a + 0.999),
                                     static_cast<Cycles>(static_cast<double>(b_bytes) / m_g.l1_to_l0b + 0.999));
         tile.cube_cycles = m_g.engine->cycles(rows, cols, depth, m_g.dtype);
-        tile.starts_output_block = m_k == m_k_begin;
+        tile.starts_output_block = m_first_step;
         tile.mm_rows = static_cast<uint32_t>(rows);
         tile.mm_cols = static_cast<uint32_t>(cols);
         tile.mm_depth = static_cast<uint32_t>(depth);
-        if (++m_k < m_k_end) return true;
-        if (m_in_piece) {
-            // FixPipe adds the piece's 32-bit partial sums to the block's accumulators.
+        m_first_step = false;
+        if (m_in_split) {
+            ++m_step;
+            if (m_step < m_step_end && m_step % m_g.kb != 0) {
+                ++m_k;
+                return true;
+            }
+            // The piece ends: FixPipe adds its 32-bit partial sums to the block's accumulators.
             tile.add_store(m_split.into_c ? m_layout.c_tile(batch, bi, bj)
                                           : m_split.accumulators + (m_block - m_split.first) * m_g.bm * m_g.bn * 4,
                            rows * cols * 4, m_g.c.stream);
             tile.atomic_add = true;
             tile.store_bits = 32;
-            m_done = true;
+            if (m_step < m_step_end) enter_split_step();
             return true;
         }
+        if (++m_k < m_g.kb) return true;
         tile.add_store(m_layout.c_tile(batch, bi, bj), bytes_of(rows * cols, m_g.c_bits), m_g.c.stream);
         m_block += m_stride;
         m_k = 0;
-        if (m_block >= m_split.first) start_piece();
+        m_first_step = true;
+        if (m_block >= m_split.first) {
+            m_in_split = true;
+            if (m_step < m_step_end) enter_split_step();
+        }
         return true;
     }
 
 private:
-    // After the whole blocks: this core's K range of a split block, if it has one.
-    void start_piece() {
-        const uint64_t piece_index = m_core;  // pieces are dealt to cores 0, 1, ... in block order
-        if (m_split.pieces < 2 || piece_index >= m_split.count * m_split.pieces) {
-            m_done = true;
-            return;
-        }
-        m_in_piece = true;
-        m_block = m_split.first + piece_index / m_split.pieces;
-        const uint64_t p = piece_index % m_split.pieces;
-        m_k_begin = m_g.kb * p / m_split.pieces;
-        m_k_end = m_g.kb * (p + 1) / m_split.pieces;
-        m_k = m_k_begin;
+    // Block and K step of split step m_step; a new piece (a new output block in L0C) starts.
+    void enter_split_step() {
+        m_block = m_split.first + m_step / m_g.kb;
+        m_k = m_step % m_g.kb;
+        m_first_step = true;
     }
 
     MatmulGeometry m_g;
     MatmulLayout m_layout;
     MatmulSplit m_split;
-    uint64_t m_core;
     uint64_t m_block;
     uint64_t m_stride;
-    uint64_t m_k_end;                   // K steps [m_k_begin, m_k_end) of the current block
-    uint64_t m_k = 0, m_k_begin = 0;
-    bool m_in_piece = false, m_done = false;
+    uint64_t m_step = 0, m_step_end = 0;  // this core's range of the split blocks' K steps
+    uint64_t m_k = 0;
+    bool m_in_split = false;
+    bool m_first_step = true;
 };
 
 // The vector stages around a K split, one AIV pipeline's share of the split blocks' rows:
@@ -395,24 +401,25 @@ const std::vector<std::pair<std::string, MatmulScheduler>>& matmul_schedulers() 
     return list;
 }
 
-MatmulSchedule schedule_blocked(const MatmulCost& cost) { return {cost.blocks, 1}; }
+MatmulSchedule schedule_blocked(const MatmulCost& cost) { return {cost.blocks, false}; }
 
-// Whole waves stay whole; the r blocks of a last, partial wave are cut into cores / r K ranges
-// (at most one per K step) when that finishes sooner than a last wave of whole blocks, counting
-// the partial sums' atomic stores and the two extra stages.
+// Whole waves stay whole; the K steps of the r blocks of a last, partial wave are spread evenly
+// over all the cores (the data-parallel + one-wave Stream-K hybrid: Osama et al., "Stream-K",
+// PPoPP 2023) when that finishes sooner than a last wave of whole blocks, counting the partial
+// sums' atomic stores (a core's range may touch two blocks) and the two extra stages.
 MatmulSchedule schedule_split_k(const MatmulCost& cost) {
-    const MatmulSchedule whole{cost.blocks, 1};
+    const MatmulSchedule whole{cost.blocks, false};
     if (cost.cores < 2 || cost.k_steps < 2) return whole;
     const uint64_t waves = cost.blocks / cost.cores, rest = cost.blocks % cost.cores;
     if (rest == 0) return whole;
-    const uint64_t pieces = std::min<uint64_t>(cost.cores / rest, cost.k_steps);
-    if (pieces < 2) return whole;
+    const uint64_t steps_per_core = ceil_div(rest * cost.k_steps, cost.cores);
+    const uint64_t pieces_per_core = steps_per_core >= cost.k_steps ? 1 : 2;
     const double last_whole = static_cast<double>(cost.k_steps) * cost.step_cycles;
-    const double last_split = static_cast<double>(ceil_div(cost.k_steps, pieces)) * cost.step_cycles +
-                              cost.partial_cycles + static_cast<double>(rest) * cost.fixup_cycles +
-                              2 * cost.stage_cycles;
+    const double last_split = static_cast<double>(steps_per_core) * cost.step_cycles +
+                              static_cast<double>(pieces_per_core) * cost.partial_cycles +
+                              static_cast<double>(rest) * cost.fixup_cycles + 2 * cost.stage_cycles;
     if (last_split >= last_whole) return whole;
-    return {waves * cost.cores, static_cast<uint32_t>(pieces)};
+    return {waves * cost.cores, true};
 }
 
 namespace {
@@ -543,11 +550,10 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     MatmulSplit split;
     split.first = std::min(schedule.whole_blocks, total_blocks);
     split.count = total_blocks - split.first;
-    split.pieces = schedule.pieces;
     split.into_c = g.c_bits == 32;
     split.accumulators = m_workspace.addr;
     const bool fits = split.into_c || split.count * g.bm * g.bn * 4 <= m_workspace.bytes;
-    if (split.count == 0 || split.pieces < 2 || engines == 0 || !fits) {
+    if (split.count == 0 || !schedule.split_rest || engines == 0 || !fits) {
         split = MatmulSplit{};
         split.first = total_blocks;
     }
@@ -556,7 +562,9 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     plan.cube_work.resize(m_ai_cores);
     plan.vector_work.resize(engines);
     for (uint32_t c = 0; c < m_ai_cores; ++c) {
-        if (c >= split.first && c >= split.count * split.pieces) continue;
+        if (c >= split.first && split.count * g.kb * (c + 1) / m_ai_cores == split.count * g.kb * c / m_ai_cores) {
+            continue;  // no whole block and no K step of a split one
+        }
         plan.cube_work[c].tiles = std::make_unique<MatmulTiles>(g, split, c, m_ai_cores);
         plan.cube_work[c].output_buffers = out_buffers;
         plan.cube_work[c].input_dtype = g.dtype;

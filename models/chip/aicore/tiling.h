@@ -7,11 +7,12 @@
 //             blocks dealt round-robin to the AIC pipelines. How the blocks are scheduled is
 //             chosen by name (die.aicore.tiling.matmul):
 //               blocked  every block whole on one core (the last wave may leave cores idle);
-//               split_k  (default) full waves whole, and the blocks of a last, partial wave cut
-//                        along K over all the cores when the cost model says it pays: their
-//                        partial sums are added in GM by FixPipe's atomic add into 32-bit
-//                        accumulators, zero-filled before (prologue) and converted to C's format
-//                        after (epilogue) by the vector cores, as Ascend's multi-core split-K does.
+//               split_k  (default) full waves whole, and the K steps of the blocks of a last,
+//                        partial wave spread evenly over all the cores when the cost model says
+//                        it pays (Stream-K's hybrid): the partial sums are added in GM by
+//                        FixPipe's atomic add into 32-bit accumulators, zero-filled before
+//                        (prologue) and converted to C's format after (epilogue) by the vector
+//                        cores, as Ascend's multi-core split-K does.
 //  attention  one work unit per (batch, head, Q tile), dealt round-robin to the AIC pipelines;
 //             per K/V tile: Q K^T and P V on the Cube, S over the direct Cube-to-Vector path
 //             (L0C -> UB) to the online softmax on the core's two vector cores and P back
@@ -80,10 +81,10 @@ struct OpPlan {
 };
 
 // How a matmul's output blocks are dealt to the cores: the first `whole_blocks` each on one
-// core, round-robin; the rest each cut into `pieces` K ranges on `pieces` cores.
+// core, round-robin; the K steps of the rest (when `split_rest`) spread evenly over all cores.
 struct MatmulSchedule {
     uint64_t whole_blocks = 0;
-    uint32_t pieces = 1;
+    bool split_rest = false;
 };
 
 // What a matmul scheduler weighs, in cycles of one core.
