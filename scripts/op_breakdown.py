@@ -4,7 +4,7 @@
 DIR is an `ascend-sim run --timeline --out DIR` output directory. For every op (slices are named
 "<name> #<id>"): its span (first slice start to last slice end, us), and per pipe kind the busy
 time summed over the recorded cores, as a share of span x cores (how busy that pipe kind was
-during the op). --cores is the number of AI cores recorded (default: the die.coreN groups found)."""
+during the op). C2V is fused attention's direct Cube-to-Vector path (L0C -> UB, UB -> L1). --cores is the number of AI cores recorded (default: the die.coreN groups found)."""
 import argparse, collections, json, os, re
 
 
@@ -23,7 +23,7 @@ def main():
     cores = a.cores or sum(1 for g in groups.values() if re.fullmatch(r".*\.core\d+", g))
     span = {}
     busy = collections.defaultdict(lambda: collections.defaultdict(float))
-    kinds = ["MTE2", "MTE1", "Cube", "Vector", "FixPipe", "MTE3"]
+    kinds = ["MTE2", "MTE1", "Cube", "C2V", "Vector", "FixPipe", "MTE3"]
     for e in events:
         if e["ph"] != "X":
             continue
@@ -31,7 +31,7 @@ def main():
         s = span.get(name)
         span[name] = (min(s[0], t0), max(s[1], t1)) if s else (t0, t1)
         track = tracks[e["tid"]]
-        kind = next(k for k in kinds if track.endswith(k) or (" " + k + " ") in track + " ")
+        kind = next(k for k in kinds if re.search(r"\b" + k + r"\b", track))
         # Per core the vector pipes are two (AIV0, AIV1): share of both; MTE2 / MTE3 likewise.
         busy[name][kind] += float(e["dur"])
     def order(n):

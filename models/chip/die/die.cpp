@@ -89,7 +89,7 @@ void Die::record_to(Timeline* timeline) {
         aic.mte2 = timeline->slice_track(group, "AIC MTE2");
         aic.mte1 = timeline->slice_track(group, "AIC MTE1");
         aic.cube = timeline->slice_track(group, "AIC Cube");
-        aic.c2v = timeline->slice_track(group, "Cube-Vector path (fused attention)");
+        aic.c2v = timeline->slice_track(group, "AIC C2V (L0C->UB->L1, fused attention)");
         // Fused attention's softmax runs on the core's vector units within the Cube pipeline.
         aic.vector = timeline->slice_track(group, "AIV Vector (fused attention)");
         aic.store = timeline->slice_track(group, "AIC FixPipe");
