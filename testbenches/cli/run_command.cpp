@@ -30,6 +30,7 @@ Command add_run_command(CLI::App& app) {
         std::vector<std::string> die_overrides;
         std::string fidelity = "detailed";
         std::vector<uint32_t> detailed_dies;
+        std::vector<std::string> faults;
     };
     auto s = std::make_shared<State>();
     s->run.platform = kDefaultPlatform;
@@ -56,6 +57,9 @@ Command add_run_command(CLI::App& app) {
                     "distinct op on the detailed model)")
         ->capture_default_str();
     cmd->add_option("--detailed-dies", s->detailed_dies, "trace sets with --fidelity fast: dies kept detailed");
+    cmd->add_option("--fault", s->faults,
+                    "trace sets: take a network link down, LINK@TIME (repeatable; added to the platform's "
+                    "network.faults), e.g. die3->die4@10us; without @TIME from the start");
     cmd->add_flag("--functional", s->run.functional,
                   "move real bytes and compute matmuls (int8, bf16, fp16, fp32; up to 2^30 multiply-adds each), "
                   "inputs seeded pseudo-random, every result checked against a reference matmul");
@@ -106,12 +110,14 @@ Command add_run_command(CLI::App& app) {
                     so.progress = s->run.progress;
                     so.fidelity = s->fidelity;
                     so.detailed_dies = s->detailed_dies;
+                    so.faults = s->faults;
                     std::cout << run_supernode_job(so);
                     std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml)\n";
                     return kExitOk;
                 }
-                if (!s->die_overrides.empty() || s->fidelity != "detailed" || !s->detailed_dies.empty()) {
-                    throw InputError("--die-set, --fidelity and --detailed-dies are for trace sets (several dies)");
+                if (!s->die_overrides.empty() || s->fidelity != "detailed" || !s->detailed_dies.empty() ||
+                    !s->faults.empty()) {
+                    throw InputError("--die-set, --fidelity, --detailed-dies and --fault are for trace sets (several dies)");
                 }
                 std::cout << run_job(s->run);
                 std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml"

@@ -95,6 +95,23 @@ std::pair<uint32_t, std::string> split_die_override(const std::string& text) {
 
 }  // namespace
 
+LinkFault parse_fault_option(const std::string& option) {
+    LinkFault f;
+    const std::size_t at = option.rfind('@');
+    f.link = option.substr(0, at);
+    f.where = "--fault " + option;
+    if (at != std::string::npos) {
+        try {
+            f.at_ps = units::picoseconds(option.substr(at + 1));
+        } catch (const units::UnitError& e) {
+            throw InputError("--fault " + option + ": " + e.what() + " (expected LINK@TIME, e.g. die3->die4@10us)");
+        }
+        if (f.at_ps < 0) throw InputError("--fault " + option + ": the time must not be negative");
+    }
+    if (f.link.empty()) throw InputError("--fault " + option + ": no link named (expected LINK@TIME, e.g. die3->die4@10us)");
+    return f;
+}
+
 bool is_trace_set(const std::string& trace) {
     if (trace.rfind("builtin:", 0) == 0) return false;
     const fs::path p(trace);
@@ -111,7 +128,8 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         throw InputError("platform " + platform.name + " has no network: section; a trace set for several dies needs a "
                          "supernode platform (supernode8_ring, cloudmatrix384, atlas950_8192, ...)");
     }
-    const NetworkParams& net = *platform.network;
+    NetworkParams net = *platform.network;
+    for (const std::string& f : options.faults) net.faults.push_back(parse_fault_option(f));
     const TraceSet set = read_index(index_path(options.index));
     const Topology topology(net.topology);
     if (set.dies > topology.dies()) {
@@ -257,6 +275,10 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     std::string text = fmt::format("  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
                                    platform.name, platform.description, set.name, set.files.size(),
                                    units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)), bridge.collectives_started());
+    for (const LinkFault& f : net.faults) {
+        text += fmt::format("  fault      {} down from {}\n", f.link, units::format_time_ps(f.at_ps));
+    }
+    if (!net.faults.empty()) text += "\n";
     if (table.size() != 0) {
         text += fmt::format("  fast dies: {} distinct ops measured on the detailed die in {:.1f} s\n\n", table.size(),
                             table.calibration_wall_s());

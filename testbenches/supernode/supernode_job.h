@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "models/interconnect/network/network_params.h"
+
 namespace asim {
 
 struct SupernodeOptions {
@@ -24,7 +26,12 @@ struct SupernodeOptions {
     bool progress = false;
     std::string fidelity = "detailed";  // detailed | fast (the default for every die)
     std::vector<uint32_t> detailed_dies;  // with fidelity fast: these dies stay detailed
+    std::vector<std::string> faults;      // "LINK@TIME" (or "LINK": down from the start), added to network.faults
 };
+
+// A --fault option, "LINK@TIME" or "LINK" (down from time 0), as a network fault; InputError
+// naming the option when the time does not parse. The link is checked against the topology later.
+LinkFault parse_fault_option(const std::string& option);
 
 // Whether `trace` names a trace set (an index.json, or a directory holding one).
 bool is_trace_set(const std::string& trace);

@@ -77,6 +77,17 @@ TEST(Supernode, ASlowDieSlowsItsWholeGroup) {
     EXPECT_EQ(least_die, 3u);
 }
 
+// A ring link that goes down mid-run (--fault): the all-reduce that needs it reroutes the other
+// way round the bidirectional ring, and the step is slower than without the fault.
+TEST(Supernode, ALinkFaultGivenOnTheCommandLineSlowsTheStep) {
+    const std::string set = trace_set("tp8fault", kTp8);
+    const auto healthy = run_set(set, "", "healthy");
+    const auto faulty = run_set(set, "--fault 'die3->die4@100us'", "faulty");
+    ASSERT_FALSE(healthy.is_null());
+    ASSERT_FALSE(faulty.is_null());
+    EXPECT_GT(faulty["sim_time_ns"].get<double>(), 1.02 * healthy["sim_time_ns"].get<double>());
+}
+
 // Two dies: a gradient-style all-reduce with no dependency on the matmuls around it runs while
 // they compute; the second matmul does not wait for it.
 TEST(Supernode, ACollectiveOverlapsIndependentCompute) {
@@ -133,6 +144,8 @@ TEST(Supernode, BadInputExitsTwoBeforeSimulating) {
              {"--platform supernode8_ring --die-set die.clock=1GHz", "DIE:KEY=VALUE"},
              {"--platform supernode8_ring --die-set 2:die.bogus=1", "die.bogus"},
              {"--platform supernode8_ring --timeline", "single-die traces"},
+             {"--platform supernode8_ring --fault 'die3->die9@1us'", "no link 'die3->die9'"},
+             {"--platform supernode8_ring --fault 'die3->die4@soon'", "--fault die3->die4@soon"},
          }) {
         const CliResult r = run_cli("run --trace " + set + " " + args + " --out " + out);
         EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
