@@ -1,11 +1,14 @@
-// The on-die network: hop counts on each topology, placement of slices and HBM controllers, and
-// that the L2 latency a core sees grows by the round trip over the mesh.
+// The on-die network: hop counts on each topology, placement of slices and HBM controllers, that
+// the L2 latency a core sees grows by the round trip over the mesh, and the mesh links' loads.
 #include "models/interconnect/noc/noc.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/harness/cli_runner.h"
 
@@ -78,6 +81,52 @@ TEST(Noc, L2HitLatencyGrowsByTheMeshRoundTrip) {
     EXPECT_NEAR(mesh4 - flat, round_trip, 1.5);
     EXPECT_NEAR(crossbar4 - flat, 2 * 4, 1.0);
     EXPECT_GT(mesh4, crossbar4);
+}
+
+// A request spread evenly over the slices puts 1/slices of its bytes on every link of every XY
+// route: the shares of a router add up to its mean distance to the slices in links (hops - 1);
+// reads and writes load mirror-image links; a crossbar has no links to load.
+TEST(Noc, LinkSharesAddUpToTheMeanRouteLength) {
+    const NocRoutes r(mesh(9), 72, 32, 8);
+    EXPECT_EQ(r.link_count(), 2u * 8u * 8u + 2u * 9u * 7u);
+    for (uint32_t core : {0u, 40u, 71u}) {
+        double mean_links = 0;
+        for (uint32_t s = 0; s < 32; ++s) mean_links += r.hops_core_to_slice(core, s) - 1.0;
+        mean_links /= 32;
+        for (bool to_slices : {true, false}) {
+            double sum = 0, largest = 0;
+            for (const LinkShare& l : r.link_shares(r.core_router(core), to_slices)) {
+                EXPECT_LT(l.link, r.link_count());
+                EXPECT_GT(l.fraction, 0.0);
+                EXPECT_LE(l.fraction, 1.0);
+                sum += l.fraction;
+                largest = std::max(largest, l.fraction);
+            }
+            EXPECT_NEAR(sum, mean_links, 1e-9) << "core " << core;
+            EXPECT_GT(largest, 0.4);  // the link out of (into) a corner carries about half its traffic
+        }
+    }
+    EXPECT_EQ(NocRoutes(NocParams{}, 72, 32, 8).link_count(), 0u);
+}
+
+// Mesh links of a given width: wide ones leave a layer's time alone, narrow ones make the mesh
+// the bottleneck (requests wait for their most loaded link).
+TEST(Noc, NarrowMeshLinksSlowTheDie) {
+    auto run = [](const std::string& name, const std::string& sets) {
+        const std::string dir = asim::test::scratch_path("noc", name);
+        const auto r = asim::test::run_cli("run --out " + dir + " " + sets);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        const auto doc = nlohmann::json::parse(asim::test::read_text(dir + "/stats.json"));
+        return std::make_pair(doc["summary"]["sim_time_ns"].get<double>(),
+                              doc["stats"]["die"]["l2"]["noc_link_wait_ps"].get<double>());
+    };
+    const auto off = run("off", "");
+    const auto wide = run("wide", "--set die.noc.link_bytes_per_cycle=4096");
+    const auto narrow = run("narrow", "--set die.noc.link_bytes_per_cycle=64");
+    EXPECT_EQ(off.second, 0.0);
+    EXPECT_NEAR(wide.first, off.first, 0.01 * off.first);
+    EXPECT_GT(narrow.first, 2.0 * off.first);
+    EXPECT_GT(narrow.second, 0.0);
 }
 
 TEST(Noc, BadTopologyIsAConfigError) {

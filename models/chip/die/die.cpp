@@ -66,12 +66,22 @@ void Die::connect_network(const NocParams& noc) {
     const uint32_t per_core = 1 + m_params.core.vector_cores;
     const std::size_t ports = 1 + std::size_t{m_params.ai_cores} * per_core;
     auto one_way = [&](double hops) { return m_clock.cycles_to_ps(static_cast<Cycles>(hops * noc.hop_cycles + 0.5)); };
+    auto router_of = [&](std::size_t port) {
+        return port == 0 ? routes.routers() / 2 : routes.core_router(static_cast<uint32_t>((port - 1) / per_core));
+    };
     std::vector<Picoseconds> table(ports * slices);
     for (std::size_t port = 0; port < ports; ++port) {
-        const uint32_t router = port == 0 ? routes.routers() / 2 : routes.core_router(static_cast<uint32_t>((port - 1) / per_core));
-        for (uint32_t s = 0; s < slices; ++s) table[port * slices + s] = one_way(routes.hops(router, routes.slice_router(s)));
+        for (uint32_t s = 0; s < slices; ++s) table[port * slices + s] = one_way(routes.hops(router_of(port), routes.slice_router(s)));
     }
     m_l2->set_network_latency(std::move(table), one_way(routes.mean_hops_slice_to_hbm()));
+    if (noc.link_bytes_per_cycle > 0 && routes.link_count() > 0) {
+        std::vector<std::vector<L2Cache::LinkLoad>> reads(ports), writes(ports);
+        for (std::size_t port = 0; port < ports; ++port) {
+            for (const LinkShare& s : routes.link_shares(router_of(port), false)) reads[port].push_back({s.link, s.fraction});
+            for (const LinkShare& s : routes.link_shares(router_of(port), true)) writes[port].push_back({s.link, s.fraction});
+        }
+        m_l2->set_network_links(routes.link_count(), noc.link_bytes_per_cycle, std::move(reads), std::move(writes));
+    }
 }
 
 Cycles Die::cube_busy_cycles() const {

@@ -20,8 +20,11 @@ NocParams parse_noc_params(const ConfigNode& node) {
                                                                         : NocParams::Topology::kCrossbar;
     if (p.topology == NocParams::Topology::kMesh) {
         p.mesh_columns = static_cast<uint32_t>(node.integer("mesh_columns", Range{1, 1024}));
+        p.link_bytes_per_cycle = node.real("link_bytes_per_cycle", 0.0, Range{0, 1e6});
     } else {
-        node.has("mesh_columns");  // known, unused: --set topology=crossbar on a mesh preset works
+        // Known, unused: --set topology=crossbar on a mesh preset works.
+        node.has("mesh_columns");
+        node.has("link_bytes_per_cycle");
     }
     p.hop_cycles = static_cast<uint32_t>(node.integer("hop_cycles", Range{0, 1000}));
     for (const auto& [key, message] : p.validate()) node.fail(key, message);
@@ -34,6 +37,7 @@ NocRoutes::NocRoutes(const NocParams& params, uint32_t cores, uint32_t l2_slices
         m_columns = std::max<uint32_t>(1, params.mesh_columns);
         const uint32_t rows = std::max<uint32_t>(1, (std::max<uint32_t>(cores, 1) + m_columns - 1) / m_columns);
         m_routers = m_columns * rows;
+        m_links = 2 * rows * (m_columns - 1) + 2 * m_columns * (rows - 1);
     }
     // Slices spread evenly over the routers (a crossbar has one "router": every pair is one hop).
     for (uint32_t s = 0; s < l2_slices; ++s) {
@@ -46,6 +50,48 @@ NocRoutes::NocRoutes(const NocParams& params, uint32_t cores, uint32_t l2_slices
         const uint32_t row = static_cast<uint32_t>(uint64_t{h / 2} * rows / std::max<uint32_t>(1, per_side));
         m_hbm_router.push_back(row * m_columns + (h % 2 == 0 ? 0 : m_columns - 1));
     }
+}
+
+// Link ids: horizontal links of row r between columns c and c + 1 are 2 (r (C - 1) + c) (east)
+// and + 1 (west); vertical links of column c between rows r and r + 1 follow them, 2 (c (R - 1)
+// + r) (south) and + 1 (north).
+void NocRoutes::route_links(uint32_t a, uint32_t b, std::vector<uint32_t>& out) const {
+    const uint32_t rows = m_routers / m_columns;
+    uint32_t x = a % m_columns, y = a / m_columns;
+    const uint32_t bx = b % m_columns, by = b / m_columns;
+    while (x != bx) {
+        const bool east = bx > x;
+        const uint32_t c = east ? x : x - 1;
+        out.push_back(2 * (y * (m_columns - 1) + c) + (east ? 0 : 1));
+        x = east ? x + 1 : x - 1;
+    }
+    const uint32_t vertical_base = 2 * rows * (m_columns - 1);
+    while (y != by) {
+        const bool south = by > y;
+        const uint32_t r = south ? y : y - 1;
+        out.push_back(vertical_base + 2 * (x * (rows - 1) + r) + (south ? 0 : 1));
+        y = south ? y + 1 : y - 1;
+    }
+}
+
+std::vector<LinkShare> NocRoutes::link_shares(uint32_t router, bool to_slices) const {
+    std::vector<double> load(m_links, 0.0);
+    std::vector<uint32_t> path;
+    const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, m_slice_router.size()));
+    for (uint32_t s : m_slice_router) {
+        path.clear();
+        if (to_slices) {
+            route_links(router, s, path);
+        } else {
+            route_links(s, router, path);
+        }
+        for (uint32_t l : path) load[l] += share;
+    }
+    std::vector<LinkShare> shares;
+    for (uint32_t l = 0; l < m_links; ++l) {
+        if (load[l] > 0) shares.push_back({l, load[l]});
+    }
+    return shares;
 }
 
 uint32_t NocRoutes::hops(uint32_t from_router, uint32_t to_router) const {

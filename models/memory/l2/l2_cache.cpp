@@ -102,6 +102,8 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
       m_atomic_bytes(stats.counter(std::string(this->name()) + ".atomic_add_bytes",
                                    "bytes written by atomic adds (included in write_bytes)", "B")),
+      m_noc_link_wait(stats.counter(std::string(this->name()) + ".noc_link_wait_ps",
+                                    "time requests waited for on-die mesh links, summed", "ps")),
       m_hbm_fetch_demand(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_demand",
                                        "bytes fetched from HBM for demand misses", "B")),
       m_hbm_fetch_prefetch(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_prefetch",
@@ -431,6 +433,20 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     }
     flush_batch(info);
     if (m_batch_done != 0) done = std::max(done, m_batch_done + farthest_hop);
+    if (!m_noc_links.empty() && !is_prefetch) {
+        // The request's data crosses the mesh links towards (writes) or from (reads) the slices.
+        const auto& loads = (is_write ? m_noc_write_loads : m_noc_read_loads)[static_cast<std::size_t>(port)];
+        Picoseconds links_done = 0;
+        for (const LinkLoad& l : loads) {
+            const auto bytes = static_cast<uint64_t>(l.fraction * static_cast<double>(p.get_data_length()) + 0.5);
+            if (bytes) links_done = std::max(links_done, m_noc_links[l.link].reserve(issued, bytes).end);
+        }
+        links_done += port_mean_hop;
+        if (links_done > done) {
+            m_noc_link_wait += links_done - done;
+            done = links_done;
+        }
+    }
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
     if (atomic) m_atomic_bytes += p.get_data_length();
     if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
@@ -448,6 +464,13 @@ void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way, P
         for (std::size_t s = 0; s < slices; ++s) sum += m_noc_one_way[port * slices + s];
         m_noc_port_mean[port] = sum / slices;
     }
+}
+
+void L2Cache::set_network_links(uint32_t links, double bytes_per_cycle, std::vector<std::vector<LinkLoad>> read_loads,
+                                std::vector<std::vector<LinkLoad>> write_loads) {
+    m_noc_links.assign(links, BandwidthServer(&m_clock, bytes_per_cycle));
+    m_noc_read_loads = std::move(read_loads);
+    m_noc_write_loads = std::move(write_loads);
 }
 
 void L2Cache::record_to(Timeline* timeline, const std::string& l2_group, const std::string& hbm_group) {

@@ -114,6 +114,17 @@ public:
     // The on-die network's one-way latency from each target port (binding order) to each slice,
     // `ports x slices` row-major, and from a slice to the HBM controllers (models/interconnect/noc).
     void set_network_latency(std::vector<Picoseconds> port_slice_one_way, Picoseconds slice_hbm_one_way);
+    // The on-die network's links between the ports and the slices, when it models them: `links`
+    // directed links of `bytes_per_cycle` each; per port, the share of a request's bytes that
+    // each link it loads carries, for the data of reads (slices to port) and writes (port to
+    // slices). A request reserves its share of each and completes no sooner than its most
+    // delayed link (stat `noc_link_wait_ps`).
+    struct LinkLoad {
+        uint32_t link;
+        double fraction;
+    };
+    void set_network_links(uint32_t links, double bytes_per_cycle, std::vector<std::vector<LinkLoad>> read_loads,
+                           std::vector<std::vector<LinkLoad>> write_loads);
     std::size_t slice_count() const { return m_slices.size(); }
     // Records on `timeline` the bytes engines read and write (group `l2_group`) and the bytes the
     // L2 reads from and writes to HBM (group `hbm_group`), as GB/s counters.
@@ -194,6 +205,8 @@ private:
     std::vector<Picoseconds> m_noc_one_way;  // ports x slices; empty: no network latency
     Picoseconds m_noc_to_hbm = 0;
     std::vector<Picoseconds> m_noc_port_mean;  // per port, the mean of its one-way latencies
+    std::vector<BandwidthServer> m_noc_links;  // empty: links not modelled
+    std::vector<std::vector<LinkLoad>> m_noc_read_loads, m_noc_write_loads;  // per port
     Timeline* m_timeline = nullptr;
     Timeline::TrackId m_tl_read = Timeline::kNoTrack, m_tl_write = Timeline::kNoTrack;
     Timeline::TrackId m_tl_hbm_read = Timeline::kNoTrack, m_tl_hbm_write = Timeline::kNoTrack;
@@ -204,6 +217,7 @@ private:
     Counter& m_read_bytes;
     Counter& m_write_bytes;
     Counter& m_atomic_bytes;
+    Counter& m_noc_link_wait;
     Counter& m_hbm_fetch_demand;
     Counter& m_hbm_fetch_prefetch;
     Counter& m_slice_busy_cycles;
