@@ -317,6 +317,27 @@ TEST(L2Cache, ParamsValidation) {
     const auto problems = p.validate();
     ASSERT_FALSE(problems.empty());
     EXPECT_EQ(problems[0].first, "line");
+    // Tags hold 32-bit line numbers: 2^41 B of HBM in 512 B lines is too many.
+    L2Params big = Fixture::l2_params();
+    big.address_space_bytes = uint64_t{1} << 41;
+    const auto too_big = big.validate();
+    ASSERT_EQ(too_big.size(), 1u);
+    EXPECT_EQ(too_big[0].first, "line");
+}
+
+// LRU ages are 32-bit stamps; when the counter wraps every stamp becomes its rank, so the victim
+// is still the least recently used line.
+TEST(L2Cache, LruOrderSurvivesTheStampCounterWrapping) {
+    for (uint32_t start : {0u, ~uint32_t{0} - 5}) {
+        auto lru = make_replacement_policy("lru", 4, start);
+        for (std::size_t line = 0; line < 4; ++line) lru->on_fill(line);  // ages 0 < 1 < 2 < 3
+        lru->on_hit(0);                                                   // 1 < 2 < 3 < 0
+        lru->on_hit(2);                                                   // 1 < 3 < 0 < 2
+        EXPECT_EQ(lru->victim(0, 4, nullptr), 1u) << "start " << start;
+        lru->on_hit(1);  // 3 < 0 < 2 < 1
+        EXPECT_EQ(lru->victim(0, 4, nullptr), 3u) << "start " << start;
+        EXPECT_EQ(lru->victim(0, 3, nullptr), 0u) << "start " << start;
+    }
 }
 
 }  // namespace

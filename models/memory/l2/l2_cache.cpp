@@ -37,6 +37,10 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     }
     if (!(slice_bandwidth_bytes_per_s > 0)) problems.emplace_back("slice_bandwidth", "must be greater than zero");
     if (mshrs == 0) problems.emplace_back("mshrs", "must be at least 1");
+    if (pow2(line_bytes) && address_space_bytes / line_bytes >= (uint64_t{1} << 32) - 1) {
+        problems.emplace_back("line", "too small for the address space: line numbers must fit 32 bits (" +
+                                          std::to_string(address_space_bytes) + " B of HBM)");
+    }
     const auto& names = replacement_policy_names();
     if (std::find(names.begin(), names.end(), replacement) == names.end()) {
         std::string list;
@@ -183,7 +187,7 @@ std::size_t L2Cache::slice_of(uint64_t line_number) const {
 std::size_t L2Cache::find(uint64_t line_number, std::size_t set) const {
     const std::size_t base = set * m_params.ways;
     for (std::size_t i = base; i < base + m_params.ways; ++i) {
-        if (m_tags[i] == line_number) return i;
+        if (m_tags[i] == static_cast<uint32_t>(line_number)) return i;
     }
     return kNone;
 }
@@ -219,13 +223,13 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
                 const unsigned first = static_cast<unsigned>(__builtin_ctz(dirty));
                 unsigned run = 0;
                 while (dirty & (1u << (first + run))) dirty &= ~(1u << (first + run++));
-                hbm_access(when, (m_tags[victim] << m_line_shift) + (uint64_t{first} << m_sector_shift),
+                hbm_access(when, (uint64_t{m_tags[victim]} << m_line_shift) + (uint64_t{first} << m_sector_shift),
                            uint64_t{run} << m_sector_shift, true, info);
             }
         }
     }
     m_lines[victim] = Line{0, 0, 0, static_cast<uint8_t>(part), false, 0};
-    m_tags[victim] = line_number;
+    m_tags[victim] = static_cast<uint32_t>(line_number);
     m_policy->on_fill(victim);
     return victim;
 }

@@ -141,9 +141,10 @@ private:
         L2PartitionStats stats;
     };
     // A line's tag (its line number, or kInvalidTag) lives in m_tags, apart from the rest of its
-    // state: the tag compare of every access then touches 8 B per way, not a whole Line (the
-    // scan of a set was a quarter of a GEMM run's time, waiting on memory).
-    static constexpr uint64_t kInvalidTag = ~uint64_t{0};
+    // state: the tag compare of every access then touches 4 B per way (a 16-way set is one host
+    // cache line), not a whole Line (the scan of a set was a quarter of a GEMM run's time,
+    // waiting on memory). Line numbers fit 32 bits: validate() bounds the address space.
+    static constexpr uint32_t kInvalidTag = ~uint32_t{0};
     struct Line {
         Picoseconds ready = 0;        // when its last fill completes
         uint8_t valid = 0;            // sector masks
@@ -187,7 +188,7 @@ private:
     int m_line_shift;
     int m_sector_shift;
     std::vector<Line> m_lines;      // sets x ways
-    std::vector<uint64_t> m_tags;   // sets x ways, see kInvalidTag
+    std::vector<uint32_t> m_tags;   // sets x ways, see kInvalidTag
     // Prefetched, not yet demanded lines per set: when a set holds none, the victim search that
     // protects them is skipped (it reads every way's Line).
     std::vector<uint16_t> m_prefetched_in_set;

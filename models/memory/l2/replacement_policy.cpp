@@ -1,18 +1,23 @@
 #include "models/memory/l2/replacement_policy.h"
 
+#include <algorithm>
+
 namespace asim {
 
 namespace {
 
 // Victim = the line with the oldest stamp. LRU stamps on fill and on every hit; FIFO stamps on
-// fill only, so hits do not refresh a line.
+// fill only, so hits do not refresh a line. Stamps are 32-bit (a 16-way set's are one host cache
+// line); when the counter would wrap, every stamp is replaced by its rank, which keeps the order
+// exactly.
 class StampPolicy final : public ReplacementPolicy {
 public:
-    StampPolicy(std::size_t lines, bool stamp_on_hit) : m_stamp(lines, 0), m_stamp_on_hit(stamp_on_hit) {}
+    StampPolicy(std::size_t lines, bool stamp_on_hit, uint32_t first_stamp)
+        : m_stamp(lines, 0), m_clock(first_stamp), m_stamp_on_hit(stamp_on_hit) {}
     void on_hit(std::size_t line) override {
-        if (m_stamp_on_hit) m_stamp[line] = ++m_clock;
+        if (m_stamp_on_hit) m_stamp[line] = next();
     }
-    void on_fill(std::size_t line) override { m_stamp[line] = ++m_clock; }
+    void on_fill(std::size_t line) override { m_stamp[line] = next(); }
     std::size_t victim(std::size_t first, std::size_t count,
                        const std::function<bool(std::size_t)>& keep) const override {
         std::size_t v = first + count;
@@ -24,8 +29,26 @@ public:
     }
 
 private:
-    std::vector<uint64_t> m_stamp;
-    uint64_t m_clock = 0;
+    uint32_t next() {
+        if (m_clock == kLastStamp) renumber();
+        return ++m_clock;
+    }
+    // Stamps become their ranks (1, 2, ...; never-stamped lines stay 0): same order, room again.
+    void renumber() {
+        std::vector<uint32_t> order;
+        for (uint32_t s : m_stamp) {
+            if (s != 0) order.push_back(s);
+        }
+        std::sort(order.begin(), order.end());
+        for (uint32_t& s : m_stamp) {
+            if (s != 0) s = static_cast<uint32_t>(std::lower_bound(order.begin(), order.end(), s) - order.begin()) + 1;
+        }
+        m_clock = static_cast<uint32_t>(order.size());
+    }
+
+    static constexpr uint32_t kLastStamp = ~uint32_t{0};
+    std::vector<uint32_t> m_stamp;
+    uint32_t m_clock;
     bool m_stamp_on_hit;
 };
 
@@ -36,9 +59,10 @@ const std::vector<std::string>& replacement_policy_names() {
     return names;
 }
 
-std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name, std::size_t lines) {
-    if (name == "lru") return std::make_unique<StampPolicy>(lines, true);
-    if (name == "fifo") return std::make_unique<StampPolicy>(lines, false);
+std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name, std::size_t lines,
+                                                          uint32_t first_stamp) {
+    if (name == "lru") return std::make_unique<StampPolicy>(lines, true, first_stamp);
+    if (name == "fifo") return std::make_unique<StampPolicy>(lines, false, first_stamp);
     return nullptr;
 }
 

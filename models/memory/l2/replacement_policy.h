@@ -24,7 +24,9 @@ public:
 
 // Names accepted by make_replacement_policy, for messages.
 const std::vector<std::string>& replacement_policy_names();
-// nullptr for an unknown name.
-std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name, std::size_t lines);
+// nullptr for an unknown name. `first_stamp`: where an age counter starts (tests start it near
+// its 32-bit wrap).
+std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name, std::size_t lines,
+                                                          uint32_t first_stamp = 0);
 
 }  // namespace asim
