@@ -34,6 +34,7 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     }
     out += fmt::format("  {:<28}{:>10.1f} TFLOPS (fp16/bf16, FMA = 2), {:.1f} (fp32)\n", "Vector peak",
                        2 * d.vector_peak_ops(2) * 1e-12, 2 * d.vector_peak_ops(4) * 1e-12);
+    out += fmt::format("  {:<28}{}\n", "Matmul scheduler", d.core.matmul_scheduler);
     out += fmt::format("\nbandwidth\n");
     out += fmt::format("  {:<28}{}\n", "HBM", units::format_byte_rate(d.hbm.bandwidth_bytes_per_s()));
     out += fmt::format("  {:<28}{}\n", "L2 (all slices)",
@@ -46,6 +47,8 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
                        units::format_byte_rate(d.core.aiv_gm_write * clock));
     out += fmt::format("  {:<28}{} (all AIC ports)\n", "Cores -> L2 read, total",
                        units::format_byte_rate(d.core.aic_gm_read * clock * d.ai_cores));
+    out += fmt::format("  {:<28}{} L0C -> UB, {} UB -> L1 (per core, fused attention)\n", "Cube <-> Vector direct",
+                       units::format_byte_rate(d.core.l0c_to_ub * clock), units::format_byte_rate(d.core.ub_to_l1 * clock));
     out += fmt::format("\ncapacity\n");
     out += fmt::format("  {:<28}{}\n", "HBM", units::format_bytes(d.hbm.capacity_bytes()));
     out += fmt::format("  {:<28}{} ({} B lines, {} ways, {} slices)\n", "L2", units::format_bytes(d.l2.size_bytes),
