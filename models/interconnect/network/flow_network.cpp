@@ -19,7 +19,8 @@ FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths, bool b
       m_link_flows(m_physical + topology.bundles()),
       m_down(m_physical, 0),
       m_link_bytes(m_physical, 0.0),
-      m_link_mark(m_physical + topology.bundles(), 0) {
+      m_link_mark(m_physical + topology.bundles(), 0),
+      m_route_hint(topology.dies()) {
     if (m_bundle)
         for (uint32_t l = 0; l < m_physical; ++l)
             if (topology.bundle_of(l) != Topology::kNoBundle) m_link_bundle[l] = m_physical + topology.bundle_of(l);
@@ -53,6 +54,7 @@ std::vector<double> FlowNetwork::link_bytes() const {
 }
 
 void FlowNetwork::clear_routes() {
+    for (RouteHint& h : m_route_hint) h = {};
     std::vector<std::shared_ptr<RouteTemplate>> keep;
     auto retire = [&](const std::shared_ptr<RouteTemplate>& r) {
         add_carried(*r, m_link_bytes);
@@ -120,13 +122,21 @@ std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t
     const uint64_t want = std::min<uint64_t>(m_max_paths, std::max<uint64_t>(1, packets));
     const uint64_t key = (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 16) ^
                          (want << 1) ^ (op == LinkOp::read ? 1u : 0u);
+    // A collective sends from a die to the same peer step after step: one entry per source
+    // answers most look-ups without the hash table.
+    RouteHint& hint = m_route_hint[src];
+    if (hint.route != nullptr && hint.key == key) return hint.route;
     auto it = m_routes.find(key);
-    if (it != m_routes.end()) return it->second;
+    if (it != m_routes.end()) {
+        hint = {key, it->second};
+        return it->second;
+    }
     std::vector<Path> paths = m_topology.routes(src, dst, want, m_down);
     if (paths.empty()) return nullptr;
     if (m_routes.size() > (1u << 20)) clear_routes();  // bound the memory
     auto made = std::make_shared<RouteTemplate>();
     m_routes[key] = made;
+    hint = {key, made};
     RouteTemplate& r = *made;
     r.paths = std::move(paths);
     // Packets are sprayed evenly over the paths: each link carries 1/k of the flow per path it is

@@ -219,6 +219,11 @@ private:
     std::vector<uint32_t> m_dirty_links;
     std::vector<uint32_t> m_link_mark;
     std::unordered_map<uint64_t, std::shared_ptr<RouteTemplate>> m_routes;
+    struct RouteHint {
+        uint64_t key = 0;
+        std::shared_ptr<RouteTemplate> route;
+    };
+    std::vector<RouteHint> m_route_hint;  // per source die: its last route
     bool m_running = false;
     Labeler m_labeler;
     std::vector<uint32_t> m_comp_flows, m_stack;  // reused by solve()
