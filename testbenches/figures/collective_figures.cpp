@@ -42,7 +42,8 @@ double parse_skew(const std::string& text) {
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 || v > 100)
-        throw InputError(fmt::format("--skew {}: must be a Zipf exponent from 0 (uniform) to 100", text));
+        throw InputError(
+            fmt::format("--skew {}: must be a Zipf exponent from 0 (uniform) to 100", text));
     return v;
 }
 
@@ -57,8 +58,10 @@ std::string imbalance(const std::vector<uint64_t>& counts, uint32_t p) {
         }
     const auto hot = std::max_element(in.begin(), in.end()) - in.begin();
     const double mean = static_cast<double>(total) / p;
-    return fmt::format("rank {} receives the most, {} B ({:.2f}x the mean {:.0f} B)", hot, in[static_cast<std::size_t>(hot)],
-                       mean > 0 ? static_cast<double>(in[static_cast<std::size_t>(hot)]) / mean : 0.0, mean);
+    return fmt::format(
+        "rank {} receives the most, {} B ({:.2f}x the mean {:.0f} B)", hot,
+        in[static_cast<std::size_t>(hot)],
+        mean > 0 ? static_cast<double>(in[static_cast<std::size_t>(hot)]) / mean : 0.0, mean);
 }
 
 }  // namespace
@@ -99,7 +102,8 @@ std::vector<uint64_t> read_counts(const std::string& path, uint32_t p) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines
         if (++rows > p)
-            throw InputError(fmt::format("--counts {}:{}: more than {} rows (the group has {} ranks)", path, number, p, p));
+            throw InputError(fmt::format(
+                "--counts {}:{}: more than {} rows (the group has {} ranks)", path, number, p, p));
         std::stringstream cells(line);
         std::string cell;
         uint32_t columns = 0;
@@ -110,34 +114,42 @@ std::vector<uint64_t> read_counts(const std::string& path, uint32_t p) {
             errno = 0;
             const unsigned long long bytes = std::strtoull(v.c_str(), &end, 10);
             if (v.empty() || v[0] == '-' || end != v.c_str() + v.size() || errno == ERANGE)
-                throw InputError(fmt::format("--counts {}:{}: column {} is '{}', not a byte count (a non-negative "
-                                             "integer)",
-                                             path, number, columns + 1, v));
+                throw InputError(fmt::format(
+                    "--counts {}:{}: column {} is '{}', not a byte count (a non-negative "
+                    "integer)",
+                    path, number, columns + 1, v));
             counts.push_back(bytes);
             ++columns;
         }
         if (columns != p)
-            throw InputError(fmt::format("--counts {}:{}: {} columns, the group has {} ranks (row i: bytes rank i "
-                                         "sends to ranks 0..{})",
-                                         path, number, columns, p, p - 1));
+            throw InputError(fmt::format(
+                "--counts {}:{}: {} columns, the group has {} ranks (row i: bytes rank i "
+                "sends to ranks 0..{})",
+                path, number, columns, p, p - 1));
     }
     if (rows != p)
-        throw InputError(fmt::format("--counts {}: {} rows, the group has {} ranks (one row per sender)", path, rows, p));
+        throw InputError(fmt::format(
+            "--counts {}: {} rows, the group has {} ranks (one row per sender)", path, rows, p));
     return counts;
 }
 
 std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
     const CollectiveOp op = parse_collective_op(o.op);
     if (op != CollectiveOp::alltoallv) {
-        if (!o.skew.empty()) throw InputError(fmt::format("--skew: only --op alltoallv takes it (--op is {})", o.op));
-        if (!o.counts.empty()) throw InputError(fmt::format("--counts: only --op alltoallv takes it (--op is {})", o.op));
+        if (!o.skew.empty())
+            throw InputError(
+                fmt::format("--skew: only --op alltoallv takes it (--op is {})", o.op));
+        if (!o.counts.empty())
+            throw InputError(
+                fmt::format("--counts: only --op alltoallv takes it (--op is {})", o.op));
     }
     if (!o.skew.empty() && !o.counts.empty())
         throw InputError("--skew and --counts: give one (--counts sets every pair's size itself)");
     if (!o.counts.empty() && o.sizes_given)
         throw InputError("--sizes and --counts: give one (--counts sets every pair's size itself)");
     const double skew = o.skew.empty() ? 0.0 : parse_skew(o.skew);
-    std::vector<uint64_t> sizes = o.counts.empty() ? parse_size_list(o.sizes, "--sizes") : std::vector<uint64_t>{0};
+    std::vector<uint64_t> sizes =
+        o.counts.empty() ? parse_size_list(o.sizes, "--sizes") : std::vector<uint64_t>{0};
     const Platform platform = load_platform(o.platform, o.overrides);
     if (!platform.network) throw InputError(fmt::format("platform {} has no network: section", platform.name));
     const NetworkParams& net = *platform.network;
@@ -164,7 +176,8 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
                               : 1.0;
     if (op == CollectiveOp::alltoallv && !o.counts.empty()) {
         request.counts = read_counts(o.counts, dies);
-        const uint64_t total = std::accumulate(request.counts.begin(), request.counts.end(), uint64_t{0});
+        const uint64_t total =
+            std::accumulate(request.counts.begin(), request.counts.end(), uint64_t{0});
         sizes = {total / dies};  // the mean a rank sends
     }
     FigureTable table{fmt::format("collectives_{}", to_string(op)), {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps"}, {}};
@@ -173,8 +186,9 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
         if (op == CollectiveOp::alltoallv) {
             if (o.counts.empty()) request.counts = zipf_counts(dies, size, skew);
             std::cerr << fmt::format("alltoallv: {}: {}\n",
-                                     o.counts.empty() ? fmt::format("skew {} (Zipf over receivers)", skew)
-                                                      : fmt::format("counts from {}", o.counts),
+                                     o.counts.empty()
+                                         ? fmt::format("skew {} (Zipf over receivers)", skew)
+                                         : fmt::format("counts from {}", o.counts),
                                      imbalance(request.counts, dies));
         }
         const auto wall0 = std::chrono::steady_clock::now();

@@ -131,7 +131,8 @@ struct Outcome {
 
 // Mixed sizes (one packet, fewer packets than planes, many), overlapping in time, inside and
 // across nodes, with contention on dies, L1 uplinks and L2 downlinks.
-Outcome run_mix(const Topology& t, std::size_t max_paths, bool bundle, int64_t fault_at = -1, int64_t fault_link = -1) {
+Outcome run_mix(const Topology& t, std::size_t max_paths, bool bundle, int64_t fault_at = -1,
+                int64_t fault_link = -1) {
     FlowNetwork net(t, max_paths, bundle);
     Outcome o;
     const std::vector<uint64_t> sizes{512, 3 * 4096, 10'000'000, 64 * 4096, 40'000'000, 4096};
@@ -142,8 +143,9 @@ Outcome run_mix(const Topology& t, std::size_t max_paths, bool bundle, int64_t f
             if (dst == src) continue;
             const std::size_t i = o.done.size();
             o.done.push_back(-1);
-            net.start_transfer(src, dst, sizes[n % sizes.size()], n % 2 ? LinkOp::read : LinkOp::write,
-                               static_cast<int64_t>(n % 5) * 50'000'000, [&o, i](int64_t at) { o.done[i] = at; });
+            net.start_transfer(
+                src, dst, sizes[n % sizes.size()], n % 2 ? LinkOp::read : LinkOp::write,
+                static_cast<int64_t>(n % 5) * 50'000'000, [&o, i](int64_t at) { o.done[i] = at; });
         }
     }
     if (fault_link >= 0) net.set_link_down(static_cast<uint32_t>(fault_link), fault_at);
@@ -158,16 +160,20 @@ void expect_same(const Outcome& per_plane, const Outcome& bundled, const std::st
     for (std::size_t i = 0; i < per_plane.done.size(); ++i) {
         ASSERT_GT(per_plane.done[i], 0) << what << " transfer " << i;
         // The same rates up to the order of floating-point sums: at most a picosecond apart.
-        EXPECT_NEAR(static_cast<double>(bundled.done[i]), static_cast<double>(per_plane.done[i]), 1.0) << what << " transfer " << i;
+        EXPECT_NEAR(static_cast<double>(bundled.done[i]), static_cast<double>(per_plane.done[i]),
+                    1.0)
+            << what << " transfer " << i;
     }
     ASSERT_EQ(per_plane.bytes.size(), bundled.bytes.size());
     for (std::size_t l = 0; l < per_plane.bytes.size(); ++l)
-        EXPECT_NEAR(bundled.bytes[l], per_plane.bytes[l], 1e-6 * (1.0 + per_plane.bytes[l])) << what << " link " << l;
+        EXPECT_NEAR(bundled.bytes[l], per_plane.bytes[l], 1e-6 * (1.0 + per_plane.bytes[l]))
+            << what << " link " << l;
 }
 
 TEST(FlowNetwork, BundledPlanesGiveThePerPlaneCompletionTimes) {
     const Topology t(small_clos());
-    for (const std::size_t paths : {4u, 6u, 8u}) {  // all planes; uneven; all planes x both L2 chips
+    for (const std::size_t paths :
+         {4u, 6u, 8u}) {  // all planes; uneven; all planes x both L2 chips
         const Outcome per_plane = run_mix(t, paths, false);
         const Outcome bundled = run_mix(t, paths, true);
         EXPECT_EQ(per_plane.stats.bundled_flows, 0u);
@@ -190,7 +196,8 @@ TEST(FlowNetwork, AFaultOnOnePlaneReroutesBundledFlowsAsPerPlaneLinks) {
     EXPECT_GT(run_mix(t, 4, true).done.back(), 0);
 
     // One 100 MB write from die 0 across nodes, die 0's port to plane 0 down at 0.5 ms: 4 planes
-    // at 25 GB/s until then, 3 after; the down port carries exactly its quarter of the first half ms.
+    // at 25 GB/s until then, 3 after; the down port carries exactly its quarter of the first half
+    // ms.
     const int64_t port = t.find_link("die0->l1.n0.p0");
     ASSERT_GE(port, 0);
     for (const bool bundle : {false, true}) {
@@ -207,7 +214,9 @@ TEST(FlowNetwork, AFaultOnOnePlaneReroutesBundledFlowsAsPerPlaneLinks) {
         EXPECT_NEAR(static_cast<double>(done) * 1e-12, 0.5e-3 + rest + latency, 1e-9) << bundle;
         EXPECT_NEAR(net.link_bytes()[static_cast<std::size_t>(port)], before / 4, 1.0) << bundle;
         const int64_t other = t.find_link("die0->l1.n0.p1");
-        EXPECT_NEAR(net.link_bytes()[static_cast<std::size_t>(other)], before / 4 + (100e6 - before) / 3, 1.0) << bundle;
+        EXPECT_NEAR(net.link_bytes()[static_cast<std::size_t>(other)],
+                    before / 4 + (100e6 - before) / 3, 1.0)
+            << bundle;
     }
 }
 

@@ -164,9 +164,13 @@ std::map<uint64_t, double> collective_times(const CliResult& r) {
 }
 
 TEST(FiguresCollectives, AllToAllVSkewZeroIsAllToAllAndAZipfSkewMakesAHotReceiver) {
-    const CliResult uniform = run_cli("figures collectives --platform supernode8_ring --op alltoall --sizes 64KiB,1MiB");
-    const CliResult v0 = run_cli("figures collectives --platform supernode8_ring --op alltoallv --sizes 64KiB,1MiB");
-    const CliResult v1 = run_cli("figures collectives --platform supernode8_ring --op alltoallv --skew 1 --sizes 64KiB,1MiB");
+    const CliResult uniform =
+        run_cli("figures collectives --platform supernode8_ring --op alltoall --sizes 64KiB,1MiB");
+    const CliResult v0 =
+        run_cli("figures collectives --platform supernode8_ring --op alltoallv --sizes 64KiB,1MiB");
+    const CliResult v1 = run_cli(
+        "figures collectives --platform supernode8_ring --op alltoallv --skew 1 --sizes "
+        "64KiB,1MiB");
     ASSERT_EQ(uniform.exit_code, 0) << uniform.output;
     ASSERT_EQ(v0.exit_code, 0) << v0.output;
     ASSERT_EQ(v1.exit_code, 0) << v1.output;
@@ -175,7 +179,8 @@ TEST(FiguresCollectives, AllToAllVSkewZeroIsAllToAllAndAZipfSkewMakesAHotReceive
     ASSERT_EQ(a.size(), 2u);
     EXPECT_EQ(a, b);  // 8 divides both sizes: the same blocks, the same schedule
     // Zipf 1 over 8 receivers: rank 0 gets 1 / H_8 of every row, 8 / 2.7179 = 2.94x the mean.
-    EXPECT_NE(v1.output.find("rank 0 receives the most, 3086480 B (2.94x the mean 1048576 B)"), std::string::npos)
+    EXPECT_NE(v1.output.find("rank 0 receives the most, 3086480 B (2.94x the mean 1048576 B)"),
+              std::string::npos)
         << v1.output;
     EXPECT_GT(c.at(1048576), 1.2 * a.at(1048576));
 }
@@ -186,12 +191,15 @@ TEST(FiguresCollectives, AllToAllVCountsFileWithOnePairIsThatTransfer) {
     const std::string csv = asim::test::scratch_path("net", "one_pair") + ".csv";
     std::string text;
     for (int i = 0; i < 8; ++i) {
-        for (int j = 0; j < 8; ++j) text += std::string(j ? "," : "") + (i == 0 && j == 1 ? "67108864" : "0");
+        for (int j = 0; j < 8; ++j)
+            text += std::string(j ? "," : "") + (i == 0 && j == 1 ? "67108864" : "0");
         text += "\n";
     }
     asim::test::write_text(csv, text);
-    const CliResult v = run_cli("figures collectives --platform supernode8_ring --op alltoallv --counts " + csv);
-    const CliResult one = run_cli("figures collectives --platform supernode8_ring --op sendrecv --dies 2 --sizes 64MiB");
+    const CliResult v =
+        run_cli("figures collectives --platform supernode8_ring --op alltoallv --counts " + csv);
+    const CliResult one = run_cli(
+        "figures collectives --platform supernode8_ring --op sendrecv --dies 2 --sizes 64MiB");
     ASSERT_EQ(v.exit_code, 0) << v.output;
     ASSERT_EQ(one.exit_code, 0) << one.output;
     const auto tv = collective_times(v), t1 = collective_times(one);
@@ -199,17 +207,20 @@ TEST(FiguresCollectives, AllToAllVCountsFileWithOnePairIsThatTransfer) {
     EXPECT_EQ(tv.begin()->first, 67108864u / 8);  // the mean a rank sends
     EXPECT_GT(tv.begin()->second, t1.at(67108864));
     EXPECT_LT(tv.begin()->second, t1.at(67108864) + 20.0);
-    EXPECT_NE(v.output.find("rank 1 receives the most, 67108864 B (8.00x"), std::string::npos) << v.output;
+    EXPECT_NE(v.output.find("rank 1 receives the most, 67108864 B (8.00x"), std::string::npos)
+        << v.output;
 }
 
 TEST(FiguresCollectives, AllToAllVBadInputExitsTwoNamingTheOption) {
     const std::string dir = asim::test::scratch_path("net", "counts");
-    const std::string ok = dir + "_ok.csv", ragged = dir + "_ragged.csv", negative = dir + "_neg.csv", short_file = dir + "_short.csv";
+    const std::string ok = dir + "_ok.csv", ragged = dir + "_ragged.csv",
+                      negative = dir + "_neg.csv", short_file = dir + "_short.csv";
     std::string row = "1,2,3,4,5,6,7,8\n", rows;
     for (int i = 0; i < 8; ++i) rows += row;
     asim::test::write_text(ok, rows);
     asim::test::write_text(ragged, row + row + "1,2,3\n" + row + row + row + row + row);
-    asim::test::write_text(negative, row + row + row + "1,2,-3,4,5,6,7,8\n" + row + row + row + row);
+    asim::test::write_text(negative,
+                           row + row + row + "1,2,-3,4,5,6,7,8\n" + row + row + row + row);
     asim::test::write_text(short_file, row + row);
     struct Case {
         std::string args, needle;
@@ -229,7 +240,8 @@ TEST(FiguresCollectives, AllToAllVBadInputExitsTwoNamingTheOption) {
     };
     for (const auto& c : cases) {
         const std::string out = asim::test::scratch_path("net", "bad_v");
-        const CliResult r = run_cli("figures collectives --platform supernode8_ring " + c.args + " --out " + out);
+        const CliResult r =
+            run_cli("figures collectives --platform supernode8_ring " + c.args + " --out " + out);
         EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
         EXPECT_NE(r.output.find(c.needle), std::string::npos) << c.args << "\n" << r.output;
         EXPECT_FALSE(std::filesystem::exists(out)) << c.args;

@@ -169,8 +169,9 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQ
     const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
     const uint64_t bytes = m.op.bytes;
     const uint64_t label = (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
-    m_net.start_transfer(src, dst, bytes, LinkOp::write, m_net.now_ps(),
-                         [this, id, q = &q, msg = std::move(m)](int64_t) { delivered(id, msg, *q); }, label);
+    m_net.start_transfer(
+        src, dst, bytes, LinkOp::write, m_net.now_ps(),
+        [this, id, q = &q, msg = std::move(m)](int64_t) { delivered(id, msg, *q); }, label);
 }
 
 void CollectiveEngine::delivered(uint32_t id, const Message& m, PeerQueue& q) {

@@ -9,7 +9,8 @@
 
 namespace asim {
 
-FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths, bool bundle_parallel_links)
+FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths,
+                         bool bundle_parallel_links)
     : m_topology(topology),
       m_max_paths(std::max<std::size_t>(max_paths, 1)),
       m_bundle(bundle_parallel_links && topology.bundles() > 0),
@@ -23,7 +24,8 @@ FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths, bool b
       m_route_hint(topology.dies()) {
     if (m_bundle)
         for (uint32_t l = 0; l < m_physical; ++l)
-            if (topology.bundle_of(l) != Topology::kNoBundle) m_link_bundle[l] = m_physical + topology.bundle_of(l);
+            if (topology.bundle_of(l) != Topology::kNoBundle)
+                m_link_bundle[l] = m_physical + topology.bundle_of(l);
 }
 
 void FlowNetwork::add_carried(const RouteTemplate& r, std::vector<double>& bytes) const {
@@ -40,7 +42,8 @@ void FlowNetwork::add_carried(const RouteTemplate& r, std::vector<double>& bytes
         std::size_t used = 0;
         for (std::size_t j = 0; j < size; ++j) used += uses_member(r.mask[i], j) ? 1 : 0;
         for (std::size_t j = 0; j < size; ++j)
-            if (uses_member(r.mask[i], j)) bytes[first[j]] += r.carried * r.share[i] / static_cast<double>(used);
+            if (uses_member(r.mask[i], j))
+                bytes[first[j]] += r.carried * r.share[i] / static_cast<double>(used);
     }
 }
 
@@ -188,7 +191,8 @@ void FlowNetwork::aggregate_bundles(RouteTemplate& r) const {
         // their constraints are alike, one stands for all. Bundles of more than 64 links are
         // aggregated only when every member is used (the mask has no bit for the rest).
         bool even = z - a >= 2 && (size <= 64 || z - a == size);
-        for (std::size_t j = a; even && j < z; ++j) even = r.cost[members[j].second] == r.cost[members[a].second];
+        for (std::size_t j = a; even && j < z; ++j)
+            even = r.cost[members[j].second] == r.cost[members[a].second];
         if (even) {
             double share = 0;
             uint64_t mask = 0;
@@ -196,11 +200,13 @@ void FlowNetwork::aggregate_bundles(RouteTemplate& r) const {
                 replaced[members[j].second] = 1;
                 share += r.share[members[j].second];
                 if (size <= 64) {
-                    const auto at = std::find(first, first + size, r.links[members[j].second]) - first;
+                    const auto at =
+                        std::find(first, first + size, r.links[members[j].second]) - first;
                     mask |= uint64_t{1} << at;
                 }
             }
-            added.push_back({m_physical + b, r.cost[members[a].second], share, size <= 64 ? mask : kAllMembers});
+            added.push_back({m_physical + b, r.cost[members[a].second], share,
+                             size <= 64 ? mask : kAllMembers});
         }
         a = z;
     }
@@ -313,7 +319,8 @@ void FlowNetwork::deactivate(uint32_t id) {
             g.slot[static_cast<std::size_t>(at)] = f.slot[i];
         }
         count_member(l, -1);
-        if (!on_link.empty() || bundle_busy(l)) m_dirty_links.push_back(l);  // the flows left may speed up
+        if (!on_link.empty() || bundle_busy(l))
+            m_dirty_links.push_back(l);  // the flows left may speed up
     }
 }
 
@@ -364,13 +371,15 @@ void FlowNetwork::solve() {
             if (l >= m_physical) {
                 const uint32_t b = l - m_physical;
                 if (m_member_flows[b] == 0) continue;
-                for (const uint32_t* m = m_topology.bundle_begin(b); m != m_topology.bundle_end(b); ++m) {
+                for (const uint32_t* m = m_topology.bundle_begin(b); m != m_topology.bundle_end(b);
+                     ++m) {
                     if (m_link_mark[*m] == m_epoch || m_link_flows[*m].empty()) continue;
                     m_link_mark[*m] = m_epoch;
                     m_stack.push_back(*m);
                 }
-            } else if (const uint32_t v = m_link_bundle[l];
-                       v != Topology::kNoBundle && m_link_mark[v] != m_epoch && !m_link_flows[v].empty()) {
+            } else if (const uint32_t v = m_link_bundle[l]; v != Topology::kNoBundle &&
+                                                            m_link_mark[v] != m_epoch &&
+                                                            !m_link_flows[v].empty()) {
                 m_link_mark[v] = m_epoch;
                 m_stack.push_back(v);
             }
@@ -421,7 +430,8 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
         const uint32_t l = m_cons_masks[i].first;
         const bool several = (i > 0 && m_cons_masks[i - 1].first == l) ||
                              (i + 1 < m_cons_masks.size() && m_cons_masks[i + 1].first == l);
-        if ((several || m_member_flows[l - m_physical] != 0) && (m_expand.empty() || m_expand.back() != l))
+        if ((several || m_member_flows[l - m_physical] != 0) &&
+            (m_expand.empty() || m_expand.back() != l))
             m_expand.push_back(l);
     }
     m_cons_start.assign(1, 0);
@@ -452,7 +462,8 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     std::sort(m_cons_pos.begin(), m_cons_pos.end());
     m_cons_pos.erase(std::unique(m_cons_pos.begin(), m_cons_pos.end()), m_cons_pos.end());
     for (uint32_t& id : m_cons_ids)
-        id = static_cast<uint32_t>(std::lower_bound(m_cons_pos.begin(), m_cons_pos.end(), id) - m_cons_pos.begin());
+        id = static_cast<uint32_t>(std::lower_bound(m_cons_pos.begin(), m_cons_pos.end(), id) -
+                                   m_cons_pos.begin());
     struct LinkState {
         double used = 0;    // link-time share taken by frozen flows
         double weight = 0;  // link-time per unit of level of the unfrozen flows
@@ -491,7 +502,8 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
                 s.used += m_cons_cost[c] * level;
                 s.weight -= m_cons_cost[c];
                 ++s.version;
-                if (s.weight > 1e-30 && m_cons_ids[c] != e.link) heap.push({(1.0 - s.used) / s.weight, m_cons_ids[c], s.version});
+                if (s.weight > 1e-30 && m_cons_ids[c] != e.link)
+                    heap.push({(1.0 - s.used) / s.weight, m_cons_ids[c], s.version});
             }
         }
     }
@@ -556,11 +568,12 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                 case Kind::link_down: {
                     m_down[e.id] = 1;
                     clear_routes();
-                    // The flows on the link, and those aggregated over its bundle (which cross it too).
+                    // The flows on the link and those aggregated over its bundle (they cross it).
                     std::vector<uint32_t> on_link;
                     for (uint32_t j = 0; j < m_link_flows[e.id].size(); ++j) on_link.push_back(m_link_flows[e.id][j]);
                     if (const uint32_t v = m_link_bundle[e.id]; v != Topology::kNoBundle)
-                        for (uint32_t j = 0; j < m_link_flows[v].size(); ++j) on_link.push_back(m_link_flows[v][j]);
+                        for (uint32_t j = 0; j < m_link_flows[v].size(); ++j)
+                            on_link.push_back(m_link_flows[v][j]);
                     for (uint32_t fid : on_link) {
                         deactivate(fid);
                         Flow& f = m_flows[fid];

@@ -6,9 +6,10 @@
 // over up to `max_paths` equal-cost paths (planes / ECMP); the flow drains at its max-min fair
 // rate, where a flow of op o uses 1 / (k x payload_bytes_per_s(o)) of a link's time per payload
 // byte for each of its k paths on that link (so read and write efficiency and packet headers are
-// part of the share); its last byte arrives one path latency (the longest of its paths) later (propagation and switching of every link, store-and-forward
-// of one packet at every link but the last: Topology::path_latency_ps). Rates are recomputed only
-// for the connected set of flows and links that a change touches.
+// part of the share); its last byte arrives one path latency (the longest of its paths) later
+// (propagation and switching of every link, store-and-forward of one packet at every link but the
+// last: Topology::path_latency_ps). Rates are recomputed only for the connected set of flows and
+// links that a change touches.
 //
 // Bundles (on by default): a flow whose packets are sprayed evenly over several links of a bundle
 // of parallel links (Topology: the planes of a switched node or Clos, the spines of a fat-tree)
@@ -98,9 +99,9 @@ private:
         std::vector<uint64_t> mask;   // aggregated bundles: members used (bit i: i-th member;
                                       // kAllMembers for a bundle of more than 64); 0 otherwise
         double carried = 0;           // payload bytes sent on this route, not yet in m_link_bytes
-        uint64_t latency_packet = 0;        // first packet size (capped at the largest MTU) ...
-        int64_t latency_ps = -1;            // ... and the path latency for it (-1: none yet)
-        bool bundled = false;               // crosses an aggregated bundle
+        uint64_t latency_packet = 0;  // first packet size (capped at the largest MTU) ...
+        int64_t latency_ps = -1;      // ... and the path latency for it (-1: none yet)
+        bool bundled = false;         // crosses an aggregated bundle
     };
     struct Flow {
         uint32_t transfer;
@@ -166,9 +167,10 @@ private:
     const Topology& m_topology;
     std::size_t m_max_paths;
     bool m_bundle;
-    uint32_t m_physical;                  // links in the topology; aggregated bundles follow
-    std::vector<uint32_t> m_link_bundle;  // per physical link: its bundle's aggregate id, or kNoBundle
-    std::vector<uint32_t> m_member_flows; // per bundle: active flow entries on its member links
+    uint32_t m_physical;  // links in the topology; aggregated bundles follow
+    // Per physical link: its bundle's aggregate id, or kNoBundle.
+    std::vector<uint32_t> m_link_bundle;
+    std::vector<uint32_t> m_member_flows;  // per bundle: active flow entries on its member links
     int64_t m_now = 0;
     uint64_t m_seq = 0;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
@@ -214,8 +216,9 @@ private:
     };
     std::vector<FlowsOnLink> m_link_flows;  // active flows per link
     std::vector<char> m_down;
-    std::vector<double> m_link_bytes;     // per physical link, from routes no longer cached
-    std::vector<std::shared_ptr<RouteTemplate>> m_retired;  // dropped from the cache, flows still on them
+    std::vector<double> m_link_bytes;  // per physical link, from routes no longer cached
+    // Routes dropped from the cache with flows still on them (their bytes are not all counted).
+    std::vector<std::shared_ptr<RouteTemplate>> m_retired;
     std::vector<uint32_t> m_dirty_links;
     std::vector<uint32_t> m_link_mark;
     std::unordered_map<uint64_t, std::shared_ptr<RouteTemplate>> m_routes;
@@ -226,7 +229,7 @@ private:
     std::vector<RouteHint> m_route_hint;  // per source die: its last route
     bool m_running = false;
     Labeler m_labeler;
-    std::vector<uint32_t> m_comp_flows, m_stack;  // reused by solve()
+    std::vector<uint32_t> m_comp_flows, m_stack;                 // reused by solve()
     std::vector<uint32_t> m_cons_start, m_cons_pos, m_cons_ids;  // reused by solve_component()
     std::vector<double> m_cons_cost;
     std::vector<std::pair<uint32_t, uint64_t>> m_cons_masks;
