@@ -1,8 +1,13 @@
 #include "testbenches/figures/collective_figures.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <numeric>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -33,13 +38,118 @@ RunOutcome run_one(const Topology& topology, const NetworkParams& net, const Col
     return {r.end_ps - r.start_ps, network.stats().events, network.stats()};
 }
 
+double parse_skew(const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 || v > 100)
+        throw InputError(
+            fmt::format("--skew {}: must be a Zipf exponent from 0 (uniform) to 100", text));
+    return v;
+}
+
+// Receive totals of an all-to-all-v matrix: the hottest rank's and the mean, for stderr.
+std::string imbalance(const std::vector<uint64_t>& counts, uint32_t p) {
+    std::vector<uint64_t> in(p, 0);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < p; ++i)
+        for (uint32_t j = 0; j < p; ++j) {
+            in[j] += counts[static_cast<std::size_t>(i) * p + j];
+            total += counts[static_cast<std::size_t>(i) * p + j];
+        }
+    const auto hot = std::max_element(in.begin(), in.end()) - in.begin();
+    const double mean = static_cast<double>(total) / p;
+    return fmt::format(
+        "rank {} receives the most, {} B ({:.2f}x the mean {:.0f} B)", hot,
+        in[static_cast<std::size_t>(hot)],
+        mean > 0 ? static_cast<double>(in[static_cast<std::size_t>(hot)]) / mean : 0.0, mean);
+}
+
 }  // namespace
+
+std::vector<uint64_t> zipf_counts(uint32_t p, uint64_t size, double skew) {
+    std::vector<double> weight(p);
+    for (uint32_t j = 0; j < p; ++j) weight[j] = std::pow(static_cast<double>(j) + 1.0, -skew);
+    const double sum = std::accumulate(weight.begin(), weight.end(), 0.0);
+    std::vector<uint64_t> row(p);
+    uint64_t given = 0;
+    for (uint32_t j = 0; j < p; ++j) {
+        row[j] = static_cast<uint64_t>(std::floor(static_cast<double>(size) * weight[j] / sum));
+        given += row[j];
+    }
+    // Rounding leaves fewer than p bytes (or, through floating point, a few too many): one byte
+    // each to (or from) the hottest receivers, so the row sums to `size`.
+    for (uint32_t j = 0; given < size; j = (j + 1) % p, ++given) ++row[j];
+    for (uint32_t j = 0; given > size; j = (j + 1) % p) {
+        if (row[j] == 0) continue;
+        --row[j];
+        --given;
+    }
+    std::vector<uint64_t> counts;
+    counts.reserve(static_cast<std::size_t>(p) * p);
+    for (uint32_t i = 0; i < p; ++i) counts.insert(counts.end(), row.begin(), row.end());
+    return counts;
+}
+
+std::vector<uint64_t> read_counts(const std::string& path, uint32_t p) {
+    std::ifstream in(path);
+    if (!in) throw InputError(fmt::format("--counts {}: cannot read the file", path));
+    std::vector<uint64_t> counts;
+    counts.reserve(static_cast<std::size_t>(p) * p);
+    std::string line;
+    uint32_t rows = 0, number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines
+        if (++rows > p)
+            throw InputError(fmt::format(
+                "--counts {}:{}: more than {} rows (the group has {} ranks)", path, number, p, p));
+        std::stringstream cells(line);
+        std::string cell;
+        uint32_t columns = 0;
+        while (std::getline(cells, cell, ',')) {
+            const auto a = cell.find_first_not_of(" \t"), z = cell.find_last_not_of(" \t");
+            const std::string v = a == std::string::npos ? "" : cell.substr(a, z - a + 1);
+            char* end = nullptr;
+            errno = 0;
+            const unsigned long long bytes = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || v[0] == '-' || end != v.c_str() + v.size() || errno == ERANGE)
+                throw InputError(fmt::format(
+                    "--counts {}:{}: column {} is '{}', not a byte count (a non-negative "
+                    "integer)",
+                    path, number, columns + 1, v));
+            counts.push_back(bytes);
+            ++columns;
+        }
+        if (columns != p)
+            throw InputError(fmt::format(
+                "--counts {}:{}: {} columns, the group has {} ranks (row i: bytes rank i "
+                "sends to ranks 0..{})",
+                path, number, columns, p, p - 1));
+    }
+    if (rows != p)
+        throw InputError(fmt::format(
+            "--counts {}: {} rows, the group has {} ranks (one row per sender)", path, rows, p));
+    return counts;
+}
 
 std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
     const CollectiveOp op = parse_collective_op(o.op);
-    if (op == CollectiveOp::alltoallv)
-        throw InputError("--op alltoallv needs per-pair sizes, which this table does not take (use alltoall)");
-    const std::vector<uint64_t> sizes = parse_size_list(o.sizes, "--sizes");
+    if (op != CollectiveOp::alltoallv) {
+        if (!o.skew.empty())
+            throw InputError(
+                fmt::format("--skew: only --op alltoallv takes it (--op is {})", o.op));
+        if (!o.counts.empty())
+            throw InputError(
+                fmt::format("--counts: only --op alltoallv takes it (--op is {})", o.op));
+    }
+    if (!o.skew.empty() && !o.counts.empty())
+        throw InputError("--skew and --counts: give one (--counts sets every pair's size itself)");
+    if (!o.counts.empty() && o.sizes_given)
+        throw InputError("--sizes and --counts: give one (--counts sets every pair's size itself)");
+    const double skew = o.skew.empty() ? 0.0 : parse_skew(o.skew);
+    std::vector<uint64_t> sizes =
+        o.counts.empty() ? parse_size_list(o.sizes, "--sizes") : std::vector<uint64_t>{0};
     const Platform platform = load_platform(o.platform, o.overrides);
     if (!platform.network) throw InputError(fmt::format("platform {} has no network: section", platform.name));
     const NetworkParams& net = *platform.network;
@@ -61,12 +171,26 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
     const double p = dies;
     const double factor = op == CollectiveOp::allreduce ? 2.0 * (p - 1) / p
                           : (op == CollectiveOp::allgather || op == CollectiveOp::reducescatter ||
-                             op == CollectiveOp::alltoall)
+                             op == CollectiveOp::alltoall || op == CollectiveOp::alltoallv)
                               ? (p - 1) / p
                               : 1.0;
+    if (op == CollectiveOp::alltoallv && !o.counts.empty()) {
+        request.counts = read_counts(o.counts, dies);
+        const uint64_t total =
+            std::accumulate(request.counts.begin(), request.counts.end(), uint64_t{0});
+        sizes = {total / dies};  // the mean a rank sends
+    }
     FigureTable table{fmt::format("collectives_{}", to_string(op)), {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps"}, {}};
     for (const uint64_t size : sizes) {
         request.bytes = size;
+        if (op == CollectiveOp::alltoallv) {
+            if (o.counts.empty()) request.counts = zipf_counts(dies, size, skew);
+            std::cerr << fmt::format("alltoallv: {}: {}\n",
+                                     o.counts.empty()
+                                         ? fmt::format("skew {} (Zipf over receivers)", skew)
+                                         : fmt::format("counts from {}", o.counts),
+                                     imbalance(request.counts, dies));
+        }
         const auto wall0 = std::chrono::steady_clock::now();
         const RunOutcome r = run_one(topology, net, request, faults);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -116,17 +116,32 @@ Command add_figures_command(CLI::App& app) {
                                                          "against size on the platform's network (flow-level model)");
     colls->add_option("--platform,-p", s->collectives.platform, platform_help())->required();
     colls->add_option("--set", s->collectives.overrides, "override a config key: KEY=VALUE (repeatable)");
-    colls->add_option("--op", s->collectives.op, "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv")
-        ->capture_default_str();
-    colls->add_option("--sizes", s->collectives.sizes, "per-rank buffer sizes: A..B (powers of two) or A,B,C")
-        ->capture_default_str();
+    const char* ops = "allreduce, allgather, reducescatter, alltoall, alltoallv, broadcast or sendrecv";
+    colls->add_option("--op", s->collectives.op, ops)->capture_default_str();
+    const char* sizes_help =
+        "per-rank buffer sizes: A..B (powers of two) or A,B,C (alltoall, alltoallv: what each "
+        "rank sends in total)";
+    CLI::Option* sizes = colls->add_option("--sizes", s->collectives.sizes, sizes_help);
+    sizes->capture_default_str();
+    colls->add_option("--skew", s->collectives.skew,
+                      "alltoallv: Zipf exponent F >= 0 of the per-pair sizes; each rank sends the "
+                      "--sizes value, rank j receiving a share proportional to 1/(j+1)^F from "
+                      "every sender (0: uniform, the default; 1: classic Zipf; hot receivers as "
+                      "hot MoE experts)")
+        ->type_name("F");
+    colls->add_option("--counts", s->collectives.counts,
+                      "alltoallv: CSV file of p rows of p byte counts, row i = bytes rank i sends "
+                      "to ranks 0..p-1 (p = --dies); instead of --sizes and --skew; the table's "
+                      "size is the mean a rank sends")
+        ->type_name("FILE");
     colls->add_option("--dies", s->collectives.dies, "group size: dies 0..N-1 (default: every die)");
     colls->add_option("--algo", s->collectives.algo,
                       "ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct or pairwise "
                       "(default: network.collectives.allreduce_algorithm for allreduce, ring when that is hierarchical "
                       "and the group is not whole nodes; else the op's first)");
     colls->add_option("--out,-o", s->out_dir, "output directory");
-    return {cmd, [s, hbm, l2, gemm, systolic, links, colls] {
+    return {cmd, [s, hbm, l2, gemm, systolic, links, colls, sizes] {
+                s->collectives.sizes_given = sizes->count() > 0;
                 std::vector<FigureTable> tables;
                 if (hbm->parsed()) {
                     tables = hbm_figures(s->hbm);

@@ -155,6 +155,99 @@ TEST(FiguresCollectives, BadInputExitsTwoNamingTheKey) {
     }
 }
 
+// time_us per size of a figures collectives table.
+std::map<uint64_t, double> collective_times(const CliResult& r) {
+    std::map<uint64_t, double> t;
+    for (const auto& row : csv_rows(r.output, "size_bytes,time_us,algbw_GBps,busbw_GBps"))
+        t[std::stoull(row[0])] = std::stod(row[1]);
+    return t;
+}
+
+TEST(FiguresCollectives, AllToAllVSkewZeroIsAllToAllAndAZipfSkewMakesAHotReceiver) {
+    const CliResult uniform =
+        run_cli("figures collectives --platform supernode8_ring --op alltoall --sizes 64KiB,1MiB");
+    const CliResult v0 =
+        run_cli("figures collectives --platform supernode8_ring --op alltoallv --sizes 64KiB,1MiB");
+    const CliResult v1 = run_cli(
+        "figures collectives --platform supernode8_ring --op alltoallv --skew 1 --sizes "
+        "64KiB,1MiB");
+    ASSERT_EQ(uniform.exit_code, 0) << uniform.output;
+    ASSERT_EQ(v0.exit_code, 0) << v0.output;
+    ASSERT_EQ(v1.exit_code, 0) << v1.output;
+    EXPECT_NE(v0.output.find("# collectives_alltoallv"), std::string::npos) << v0.output;
+    const auto a = collective_times(uniform), b = collective_times(v0), c = collective_times(v1);
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a, b);  // 8 divides both sizes: the same blocks, the same schedule
+    // Zipf 1 over 8 receivers: rank 0 gets 1 / H_8 of every row, 8 / 2.7179 = 2.94x the mean.
+    EXPECT_NE(v1.output.find("rank 0 receives the most, 3086480 B (2.94x the mean 1048576 B)"),
+              std::string::npos)
+        << v1.output;
+    EXPECT_GT(c.at(1048576), 1.2 * a.at(1048576));
+}
+
+TEST(FiguresCollectives, AllToAllVCountsFileWithOnePairIsThatTransfer) {
+    // Only rank 0 sends, 64 MiB to rank 1: the time of that one transfer (sendrecv), plus the
+    // empty steps of the pairwise schedule around it (a few us).
+    const std::string csv = asim::test::scratch_path("net", "one_pair") + ".csv";
+    std::string text;
+    for (int i = 0; i < 8; ++i) {
+        for (int j = 0; j < 8; ++j)
+            text += std::string(j ? "," : "") + (i == 0 && j == 1 ? "67108864" : "0");
+        text += "\n";
+    }
+    asim::test::write_text(csv, text);
+    const CliResult v =
+        run_cli("figures collectives --platform supernode8_ring --op alltoallv --counts " + csv);
+    const CliResult one = run_cli(
+        "figures collectives --platform supernode8_ring --op sendrecv --dies 2 --sizes 64MiB");
+    ASSERT_EQ(v.exit_code, 0) << v.output;
+    ASSERT_EQ(one.exit_code, 0) << one.output;
+    const auto tv = collective_times(v), t1 = collective_times(one);
+    ASSERT_EQ(tv.size(), 1u);
+    EXPECT_EQ(tv.begin()->first, 67108864u / 8);  // the mean a rank sends
+    EXPECT_GT(tv.begin()->second, t1.at(67108864));
+    EXPECT_LT(tv.begin()->second, t1.at(67108864) + 20.0);
+    EXPECT_NE(v.output.find("rank 1 receives the most, 67108864 B (8.00x"), std::string::npos)
+        << v.output;
+}
+
+TEST(FiguresCollectives, AllToAllVBadInputExitsTwoNamingTheOption) {
+    const std::string dir = asim::test::scratch_path("net", "counts");
+    const std::string ok = dir + "_ok.csv", ragged = dir + "_ragged.csv",
+                      negative = dir + "_neg.csv", short_file = dir + "_short.csv";
+    std::string row = "1,2,3,4,5,6,7,8\n", rows;
+    for (int i = 0; i < 8; ++i) rows += row;
+    asim::test::write_text(ok, rows);
+    asim::test::write_text(ragged, row + row + "1,2,3\n" + row + row + row + row + row);
+    asim::test::write_text(negative,
+                           row + row + row + "1,2,-3,4,5,6,7,8\n" + row + row + row + row);
+    asim::test::write_text(short_file, row + row);
+    struct Case {
+        std::string args, needle;
+    };
+    const std::vector<Case> cases{
+        {"--op alltoallv --skew -1 --sizes 1MiB", "--skew -1"},
+        {"--op alltoallv --skew 1x --sizes 1MiB", "--skew 1x"},
+        {"--op alltoall --skew 1 --sizes 1MiB", "--skew: only --op alltoallv"},
+        {"--op allreduce --counts " + ok, "--counts: only --op alltoallv"},
+        {"--op alltoallv --skew 1 --counts " + ok, "--skew and --counts"},
+        {"--op alltoallv --sizes 1MiB --counts " + ok, "--sizes and --counts"},
+        {"--op alltoallv --counts " + dir + "_missing.csv", "cannot read"},
+        {"--op alltoallv --counts " + ragged, ragged + ":3: 3 columns"},
+        {"--op alltoallv --counts " + negative, negative + ":4: column 3 is '-3'"},
+        {"--op alltoallv --counts " + short_file, "2 rows, the group has 8 ranks"},
+        {"--op alltoallv --dies 4 --counts " + ok, "8 columns, the group has 4 ranks"},
+    };
+    for (const auto& c : cases) {
+        const std::string out = asim::test::scratch_path("net", "bad_v");
+        const CliResult r =
+            run_cli("figures collectives --platform supernode8_ring " + c.args + " --out " + out);
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+        EXPECT_NE(r.output.find(c.needle), std::string::npos) << c.args << "\n" << r.output;
+        EXPECT_FALSE(std::filesystem::exists(out)) << c.args;
+    }
+}
+
 TEST(Platforms, SupernodePresetsLoadForInfo) {
     for (const char* p : {"supernode8_ring", "seed_cluster_8192", "cloudmatrix384", "atlas950_8192", "atlas960_15488"}) {
         const CliResult r = run_cli(std::string("info --platform ") + p);

@@ -146,5 +146,41 @@ TEST(Topology, NamesRoundTrip) {
     EXPECT_EQ(t.find_link("die0->die99"), -1);
 }
 
+TEST(Topology, BundlesGroupTheParallelLinksRoutesSprayOver) {
+    for (const auto& [name, params] : all_topologies()) {
+        const Topology t(params);
+        uint32_t expected = 0;  // per die up and down; per node and L2 index up and down; per leaf
+        if (params.node_topology == NodeTopology::switched && params.planes > 1)
+            expected += 2 * params.dies;
+        if (params.scale_out == ScaleOutTopology::clos && params.planes > 1)
+            expected += 2 * params.nodes() * params.l2_per_plane;
+        if (params.scale_out == ScaleOutTopology::fat_tree && params.spines > 1)
+            expected += 2 * params.dies / params.dies_per_leaf;
+        EXPECT_EQ(t.bundles(), expected) << name;
+        for (uint32_t b = 0; b < t.bundles(); ++b) {
+            const uint32_t* first = t.bundle_begin(b);
+            EXPECT_EQ(
+                static_cast<uint32_t>(t.bundle_end(b) - first),
+                params.scale_out == ScaleOutTopology::fat_tree ? params.spines : params.planes)
+                << name;
+            for (const uint32_t* l = first; l != t.bundle_end(b); ++l) {
+                EXPECT_EQ(t.bundle_of(*l), b) << name;
+                EXPECT_EQ(t.links()[*l].cls, t.links()[*first].cls) << name;
+            }
+        }
+    }
+    // Die 0's ports in the Clos: its bundle holds the links to the L1 chip of every plane.
+    const Topology clos(all_topologies()[5].second);
+    const int64_t p0 = clos.find_link("die0->l1.n0.p0"), p2 = clos.find_link("die0->l1.n0.p2");
+    ASSERT_GE(p0, 0);
+    EXPECT_EQ(clos.bundle_of(static_cast<uint32_t>(p0)), clos.bundle_of(static_cast<uint32_t>(p2)));
+    const int64_t up = clos.find_link("l1.n1.p0->l2.p0.1"),
+                  up2 = clos.find_link("l1.n1.p2->l2.p2.1");
+    EXPECT_EQ(clos.bundle_of(static_cast<uint32_t>(up)),
+              clos.bundle_of(static_cast<uint32_t>(up2)));
+    EXPECT_NE(clos.bundle_of(static_cast<uint32_t>(up)),
+              clos.bundle_of(static_cast<uint32_t>(clos.find_link("l1.n1.p0->l2.p0.0"))));
+}
+
 }  // namespace
 }  // namespace asim

@@ -157,12 +157,11 @@ void CollectiveEngine::send(uint32_t id, uint32_t rank, const SendOp& op) {
     ++s.outstanding;
     PeerQueue& q = s.queues[op.peer];
     q.waiting.push_back(std::move(m));
-    if (!q.in_flight) transmit(id, rank, op.peer);
+    if (!q.in_flight) transmit(id, rank, op.peer, q);
 }
 
-void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer) {
+void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQueue& q) {
     Collective& c = *m_colls[id];
-    PeerQueue& q = c.ranks[rank].queues[peer];
     if (q.waiting.empty()) return;
     q.in_flight = true;
     Message m = std::move(q.waiting.front());
@@ -170,11 +169,12 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer) {
     const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
     const uint64_t bytes = m.op.bytes;
     const uint64_t label = (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
-    m_net.start_transfer(src, dst, bytes, LinkOp::write, m_net.now_ps(),
-                         [this, id, msg = std::move(m)](int64_t) { delivered(id, msg); }, label);
+    m_net.start_transfer(
+        src, dst, bytes, LinkOp::write, m_net.now_ps(),
+        [this, id, q = &q, msg = std::move(m)](int64_t) { delivered(id, msg, *q); }, label);
 }
 
-void CollectiveEngine::delivered(uint32_t id, const Message& m) {
+void CollectiveEngine::delivered(uint32_t id, const Message& m, PeerQueue& q) {
     Collective& c = *m_colls[id];
     const uint32_t to = m.op.peer;
     if (m_functional) {
@@ -190,9 +190,8 @@ void CollectiveEngine::delivered(uint32_t id, const Message& m) {
     c.ranks[to].arrived.insert((static_cast<uint64_t>(m.from) << 32) | m.op.tag);
     RankState& sender = c.ranks[m.from];
     --sender.outstanding;
-    PeerQueue& q = sender.queues[to];
     q.in_flight = false;
-    transmit(id, m.from, to);
+    transmit(id, m.from, to, q);
     advance(id, to);
     advance(id, m.from);
 }

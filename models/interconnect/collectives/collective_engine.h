@@ -101,8 +101,10 @@ private:
 
     void advance(uint32_t id, uint32_t rank);
     void send(uint32_t id, uint32_t rank, const SendOp& op);
-    void transmit(uint32_t id, uint32_t rank, uint32_t peer);
-    void delivered(uint32_t id, const Message& m);
+    // `q` is rank's queue to `peer`; elements of an unordered_map keep their address, so the
+    // queue is looked up once per message, not once per call.
+    void transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQueue& q);
+    void delivered(uint32_t id, const Message& m, PeerQueue& q);
 
     FlowNetwork& m_net;
     CollectiveParams m_params;

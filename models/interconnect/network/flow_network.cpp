@@ -9,13 +9,66 @@
 
 namespace asim {
 
-FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths)
+FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths,
+                         bool bundle_parallel_links)
     : m_topology(topology),
       m_max_paths(std::max<std::size_t>(max_paths, 1)),
-      m_link_flows(topology.links().size()),
-      m_down(topology.links().size(), 0),
-      m_link_bytes(topology.links().size(), 0.0),
-      m_link_mark(topology.links().size(), 0) {}
+      m_bundle(bundle_parallel_links && topology.bundles() > 0),
+      m_physical(static_cast<uint32_t>(topology.links().size())),
+      m_link_bundle(m_physical, Topology::kNoBundle),
+      m_member_flows(topology.bundles(), 0),
+      m_link_flows(m_physical + topology.bundles()),
+      m_down(m_physical, 0),
+      m_link_bytes(m_physical, 0.0),
+      m_link_mark(m_physical + topology.bundles(), 0),
+      m_route_hint(topology.dies()) {
+    if (m_bundle)
+        for (uint32_t l = 0; l < m_physical; ++l)
+            if (topology.bundle_of(l) != Topology::kNoBundle)
+                m_link_bundle[l] = m_physical + topology.bundle_of(l);
+}
+
+void FlowNetwork::add_carried(const RouteTemplate& r, std::vector<double>& bytes) const {
+    if (r.carried == 0) return;
+    for (std::size_t i = 0; i < r.links.size(); ++i) {
+        const uint32_t l = r.links[i];
+        if (l < m_physical) {
+            bytes[l] += r.carried * r.share[i];
+            continue;
+        }
+        const uint32_t b = l - m_physical;
+        const uint32_t* first = m_topology.bundle_begin(b);
+        const std::size_t size = static_cast<std::size_t>(m_topology.bundle_end(b) - first);
+        std::size_t used = 0;
+        for (std::size_t j = 0; j < size; ++j) used += uses_member(r.mask[i], j) ? 1 : 0;
+        for (std::size_t j = 0; j < size; ++j)
+            if (uses_member(r.mask[i], j))
+                bytes[first[j]] += r.carried * r.share[i] / static_cast<double>(used);
+    }
+}
+
+std::vector<double> FlowNetwork::link_bytes() const {
+    // Bytes are summed per route as flows leave it (one addition instead of one per link) and
+    // spread over the links here, or when the route leaves the cache.
+    std::vector<double> bytes = m_link_bytes;
+    for (const auto& [key, r] : m_routes) add_carried(*r, bytes);
+    for (const auto& r : m_retired) add_carried(*r, bytes);
+    return bytes;
+}
+
+void FlowNetwork::clear_routes() {
+    for (RouteHint& h : m_route_hint) h = {};
+    std::vector<std::shared_ptr<RouteTemplate>> keep;
+    auto retire = [&](const std::shared_ptr<RouteTemplate>& r) {
+        add_carried(*r, m_link_bytes);
+        r->carried = 0;
+        if (r.use_count() > 1) keep.push_back(r);  // flows still on it carry more later
+    };
+    for (const auto& r : m_retired) retire(r);
+    for (const auto& [key, r] : m_routes) retire(r);
+    m_routes.clear();
+    m_retired = std::move(keep);
+}
 
 void FlowNetwork::post(int64_t t, Kind k, uint32_t id, uint32_t version) {
     m_events.push({t, m_seq++, k, id, version});
@@ -72,13 +125,21 @@ std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t
     const uint64_t want = std::min<uint64_t>(m_max_paths, std::max<uint64_t>(1, packets));
     const uint64_t key = (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 16) ^
                          (want << 1) ^ (op == LinkOp::read ? 1u : 0u);
+    // A collective sends from a die to the same peer step after step: one entry per source
+    // answers most look-ups without the hash table.
+    RouteHint& hint = m_route_hint[src];
+    if (hint.route != nullptr && hint.key == key) return hint.route;
     auto it = m_routes.find(key);
-    if (it != m_routes.end()) return it->second;
+    if (it != m_routes.end()) {
+        hint = {key, it->second};
+        return it->second;
+    }
     std::vector<Path> paths = m_topology.routes(src, dst, want, m_down);
     if (paths.empty()) return nullptr;
-    if (m_routes.size() > (1u << 20)) m_routes.clear();  // bound the memory
+    if (m_routes.size() > (1u << 20)) clear_routes();  // bound the memory
     auto made = std::make_shared<RouteTemplate>();
     m_routes[key] = made;
+    hint = {key, made};
     RouteTemplate& r = *made;
     r.paths = std::move(paths);
     // Packets are sprayed evenly over the paths: each link carries 1/k of the flow per path it is
@@ -98,7 +159,78 @@ std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t
     }
     for (std::size_t i = 0; i < r.links.size(); ++i)
         r.share.push_back(r.cost[i] * m_topology.link_params(r.links[i]).payload_bytes_per_s(op));
+    r.mask.assign(r.links.size(), 0);
+    if (m_bundle) aggregate_bundles(r);
     return made;
+}
+
+void FlowNetwork::aggregate_bundles(RouteTemplate& r) const {
+    // (bundle, position in r.links) of the links that belong to a bundle, grouped by bundle.
+    std::vector<std::pair<uint32_t, uint32_t>> members;
+    for (uint32_t i = 0; i < r.links.size(); ++i) {
+        const uint32_t v = m_link_bundle[r.links[i]];
+        if (v != Topology::kNoBundle) members.emplace_back(v - m_physical, i);
+    }
+    if (members.empty()) return;
+    std::sort(members.begin(), members.end());
+    std::vector<char> replaced(r.links.size(), 0);
+    struct Aggregate {
+        uint32_t id;
+        double cost, share;
+        uint64_t mask;
+        bool operator<(const Aggregate& o) const { return id < o.id; }
+    };
+    std::vector<Aggregate> added;
+    for (std::size_t a = 0; a < members.size();) {
+        std::size_t z = a;
+        while (z < members.size() && members[z].first == members[a].first) ++z;
+        const uint32_t b = members[a].first;
+        const uint32_t* first = m_topology.bundle_begin(b);
+        const auto size = static_cast<std::size_t>(m_topology.bundle_end(b) - first);
+        // Several members, each with the same cost (the same number of paths over equal links):
+        // their constraints are alike, one stands for all. Bundles of more than 64 links are
+        // aggregated only when every member is used (the mask has no bit for the rest).
+        bool even = z - a >= 2 && (size <= 64 || z - a == size);
+        for (std::size_t j = a; even && j < z; ++j)
+            even = r.cost[members[j].second] == r.cost[members[a].second];
+        if (even) {
+            double share = 0;
+            uint64_t mask = 0;
+            for (std::size_t j = a; j < z; ++j) {
+                replaced[members[j].second] = 1;
+                share += r.share[members[j].second];
+                if (size <= 64) {
+                    const auto at =
+                        std::find(first, first + size, r.links[members[j].second]) - first;
+                    mask |= uint64_t{1} << at;
+                }
+            }
+            added.push_back({m_physical + b, r.cost[members[a].second], share,
+                             size <= 64 ? mask : kAllMembers});
+        }
+        a = z;
+    }
+    if (added.empty()) return;
+    RouteTemplate out;
+    for (std::size_t i = 0; i < r.links.size(); ++i) {
+        if (replaced[i]) continue;
+        out.links.push_back(r.links[i]);
+        out.cost.push_back(r.cost[i]);
+        out.share.push_back(r.share[i]);
+        out.mask.push_back(0);
+    }
+    std::sort(added.begin(), added.end());
+    for (const Aggregate& g : added) {  // aggregate ids follow every physical id: still sorted
+        out.links.push_back(g.id);
+        out.cost.push_back(g.cost);
+        out.share.push_back(g.share);
+        out.mask.push_back(g.mask);
+    }
+    r.links = std::move(out.links);
+    r.cost = std::move(out.cost);
+    r.share = std::move(out.share);
+    r.mask = std::move(out.mask);
+    r.bundled = true;
 }
 
 uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes) {
@@ -121,16 +253,19 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTem
     const TopologyParams& tp = m_topology.params();
     const uint64_t max_mtu = std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
                                        tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
-    const bool full = first_packet >= max_mtu;
-    if (full && route->latency_full_packets >= 0) {
-        f.latency = route->latency_full_packets;
+    // Past the largest MTU every size has the same latency; below it a collective repeats sizes.
+    const uint64_t latency_key = std::min(first_packet, max_mtu);
+    if (route->latency_ps >= 0 && route->latency_packet == latency_key) {
+        f.latency = route->latency_ps;
     } else {
         f.latency = 0;
         for (const Path& p : route->paths) f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
-        if (full) route->latency_full_packets = f.latency;
+        route->latency_packet = latency_key;
+        route->latency_ps = f.latency;
     }
     f.route = route;
     f.slot.resize(route->links.size());
+    if (route->bundled) ++m_stats.bundled_flows;
     ++f.version;
     ++m_transfers[transfer].flows_left;
     ++m_stats.flows;
@@ -142,9 +277,11 @@ void FlowNetwork::activate(uint32_t id) {
     f.active = true;
     bool shared = false;
     for (std::size_t i = 0; i < f.route->links.size(); ++i) {
-        auto& on_link = m_link_flows[f.route->links[i]];
-        shared = shared || !on_link.empty();
+        const uint32_t l = f.route->links[i];
+        auto& on_link = m_link_flows[l];
+        shared = shared || !on_link.empty() || bundle_busy(l);
         f.slot[i] = on_link.push(id);
+        count_member(l, 1);
     }
     if (shared) {
         for (uint32_t l : f.route->links) m_dirty_links.push_back(l);
@@ -165,7 +302,7 @@ void FlowNetwork::deactivate(uint32_t id) {
     Flow& f = m_flows[id];
     // Account the bytes sent since the last update.
     const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
-    for (std::size_t i = 0; i < f.route->links.size(); ++i) m_link_bytes[f.route->links[i]] += sent * f.route->share[i];
+    f.route->carried += sent;
     f.remaining -= sent;
     f.updated = m_now;
     f.active = false;
@@ -181,7 +318,9 @@ void FlowNetwork::deactivate(uint32_t id) {
             const auto at = std::lower_bound(g.route->links.begin(), g.route->links.end(), l) - g.route->links.begin();
             g.slot[static_cast<std::size_t>(at)] = f.slot[i];
         }
-        if (!on_link.empty()) m_dirty_links.push_back(l);  // the flows left may speed up
+        count_member(l, -1);
+        if (!on_link.empty() || bundle_busy(l))
+            m_dirty_links.push_back(l);  // the flows left may speed up
     }
 }
 
@@ -211,12 +350,10 @@ void FlowNetwork::solve() {
         if (m_link_mark[start] == m_epoch) continue;
         m_link_mark[start] = m_epoch;
         m_comp_flows.clear();
-        m_comp_links.clear();
         m_stack.assign(1, start);
         while (!m_stack.empty()) {
             const uint32_t l = m_stack.back();
             m_stack.pop_back();
-            m_comp_links.push_back(l);
             const FlowsOnLink& on_link = m_link_flows[l];
             for (uint32_t j = 0; j < on_link.size(); ++j) {
                 const uint32_t fid = on_link[j];
@@ -230,12 +367,28 @@ void FlowNetwork::solve() {
                     m_stack.push_back(k);
                 }
             }
+            // A bundle and its members constrain each other's flows while both carry some.
+            if (l >= m_physical) {
+                const uint32_t b = l - m_physical;
+                if (m_member_flows[b] == 0) continue;
+                for (const uint32_t* m = m_topology.bundle_begin(b); m != m_topology.bundle_end(b);
+                     ++m) {
+                    if (m_link_mark[*m] == m_epoch || m_link_flows[*m].empty()) continue;
+                    m_link_mark[*m] = m_epoch;
+                    m_stack.push_back(*m);
+                }
+            } else if (const uint32_t v = m_link_bundle[l]; v != Topology::kNoBundle &&
+                                                            m_link_mark[v] != m_epoch &&
+                                                            !m_link_flows[v].empty()) {
+                m_link_mark[v] = m_epoch;
+                m_stack.push_back(v);
+            }
         }
-        if (!m_comp_flows.empty()) solve_component(m_comp_flows, m_comp_links);
+        if (!m_comp_flows.empty()) solve_component(m_comp_flows);
     }
 }
 
-void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const std::vector<uint32_t>& comp_links) {
+void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     ++m_stats.rate_solves;
     m_stats.solved_flows += comp_flows.size();
     // Bring every flow of the component up to now.
@@ -259,32 +412,71 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
     }
     // Progressive filling: all unfrozen flows grow at one level; the link whose time share runs
     // out first freezes its flows at that level.
+    // Constraints: the links the flows cross, except that an aggregated bundle whose members also
+    // carry flows of their own stands for its members again (each with the aggregate's cost).
+    // Aggregates to expand: bundles whose members carry flows of their own, or whose aggregated
+    // flows use different members.
+    m_cons_masks.clear();
+    m_expand.clear();
+    for (uint32_t fid : comp_flows) {
+        const RouteTemplate& r = *m_flows[fid].route;
+        if (!r.bundled) continue;
+        for (std::size_t i = 0; i < r.links.size(); ++i)
+            if (r.links[i] >= m_physical) m_cons_masks.emplace_back(r.links[i], r.mask[i]);
+    }
+    std::sort(m_cons_masks.begin(), m_cons_masks.end());
+    m_cons_masks.erase(std::unique(m_cons_masks.begin(), m_cons_masks.end()), m_cons_masks.end());
+    for (std::size_t i = 0; i < m_cons_masks.size(); ++i) {
+        const uint32_t l = m_cons_masks[i].first;
+        const bool several = (i > 0 && m_cons_masks[i - 1].first == l) ||
+                             (i + 1 < m_cons_masks.size() && m_cons_masks[i + 1].first == l);
+        if ((several || m_member_flows[l - m_physical] != 0) &&
+            (m_expand.empty() || m_expand.back() != l))
+            m_expand.push_back(l);
+    }
+    m_cons_start.assign(1, 0);
+    m_cons_ids.clear();
+    m_cons_cost.clear();
+    for (uint32_t fid : comp_flows) {
+        const RouteTemplate& r = *m_flows[fid].route;
+        for (std::size_t i = 0; i < r.links.size(); ++i) {
+            const uint32_t l = r.links[i];
+            if (l >= m_physical && std::binary_search(m_expand.begin(), m_expand.end(), l)) {
+                const uint32_t b = l - m_physical;
+                const uint32_t* first = m_topology.bundle_begin(b);
+                const auto size = static_cast<std::size_t>(m_topology.bundle_end(b) - first);
+                for (std::size_t j = 0; j < size; ++j) {
+                    if (!uses_member(r.mask[i], j)) continue;
+                    m_cons_ids.push_back(first[j]);
+                    m_cons_cost.push_back(r.cost[i]);
+                }
+            } else {
+                m_cons_ids.push_back(l);
+                m_cons_cost.push_back(r.cost[i]);
+            }
+        }
+        m_cons_start.push_back(static_cast<uint32_t>(m_cons_ids.size()));
+    }
+    // Positions by binary search in the sorted, distinct constraint ids.
+    m_cons_pos = m_cons_ids;
+    std::sort(m_cons_pos.begin(), m_cons_pos.end());
+    m_cons_pos.erase(std::unique(m_cons_pos.begin(), m_cons_pos.end()), m_cons_pos.end());
+    for (uint32_t& id : m_cons_ids)
+        id = static_cast<uint32_t>(std::lower_bound(m_cons_pos.begin(), m_cons_pos.end(), id) -
+                                   m_cons_pos.begin());
     struct LinkState {
         double used = 0;    // link-time share taken by frozen flows
         double weight = 0;  // link-time per unit of level of the unfrozen flows
         uint32_t version = 0;
     };
-    std::vector<LinkState> state(comp_links.size());
-    // comp_links is small relative to all links; a sorted copy gives positions by binary search.
-    std::vector<std::pair<uint32_t, uint32_t>> pos;
-    pos.reserve(comp_links.size());
-    for (uint32_t i = 0; i < comp_links.size(); ++i) pos.emplace_back(comp_links[i], i);
-    std::sort(pos.begin(), pos.end());
-    auto where = [&](uint32_t link) {
-        return std::lower_bound(pos.begin(), pos.end(), std::make_pair(link, 0u))->second;
-    };
-    std::vector<std::vector<uint32_t>> flow_links(comp_flows.size());
+    std::vector<LinkState> state(m_cons_pos.size());
+    std::vector<std::vector<uint32_t>> link_members(m_cons_pos.size());
     for (std::size_t fi = 0; fi < comp_flows.size(); ++fi) {
-        const Flow& f = m_flows[comp_flows[fi]];
-        for (std::size_t i = 0; i < f.route->links.size(); ++i) {
-            const uint32_t p = where(f.route->links[i]);
-            flow_links[fi].push_back(p);
-            state[p].weight += f.route->cost[i];
+        for (uint32_t c = m_cons_start[fi]; c < m_cons_start[fi + 1]; ++c) {
+            state[m_cons_ids[c]].weight += m_cons_cost[c];
+            link_members[m_cons_ids[c]].push_back(static_cast<uint32_t>(fi));
         }
     }
-    std::vector<std::vector<uint32_t>> link_members(comp_links.size());
-    for (std::size_t fi = 0; fi < comp_flows.size(); ++fi)
-        for (uint32_t p : flow_links[fi]) link_members[p].push_back(static_cast<uint32_t>(fi));
     struct Entry {
         double level;
         uint32_t link;
@@ -292,7 +484,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
         bool operator>(const Entry& o) const { return level != o.level ? level > o.level : link > o.link; }
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-    for (uint32_t p = 0; p < comp_links.size(); ++p)
+    for (uint32_t p = 0; p < state.size(); ++p)
         if (state[p].weight > 0) heap.push({(1.0 - state[p].used) / state[p].weight, p, 0});
     std::vector<char> frozen(comp_flows.size(), 0);
     std::vector<double> new_rate(comp_flows.size(), 0.0);
@@ -305,14 +497,13 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows, const
             if (frozen[fi]) continue;
             frozen[fi] = 1;
             new_rate[fi] = level;
-            const Flow& f = m_flows[comp_flows[fi]];
-            for (std::size_t i = 0; i < flow_links[fi].size(); ++i) {
-                LinkState& s = state[flow_links[fi][i]];
-                s.used += f.route->cost[i] * level;
-                s.weight -= f.route->cost[i];
+            for (uint32_t c = m_cons_start[fi]; c < m_cons_start[fi + 1]; ++c) {
+                LinkState& s = state[m_cons_ids[c]];
+                s.used += m_cons_cost[c] * level;
+                s.weight -= m_cons_cost[c];
                 ++s.version;
-                if (s.weight > 1e-30 && flow_links[fi][i] != e.link)
-                    heap.push({(1.0 - s.used) / s.weight, flow_links[fi][i], s.version});
+                if (s.weight > 1e-30 && m_cons_ids[c] != e.link)
+                    heap.push({(1.0 - s.used) / s.weight, m_cons_ids[c], s.version});
             }
         }
     }
@@ -376,9 +567,13 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                 }
                 case Kind::link_down: {
                     m_down[e.id] = 1;
-                    m_routes.clear();
+                    clear_routes();
+                    // The flows on the link and those aggregated over its bundle (they cross it).
                     std::vector<uint32_t> on_link;
                     for (uint32_t j = 0; j < m_link_flows[e.id].size(); ++j) on_link.push_back(m_link_flows[e.id][j]);
+                    if (const uint32_t v = m_link_bundle[e.id]; v != Topology::kNoBundle)
+                        for (uint32_t j = 0; j < m_link_flows[v].size(); ++j)
+                            on_link.push_back(m_link_flows[v][j]);
                     for (uint32_t fid : on_link) {
                         deactivate(fid);
                         Flow& f = m_flows[fid];

@@ -6,9 +6,21 @@
 // over up to `max_paths` equal-cost paths (planes / ECMP); the flow drains at its max-min fair
 // rate, where a flow of op o uses 1 / (k x payload_bytes_per_s(o)) of a link's time per payload
 // byte for each of its k paths on that link (so read and write efficiency and packet headers are
-// part of the share); its last byte arrives one path latency (the longest of its paths) later (propagation and switching of every link, store-and-forward
-// of one packet at every link but the last: Topology::path_latency_ps). Rates are recomputed only
-// for the connected set of flows and links that a change touches.
+// part of the share); its last byte arrives one path latency (the longest of its paths) later
+// (propagation and switching of every link, store-and-forward of one packet at every link but the
+// last: Topology::path_latency_ps). Rates are recomputed only for the connected set of flows and
+// links that a change touches.
+//
+// Bundles (on by default): a flow whose packets are sprayed evenly over several links of a bundle
+// of parallel links (Topology: the planes of a switched node or Clos, the spines of a fat-tree)
+// loads each of them alike, so it crosses one aggregated link for the bundle instead of its
+// members: a transfer touches 2 to 4 links instead of 2P to 4P. The aggregate remembers which
+// members it stands for (a mask: a small message sprayed over fewer paths than planes uses some).
+// Exact: while every flow on a bundle uses the same members evenly, their member constraints are
+// identical and one constraint stands for all; when flows with different member sets, or flows
+// on single members (uneven routes, one packet), share a bundle, the rate solve expands the
+// aggregates into their members again. A link going down reroutes the flows aggregated over its
+// bundle too (they cross it), and later routes avoid it, so they aggregate only the live members.
 //
 // Approximated: packets in flight and credits are not modelled per packet here (PacketPath does
 // that for one message; at the sizes collectives move, credits only bound the rate, which the
@@ -35,13 +47,15 @@ struct FlowNetworkStats {
     uint64_t reroutes = 0;        // flows moved off a link that went down
     uint64_t rate_solves = 0;     // max-min recomputations
     uint64_t solved_flows = 0;    // flows visited by them
+    uint64_t bundled_flows = 0;   // flows that cross at least one aggregated bundle
 };
 
 class FlowNetwork {
 public:
     using Delivered = std::function<void(int64_t time_ps)>;
 
-    FlowNetwork(const Topology& topology, std::size_t max_paths);
+    // `bundle_parallel_links` false keeps every member link (the reference the bundles must match).
+    FlowNetwork(const Topology& topology, std::size_t max_paths, bool bundle_parallel_links = true);
 
     int64_t now_ps() const { return m_now; }
     const Topology& topology() const { return m_topology; }
@@ -69,18 +83,25 @@ public:
     int64_t next_event_ps() const;
     // Transfers started and not delivered.
     std::size_t pending_transfers() const { return m_pending; }
-    // Payload bytes carried per link by flows that have finished or moved (per-link occupancy).
-    const std::vector<double>& link_bytes() const { return m_link_bytes; }
+    // Payload bytes carried per link by flows that have finished or moved (per-link occupancy); an
+    // aggregated bundle's bytes are split evenly over its members.
+    std::vector<double> link_bytes() const;
 
 private:
     // Routes and their merged per-link costs, per (src, dst, op, paths used); cleared when a link
     // goes down. A collective reuses the same pairs step after step.
     struct RouteTemplate {
         std::vector<Path> paths;
-        std::vector<uint32_t> links;  // every link of the paths, once, sorted
+        std::vector<uint32_t> links;  // every link of the paths, once, sorted; ids from
+                                      // topology.links().size() on are aggregated bundles
         std::vector<double> cost;     // link-time per payload byte, per link
         std::vector<double> share;    // share of the flow's bytes each link carries
-        int64_t latency_full_packets = -1;  // latency when the first packet is a full MTU
+        std::vector<uint64_t> mask;   // aggregated bundles: members used (bit i: i-th member;
+                                      // kAllMembers for a bundle of more than 64); 0 otherwise
+        double carried = 0;           // payload bytes sent on this route, not yet in m_link_bytes
+        uint64_t latency_packet = 0;  // first packet size (capped at the largest MTU) ...
+        int64_t latency_ps = -1;      // ... and the path latency for it (-1: none yet)
+        bool bundled = false;         // crosses an aggregated bundle
     };
     struct Flow {
         uint32_t transfer;
@@ -114,18 +135,42 @@ private:
     };
 
     std::shared_ptr<RouteTemplate> route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes);
+    void aggregate_bundles(RouteTemplate& r) const;
+    static constexpr uint64_t kAllMembers = ~uint64_t{0};
+    bool uses_member(uint64_t mask, std::size_t position) const {
+        return mask == kAllMembers || (position < 64 && ((mask >> position) & 1u) != 0);
+    }
+    // Adds a route's carried bytes to `bytes` (per link, aggregates split over their members).
+    void add_carried(const RouteTemplate& r, std::vector<double>& bytes) const;
+    void clear_routes();
+    // Whether flows other than those on link `l` itself constrain it: aggregated flows on the
+    // bundle of a member link, or member flows of an aggregated bundle.
+    bool bundle_busy(uint32_t l) const {
+        if (l >= m_physical) return m_member_flows[l - m_physical] != 0;
+        const uint32_t v = m_link_bundle[l];
+        return v != Topology::kNoBundle && !m_link_flows[v].empty();
+    }
+    void count_member(uint32_t l, int delta) {
+        if (l < m_physical && m_link_bundle[l] != Topology::kNoBundle)
+            m_member_flows[m_link_bundle[l] - m_physical] += static_cast<uint32_t>(delta);
+    }
 
     void post(int64_t t, Kind k, uint32_t id, uint32_t version = 0);
     uint32_t new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes);
     void activate(uint32_t flow);
     void deactivate(uint32_t flow);
     void solve();  // max-min over the components touched since the last solve
-    void solve_component(const std::vector<uint32_t>& flows, const std::vector<uint32_t>& links);
+    void solve_component(const std::vector<uint32_t>& flows);
     void begin_transfer(uint32_t transfer, double bytes, int64_t at);
     [[noreturn]] void report_stuck() const;
 
     const Topology& m_topology;
     std::size_t m_max_paths;
+    bool m_bundle;
+    uint32_t m_physical;  // links in the topology; aggregated bundles follow
+    // Per physical link: its bundle's aggregate id, or kNoBundle.
+    std::vector<uint32_t> m_link_bundle;
+    std::vector<uint32_t> m_member_flows;  // per bundle: active flow entries on its member links
     int64_t m_now = 0;
     uint64_t m_seq = 0;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
@@ -171,13 +216,24 @@ private:
     };
     std::vector<FlowsOnLink> m_link_flows;  // active flows per link
     std::vector<char> m_down;
-    std::vector<double> m_link_bytes;
+    std::vector<double> m_link_bytes;  // per physical link, from routes no longer cached
+    // Routes dropped from the cache with flows still on them (their bytes are not all counted).
+    std::vector<std::shared_ptr<RouteTemplate>> m_retired;
     std::vector<uint32_t> m_dirty_links;
     std::vector<uint32_t> m_link_mark;
     std::unordered_map<uint64_t, std::shared_ptr<RouteTemplate>> m_routes;
+    struct RouteHint {
+        uint64_t key = 0;
+        std::shared_ptr<RouteTemplate> route;
+    };
+    std::vector<RouteHint> m_route_hint;  // per source die: its last route
     bool m_running = false;
     Labeler m_labeler;
-    std::vector<uint32_t> m_comp_flows, m_comp_links, m_stack;  // reused by solve()
+    std::vector<uint32_t> m_comp_flows, m_stack;                 // reused by solve()
+    std::vector<uint32_t> m_cons_start, m_cons_pos, m_cons_ids;  // reused by solve_component()
+    std::vector<double> m_cons_cost;
+    std::vector<std::pair<uint32_t, uint64_t>> m_cons_masks;
+    std::vector<uint32_t> m_expand;
     uint32_t m_epoch = 0;
     std::size_t m_pending = 0;
     FlowNetworkStats m_stats;

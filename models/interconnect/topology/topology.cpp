@@ -130,10 +130,19 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
                 break;
         }
     }
+    std::vector<uint32_t> up, down;
     if (t.node_topology == NodeTopology::switched) {
         m_l1_base = add_vertex_block(t.nodes() * t.planes);
-        for (uint32_t d = 0; d < t.dies; ++d)
-            for (uint32_t p = 0; p < t.planes; ++p) add_duplex(d, l1(node_of(d), p), LinkClass::die);
+        for (uint32_t d = 0; d < t.dies; ++d) {
+            up.clear();
+            down.clear();
+            for (uint32_t p = 0; p < t.planes; ++p) {
+                up.push_back(add_duplex(d, l1(node_of(d), p), LinkClass::die));
+                down.push_back(up.back() + 1);
+            }
+            add_bundle(up);
+            add_bundle(down);
+        }
     }
     if (t.has_fallback) {
         m_host_base = add_vertex_block(t.nodes());
@@ -141,16 +150,37 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
     }
     if (t.scale_out == ScaleOutTopology::clos) {
         m_l2_base = add_vertex_block(t.planes * t.l2_per_plane);
-        for (uint32_t n = 0; n < t.nodes(); ++n)
+        for (uint32_t n = 0; n < t.nodes(); ++n) {
+            const uint32_t first = static_cast<uint32_t>(m_links.size());
             for (uint32_t p = 0; p < t.planes; ++p)
                 for (uint32_t k = 0; k < t.l2_per_plane; ++k) add_duplex(l1(n, p), l2(p, k), LinkClass::uplink);
+            // Node n's uplinks to L2 chip k of every plane, and those chips' links back.
+            for (uint32_t k = 0; k < t.l2_per_plane; ++k) {
+                up.clear();
+                down.clear();
+                for (uint32_t p = 0; p < t.planes; ++p) {
+                    up.push_back(first + 2 * (p * t.l2_per_plane + k));
+                    down.push_back(up.back() + 1);
+                }
+                add_bundle(up);
+                add_bundle(down);
+            }
+        }
     } else if (t.scale_out == ScaleOutTopology::fat_tree) {
         const uint32_t leaves = t.dies / t.dies_per_leaf;
         m_leaf_base = add_vertex_block(leaves);
         m_spine_base = add_vertex_block(t.spines);
         for (uint32_t d = 0; d < t.dies; ++d) add_duplex(d, leaf_of(d), LinkClass::nic);
-        for (uint32_t l = 0; l < leaves; ++l)
-            for (uint32_t s = 0; s < t.spines; ++s) add_duplex(m_leaf_base + l, m_spine_base + s, LinkClass::uplink);
+        for (uint32_t l = 0; l < leaves; ++l) {
+            up.clear();
+            down.clear();
+            for (uint32_t s = 0; s < t.spines; ++s) {
+                up.push_back(add_duplex(m_leaf_base + l, m_spine_base + s, LinkClass::uplink));
+                down.push_back(up.back() + 1);
+            }
+            add_bundle(up);
+            add_bundle(down);
+        }
     }
     for (auto& out : m_out) std::sort(out.begin(), out.end());
     check_connected();
@@ -163,14 +193,28 @@ uint32_t Topology::add_vertex_block(uint32_t n) {
     return first;
 }
 
-void Topology::add_link(uint32_t a, uint32_t b, LinkClass cls) {
-    m_out[a].emplace_back(b, static_cast<uint32_t>(m_links.size()));
+uint32_t Topology::add_link(uint32_t a, uint32_t b, LinkClass cls) {
+    const uint32_t id = static_cast<uint32_t>(m_links.size());
+    m_out[a].emplace_back(b, id);
     m_links.push_back({a, b, cls});
+    m_bundle_of.push_back(kNoBundle);
+    return id;
 }
 
-void Topology::add_duplex(uint32_t a, uint32_t b, LinkClass cls) {
-    add_link(a, b, cls);
+uint32_t Topology::add_duplex(uint32_t a, uint32_t b, LinkClass cls) {
+    const uint32_t id = add_link(a, b, cls);
     add_link(b, a, cls);
+    return id;
+}
+
+void Topology::add_bundle(const std::vector<uint32_t>& links) {
+    if (links.size() < 2) return;  // a single link is its own bundle
+    const uint32_t b = bundles();
+    for (uint32_t l : links) {
+        m_bundle_of[l] = b;
+        m_bundle_links.push_back(l);
+    }
+    m_bundle_start.push_back(static_cast<uint32_t>(m_bundle_links.size()));
 }
 
 const LinkParams& Topology::link_params(uint32_t link) const {

@@ -91,14 +91,27 @@ public:
     // propagation and switching of every link, plus store-and-forward of that packet on all but
     // the last link.
     int64_t path_latency_ps(const Path& p, uint64_t first_packet, LinkOp op) const;
+    // Bundles of parallel links (see the file comment): ids 0..bundles()-1.
+    static constexpr uint32_t kNoBundle = 0xFFFFFFFFu;
+    uint32_t bundles() const { return static_cast<uint32_t>(m_bundle_start.size()) - 1; }
+    uint32_t bundle_of(uint32_t link) const { return m_bundle_of[link]; }  // kNoBundle when none
+    // The links of bundle `b`: [begin, end) of one array.
+    const uint32_t* bundle_begin(uint32_t b) const {
+        return m_bundle_links.data() + m_bundle_start[b];
+    }
+    const uint32_t* bundle_end(uint32_t b) const {
+        return m_bundle_links.data() + m_bundle_start[b + 1];
+    }
+
     // Hop-count diameter between dies 0 and `dst` (used to pick the farthest peer for figures).
     uint32_t farthest_die_in_node(uint32_t die) const;
     uint32_t farthest_die_outside_node(uint32_t die) const;
 
 private:
     uint32_t add_vertex_block(uint32_t n);
-    void add_link(uint32_t a, uint32_t b, LinkClass cls);
-    void add_duplex(uint32_t a, uint32_t b, LinkClass cls);
+    uint32_t add_link(uint32_t a, uint32_t b, LinkClass cls);    // returns the link id
+    uint32_t add_duplex(uint32_t a, uint32_t b, LinkClass cls);  // a -> b; b -> a is the next id
+    void add_bundle(const std::vector<uint32_t>& links);
     uint32_t l1(uint32_t node, uint32_t plane) const { return m_l1_base + node * m_params.planes + plane; }
     uint32_t l2(uint32_t plane, uint32_t k) const { return m_l2_base + plane * m_params.l2_per_plane + k; }
     uint32_t leaf_of(uint32_t die) const { return m_leaf_base + die / m_params.dies_per_leaf; }
@@ -114,6 +127,9 @@ private:
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_out;  // per vertex: (to, link), sorted by to
     uint32_t m_l1_base = 0, m_host_base = 0, m_l2_base = 0, m_leaf_base = 0, m_spine_base = 0;
     uint32_t m_vertex_count = 0;
+    std::vector<uint32_t> m_bundle_of;        // per link
+    std::vector<uint32_t> m_bundle_start{0};  // per bundle, into m_bundle_links
+    std::vector<uint32_t> m_bundle_links;
 };
 
 }  // namespace asim
