@@ -339,6 +339,16 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     Picoseconds farthest_hop = 0;
     const Picoseconds port_mean_hop = m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
     for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes) {
+        if (line_addr + kPrefetchLines * line_bytes < end) {
+            // Written out here, not in a helper: GCC deems a function that only prefetches pure
+            // and drops the call.
+            const std::size_t ahead = set_of((line_addr >> m_line_shift) + kPrefetchLines) * m_params.ways;
+            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(uint32_t)) __builtin_prefetch(&m_tags[ahead + w]);
+            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(Line)) __builtin_prefetch(&m_lines[ahead + w]);
+            if (const char* state = m_policy->state_of(ahead)) {
+                for (std::size_t b = 0; b < m_params.ways * m_policy->state_bytes(); b += 64) __builtin_prefetch(state + b);
+            }
+        }
         const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
         const uint8_t need = sector_mask(lo, hi, line_addr);
         const uint64_t line_number = line_addr >> m_line_shift;

@@ -13,7 +13,9 @@ namespace {
 class StampPolicy final : public ReplacementPolicy {
 public:
     StampPolicy(std::size_t lines, bool stamp_on_hit, uint32_t first_stamp)
-        : m_stamp(lines, 0), m_clock(first_stamp), m_stamp_on_hit(stamp_on_hit) {}
+        : m_stamp(lines, 0), m_clock(first_stamp), m_stamp_on_hit(stamp_on_hit) {
+        set_state(m_stamp.data(), sizeof(uint32_t));
+    }
     void on_hit(std::size_t line) override {
         if (m_stamp_on_hit) m_stamp[line] = next();
     }

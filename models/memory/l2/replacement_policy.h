@@ -20,6 +20,22 @@ public:
     // `keep(line)` is true; returns first + count when every line is kept.
     virtual std::size_t victim(std::size_t first, std::size_t count,
                                const std::function<bool(std::size_t)>& keep) const = 0;
+
+    // Where the per-line state of `line` lives (nullptr for a policy without any), and its size
+    // per line: the L2 asks the host CPU to prefetch it (simulator speed only).
+    const char* state_of(std::size_t line) const { return m_state ? m_state + line * m_state_bytes : nullptr; }
+    std::size_t state_bytes() const { return m_state_bytes; }
+
+protected:
+    // A policy with per-line state keeps it in one array of `bytes`-sized entries (state_of()).
+    void set_state(const void* state, std::size_t bytes) {
+        m_state = static_cast<const char*>(state);
+        m_state_bytes = bytes;
+    }
+
+private:
+    const char* m_state = nullptr;
+    std::size_t m_state_bytes = 0;
 };
 
 // Names accepted by make_replacement_policy, for messages.
