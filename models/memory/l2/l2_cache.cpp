@@ -338,11 +338,19 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
         m_noc_one_way.empty() ? nullptr : &m_noc_one_way[static_cast<std::size_t>(port) * m_slices.size()];
     Picoseconds farthest_hop = 0;
     const Picoseconds port_mean_hop = m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
-    for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes) {
+    // Sets of the lines kPrefetchLines ahead, hashed once when their prefetch is issued and used
+    // when the loop reaches them (line i's set is in slot i mod kPrefetchLines from line i - 4 on).
+    std::array<std::size_t, kPrefetchLines> sets_ahead{};
+    uint64_t line_index = 0;
+    for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes, ++line_index) {
+        const uint64_t line_number = line_addr >> m_line_shift;
+        std::size_t& slot = sets_ahead[line_index % kPrefetchLines];
+        const std::size_t set = line_index < kPrefetchLines ? set_of(line_number) : slot;
         if (line_addr + kPrefetchLines * line_bytes < end) {
             // Written out here, not in a helper: GCC deems a function that only prefetches pure
             // and drops the call.
-            const std::size_t ahead = set_of((line_addr >> m_line_shift) + kPrefetchLines) * m_params.ways;
+            slot = set_of(line_number + kPrefetchLines);
+            const std::size_t ahead = slot * m_params.ways;
             for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(uint32_t)) __builtin_prefetch(&m_tags[ahead + w]);
             for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(Line)) __builtin_prefetch(&m_lines[ahead + w]);
             if (const char* state = m_policy->state_of(ahead)) {
@@ -351,8 +359,6 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
         }
         const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
         const uint8_t need = sector_mask(lo, hi, line_addr);
-        const uint64_t line_number = line_addr >> m_line_shift;
-        const std::size_t set = set_of(line_number);
         const std::size_t slice = slice_of(line_number);
         const Picoseconds hop = hop_of_slice ? hop_of_slice[slice] : 0;
         farthest_hop = std::max(farthest_hop, hop);
