@@ -8,7 +8,6 @@
 namespace asim {
 
 namespace {
-constexpr std::size_t kNone = ~std::size_t{0};
 constexpr std::array<StreamClass, 4> kClasses = {StreamClass::kWeight, StreamClass::kActivation,
                                                  StreamClass::kGeneral, StreamClass::kPrefetch};
 constexpr std::array<const char*, 3> kPartitionNames = {"weight", "activation", "general"};
@@ -102,6 +101,7 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_tags(params.sets() * params.ways, kInvalidTag),
       m_prefetched_in_set(params.sets(), 0),
       m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
+      m_filling_in_set(params.sets(), 0),
       m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
       m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
       m_atomic_bytes(stats.counter(std::string(this->name()) + ".atomic_add_bytes",
@@ -193,7 +193,7 @@ std::size_t L2Cache::find(uint64_t line_number, std::size_t set) const {
 }
 
 std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
-                              const TransactionInfo* info) {
+                              Request& r) {
     const Partition& p = m_partitions[part];
     const std::size_t base = set * m_params.ways + p.first_way;
     std::size_t victim = kNone;
@@ -204,10 +204,19 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
         }
     }
     if (victim == kNone) {
+        // Lines whose fill is in flight are never evicted (their MSHR holds them).
+        const bool fills_here = m_filling_in_set[set] != 0;
+        const std::size_t none = base + p.ways;
         if (m_params.protect_prefetched && m_prefetched_in_set[set] != 0) {
-            victim = m_policy->victim(base, p.ways, [this](std::size_t i) { return m_lines[i].prefetched; });
+            victim = m_policy->victim(base, p.ways, [this, fills_here](std::size_t i) {
+                return m_lines[i].prefetched || (fills_here && filling(i));
+            });
         }
-        if (victim == kNone || victim == base + p.ways) victim = m_policy->victim(base, p.ways, nullptr);
+        if (victim == kNone || victim == none) {
+            victim = fills_here ? m_policy->victim(base, p.ways, [this](std::size_t i) { return filling(i); })
+                                : m_policy->victim(base, p.ways, nullptr);
+        }
+        if (victim == none) return kNone;
         Line& v = m_lines[victim];
         L2PartitionStats& vs = m_partitions[v.partition].stats;
         ++vs.evictions;
@@ -223,8 +232,8 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
                 const unsigned first = static_cast<unsigned>(__builtin_ctz(dirty));
                 unsigned run = 0;
                 while (dirty & (1u << (first + run))) dirty &= ~(1u << (first + run++));
-                hbm_access(when, (uint64_t{m_tags[victim]} << m_line_shift) + (uint64_t{first} << m_sector_shift),
-                           uint64_t{run} << m_sector_shift, true, info);
+                r.posted.push_back({when, (uint64_t{m_tags[victim]} << m_line_shift) + (uint64_t{first} << m_sector_shift),
+                                    uint64_t{run} << m_sector_shift});
             }
         }
     }
@@ -234,29 +243,45 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
     return victim;
 }
 
-Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
-                                const TransactionInfo* info) {
+void L2Cache::mark_filling(std::size_t index, std::size_t set) {
+    if (filling(index)) return;
+    m_lines[index].ready = kFilling;
+    ++m_filling_in_set[set];
+}
+
+Picoseconds L2Cache::kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
+
+Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write, const Request& r) {
     tlm::tlm_generic_payload* p = m_pool.acquire();
     p->set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     p->set_address(addr);
     p->set_data_length(static_cast<unsigned>(bytes));
     p->set_streaming_width(static_cast<unsigned>(bytes));
     TransactionInfo* mine = info_of(*p);
-    if (info) *mine = *info;
+    if (r.info) *mine = *r.info;
     mine->engine = name();
     arrival += m_noc_to_hbm;  // slice to controller
-    sc_core::sc_time delay = ClockDomain::from_ps(arrival > m_now ? arrival - m_now : 0);
+    const Picoseconds before = kernel_now();
+    sc_core::sc_time delay = ClockDomain::from_ps(arrival > before ? arrival - before : 0);
     hbm_out->b_transport(*p, delay);
     check_response(*p, name());
     p->release();
-    if (!is_write) (m_fetching_for_prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
+    if (!is_write) (r.prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
     if (m_monitor) m_monitor->record(arrival, bytes);
     if (m_timeline) m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
-    return m_now + ClockDomain::to_ps(delay) + m_noc_to_hbm;  // data back to the slice
+    // The target may have waited: the kernel's time now, not the time of the call.
+    return kernel_now() + ClockDomain::to_ps(delay) + m_noc_to_hbm;  // data back to the slice
+}
+
+void L2Cache::wait_for_a_fill(Request& r) {
+    flush_batch(r);  // nobody may wait for a line this request has not sent for
+    ++m_fill_waiters;
+    wait(m_fill_returned);
+    --m_fill_waiters;
 }
 
 // The time a new miss wanting to issue at `t` can take an MSHR.
-Picoseconds L2Cache::mshr_issue_time(Picoseconds t, const TransactionInfo* info) {
+Picoseconds L2Cache::mshr_issue_time(Picoseconds t, Request& r) {
     const auto later = [](const MshrHold& a, const MshrHold& b) { return a.until > b.until; };
     auto retire = [&] {
         while (!m_mshr_holds.empty() && m_mshr_holds.front().until <= t) {
@@ -266,11 +291,18 @@ Picoseconds L2Cache::mshr_issue_time(Picoseconds t, const TransactionInfo* info)
         }
     };
     retire();
-    if (m_mshrs_held + m_batch.lines.size() < m_params.mshrs) return t;
-    flush_batch(info);  // learn when the batch's fills complete
+    if (m_mshrs_held + m_mshrs_in_flight + r.batch.lines.size() < m_params.mshrs) return t;
+    flush_batch(r);  // learn when the batch's fills complete
     retire();
-    if (m_mshrs_held < m_params.mshrs) return t;
+    if (m_mshrs_held + m_mshrs_in_flight < m_params.mshrs) return t;
     ++m_mshr_stalls;
+    // Every MSHR is taken by fetches still in flight (a target that waits): wait for one.
+    while (m_mshr_holds.empty() && m_mshrs_in_flight >= m_params.mshrs) {
+        wait_for_a_fill(r);
+        t = std::max(t, kernel_now());
+        retire();
+    }
+    if (m_mshrs_held + m_mshrs_in_flight < m_params.mshrs) return t;
     // Take one MSHR of the earliest-freed batch (its time, not its order, decides).
     MshrHold& first = m_mshr_holds.front();
     const Picoseconds free_at = first.until;
@@ -282,18 +314,31 @@ Picoseconds L2Cache::mshr_issue_time(Picoseconds t, const TransactionInfo* info)
     return free_at;
 }
 
-void L2Cache::flush_batch(const TransactionInfo* info) {
-    if (m_batch.lines.empty()) return;
-    const Picoseconds done = hbm_access(m_batch.issue, m_batch.begin, m_batch.end - m_batch.begin, false, info);
-    for (std::size_t idx : m_batch.lines) {
-        if (idx != kNone) m_lines[idx].ready = done;
+void L2Cache::flush_batch(Request& r) {
+    // Posted writes go first, in the order they were made (write-backs of the victims that made
+    // room for this batch's lines).
+    for (std::size_t i = 0; i < r.posted.size(); ++i) {
+        const PostedWrite w = r.posted[i];
+        hbm_access(w.arrival, w.addr, w.bytes, true, r);
     }
-    m_mshr_holds.push_back({done, static_cast<uint32_t>(m_batch.lines.size())});
+    r.posted.clear();
+    if (r.batch.lines.empty()) return;
+    const auto count = static_cast<uint32_t>(r.batch.lines.size());
+    m_mshrs_in_flight += count;
+    const Picoseconds done = hbm_access(r.batch.issue, r.batch.begin, r.batch.end - r.batch.begin, false, r);
+    m_mshrs_in_flight -= count;
+    for (const Fill& f : r.batch.lines) {
+        if (f.index == kNone || m_tags[f.index] != f.tag || !filling(f.index)) continue;
+        m_lines[f.index].ready = done;
+        --m_filling_in_set[f.index / m_params.ways];
+    }
+    m_mshr_holds.push_back({done, count});
     std::push_heap(m_mshr_holds.begin(), m_mshr_holds.end(),
                    [](const MshrHold& a, const MshrHold& b) { return a.until > b.until; });
-    m_mshrs_held += m_batch.lines.size();
-    m_batch_done = std::max(m_batch_done, done);
-    m_batch.lines.clear();
+    m_mshrs_held += count;
+    r.fills_done = std::max(r.fills_done, done);
+    r.batch.lines.clear();
+    if (m_fill_waiters != 0) m_fill_returned.notify(sc_core::SC_ZERO_TIME);
 }
 
 void L2Cache::release_prefetch(Line& line) {
@@ -307,9 +352,20 @@ void L2Cache::release_prefetch(Line& line) {
 
 void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     if (!validate_payload(p, m_params.address_space_bytes)) return;
-    const TransactionInfo* info = info_of(p);
+    std::unique_ptr<Request> request;
+    if (m_free_requests.empty()) {
+        request = std::make_unique<Request>();
+    } else {
+        request = std::move(m_free_requests.back());
+        m_free_requests.pop_back();
+    }
+    Request& r = *request;
+    r.info = info_of(p);
+    r.fills_done = 0;
+    const TransactionInfo* info = r.info;
     const StreamClass cls = info ? info->stream : StreamClass::kGeneral;
     const bool is_prefetch = cls == StreamClass::kPrefetch;
+    r.prefetch = is_prefetch;
     const std::size_t part = partition_of(is_prefetch ? info->prefetch_target : cls);
     L2PartitionStats& ps = m_partitions[part].stats;
     const bool no_allocate = (info && info->no_allocate) || m_partitions[part].ways == 0;
@@ -321,12 +377,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     Counter& class_hits = *m_class_hits[static_cast<std::size_t>(cls)];
     Counter& class_misses = *m_class_misses[static_cast<std::size_t>(cls)];
 
-    m_now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-    const Picoseconds issued = m_now + ClockDomain::to_ps(delay);
+    const Picoseconds issued = kernel_now() + ClockDomain::to_ps(delay);
     const Picoseconds hit_latency = m_clock.cycles_to_ps(m_params.hit_latency_cycles);
-    m_batch_done = 0;
-    m_batch.lines.clear();
-    m_fetching_for_prefetch = is_prefetch;
 
     const uint64_t addr = p.get_address();
     const uint64_t end = addr + p.get_data_length();
@@ -376,10 +428,10 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             } else {
                 ++ps.misses;
                 ++class_misses;
-                if (no_allocate) {
-                    hbm_access(arrival, lo, hi - lo, true, info);  // written through, posted
+                if (!no_allocate) idx = allocate(line_number, set, part, arrival, r);
+                if (idx == kNone) {
+                    r.posted.push_back({arrival, lo, hi - lo});  // written through
                 } else {
-                    idx = allocate(line_number, set, part, arrival, info);
                     m_lines[idx].valid = need;
                     m_lines[idx].dirty = need;
                 }
@@ -388,19 +440,28 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             continue;
         }
 
+        // A read of a line whose fill is still in flight (only behind a target that waits):
+        // it merges with that fill, so it waits for it and then looks again.
+        bool waited = false;
+        while (idx != kNone && filling(idx)) {
+            wait_for_a_fill(r);
+            waited = true;
+            idx = find(line_number, set);
+        }
         uint8_t missing = need;
         if (idx != kNone) {
             Line& l = m_lines[idx];
             missing = need & static_cast<uint8_t>(~l.valid);
             if (missing == 0) {
+                const bool in_flight = waited || l.ready > arrival;
                 if (is_prefetch) {
                     if (m_listener) m_listener->prefetch_released(part, hi - lo);  // nothing to fill
                 } else {
                     ++ps.hits;
                     ++class_hits;
-                    if (l.ready > arrival) ++ps.merged;
+                    if (in_flight) ++ps.merged;
                     if (l.prefetched) {
-                        ++(l.ready > arrival ? ps.prefetch_late : ps.prefetch_useful);
+                        ++(in_flight ? ps.prefetch_late : ps.prefetch_useful);
                         release_prefetch(l);
                     }
                     m_policy->on_hit(idx);
@@ -410,7 +471,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
                 continue;
             }
         } else if (!no_allocate) {
-            idx = allocate(line_number, set, part, arrival, info);
+            idx = allocate(line_number, set, part, arrival, r);
         }
         if (is_prefetch) {
             ++ps.prefetch_fills;
@@ -432,8 +493,9 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
         if (idx != kNone) {
             m_lines[idx].valid |= missing;
             if (atomic) m_lines[idx].dirty |= need;
+            mark_filling(idx, set);
         } else if (atomic) {
-            hbm_access(arrival, lo, hi - lo, true, info);  // not allocated: the sum is written through
+            r.posted.push_back({arrival, lo, hi - lo});  // not allocated: the sum is written through
         }
         // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
         const uint64_t first = line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
@@ -441,18 +503,18 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
         // Misses of one request are fetched as contiguous runs issued together (one HBM access
         // per run, not per line): their tag checks are taken to finish at the request's mean
         // distance to the slices, so lines a hop nearer or farther still join one run.
-        const Picoseconds issue = mshr_issue_time(issued + port_mean_hop + hit_latency, info);
-        if (!m_batch.lines.empty() && (m_batch.end != first || m_batch.issue != issue)) flush_batch(info);
-        if (m_batch.lines.empty()) {
-            m_batch.begin = first;
-            m_batch.issue = issue;
+        const Picoseconds issue = mshr_issue_time(issued + port_mean_hop + hit_latency, r);
+        if (!r.batch.lines.empty() && (r.batch.end != first || r.batch.issue != issue)) flush_batch(r);
+        if (r.batch.lines.empty()) {
+            r.batch.begin = first;
+            r.batch.issue = issue;
         }
-        m_batch.end = last;
-        m_batch.lines.push_back(idx);
+        r.batch.end = last;
+        r.batch.lines.push_back({idx, static_cast<uint32_t>(line_number)});
         done = std::max(done, grant.end + hit_latency + hop);
     }
-    flush_batch(info);
-    if (m_batch_done != 0) done = std::max(done, m_batch_done + farthest_hop);
+    flush_batch(r);
+    if (r.fills_done != 0) done = std::max(done, r.fills_done + farthest_hop);
     if (!m_noc_links.empty() && !is_prefetch) {
         // The request's data crosses the mesh links towards (writes) or from (reads) the slices.
         const auto& loads = (is_write ? m_noc_write_loads : m_noc_read_loads)[static_cast<std::size_t>(port)];
@@ -470,7 +532,10 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
     if (atomic) m_atomic_bytes += p.get_data_length();
     if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
-    delay = ClockDomain::from_ps(done - m_now);
+    m_free_requests.push_back(std::move(request));
+    // Relative to the kernel's time now: a target below may have waited.
+    const Picoseconds now = kernel_now();
+    delay = ClockDomain::from_ps(done > now ? done - now : 0);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

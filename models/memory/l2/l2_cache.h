@@ -145,8 +145,10 @@ private:
     // cache line), not a whole Line (the scan of a set was a quarter of a GEMM run's time,
     // waiting on memory). Line numbers fit 32 bits: validate() bounds the address space.
     static constexpr uint32_t kInvalidTag = ~uint32_t{0};
+    static constexpr Picoseconds kFilling = ~Picoseconds{0};
+    static constexpr std::size_t kNone = ~std::size_t{0};
     struct Line {
-        Picoseconds ready = 0;        // when its last fill completes
+        Picoseconds ready = 0;        // when its last fill completes; kFilling while in flight
         uint8_t valid = 0;            // sector masks
         uint8_t dirty = 0;
         uint8_t partition = 0;
@@ -168,22 +170,50 @@ private:
         Picoseconds until;
         uint32_t count;
     };
+    // A line being filled: its index and the line number it holds (a fill never lands on a line
+    // that was evicted meanwhile).
+    struct Fill {
+        std::size_t index;
+        uint32_t tag;
+    };
     // A run of contiguous bytes to fetch from HBM at one issue time, for the lines in it.
     struct FetchBatch {
         uint64_t begin = 0, end = 0;
         Picoseconds issue = 0;
-        std::vector<std::size_t> lines;
+        std::vector<Fill> lines;  // index kNone: streamed through, not allocated
+    };
+    // A write to HBM nobody waits for (write-back of a dirty victim, write-through).
+    struct PostedWrite {
+        Picoseconds arrival;
+        uint64_t addr, bytes;
+    };
+    // What one b_transport call keeps while it is served. It lives outside the L2's members that
+    // other calls touch: a target below that waits (the JEDEC HBM) lets other engines' calls run
+    // in between. Reused from a free list (no allocation per call).
+    struct Request {
+        const TransactionInfo* info = nullptr;
+        bool prefetch = false;
+        FetchBatch batch;
+        std::vector<PostedWrite> posted;  // issued, in order, before the next fetch and at the end
+        Picoseconds fills_done = 0;       // latest completion of this request's fetches
     };
 
     void b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
     void release_prefetch(Line& line);
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or npos
-    std::size_t allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
-                         const TransactionInfo* info);
-    Picoseconds mshr_issue_time(Picoseconds t, const TransactionInfo* info);
-    void flush_batch(const TransactionInfo* info);
-    Picoseconds hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
-                           const TransactionInfo* info);
+    // A line for `line_number` in partition `part` of `set`, evicting one if needed (its dirty
+    // sectors join `r.posted`); kNone when every way of the partition is being filled.
+    std::size_t allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when, Request& r);
+    // Marks line `index` as being filled: until its fetch returns, later requests that read it
+    // wait for the fill and no allocation evicts it.
+    void mark_filling(std::size_t index, std::size_t set);
+    bool filling(std::size_t index) const { return m_lines[index].ready == kFilling; }
+    // Flushes `r`'s batch, then waits until some fill in flight returns (targets that wait only).
+    void wait_for_a_fill(Request& r);
+    Picoseconds mshr_issue_time(Picoseconds t, Request& r);
+    void flush_batch(Request& r);
+    Picoseconds hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write, const Request& r);
+    static Picoseconds kernel_now();
     uint8_t sector_mask(uint64_t lo, uint64_t hi, uint64_t line_addr) const;
 
     L2Params m_params;
@@ -202,9 +232,12 @@ private:
     std::array<std::size_t, 4> m_partition_of_class{};
     std::vector<MshrHold> m_mshr_holds;  // min-heap on until
     uint64_t m_mshrs_held = 0;           // sum of the holds' counts
-    FetchBatch m_batch;
-    Picoseconds m_now = 0;      // kernel time of the transaction being served
-    Picoseconds m_batch_done = 0;
+    uint64_t m_mshrs_in_flight = 0;      // lines of fetches whose HBM call has not returned
+    // Lines marked filling per set: allocation in a set without any skips the check.
+    std::vector<uint16_t> m_filling_in_set;
+    sc_core::sc_event m_fill_returned;  // a fetch returned (notified only when someone waits)
+    uint32_t m_fill_waiters = 0;
+    std::vector<std::unique_ptr<Request>> m_free_requests;
     PayloadPool m_pool;
     L2PrefetchListener* m_listener = nullptr;
     HbmLoadMonitor* m_monitor = nullptr;
@@ -216,7 +249,6 @@ private:
     Timeline* m_timeline = nullptr;
     Timeline::TrackId m_tl_read = Timeline::kNoTrack, m_tl_write = Timeline::kNoTrack;
     Timeline::TrackId m_tl_hbm_read = Timeline::kNoTrack, m_tl_hbm_write = Timeline::kNoTrack;
-    bool m_fetching_for_prefetch = false;
 
     std::array<Counter*, 4> m_class_hits{};
     std::array<Counter*, 4> m_class_misses{};
