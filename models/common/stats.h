@@ -3,8 +3,12 @@
 // platform turns the registry into files (JSON tree and CSV), so components never write files.
 //
 // Kinds: Counter (an integer that only grows), Average (sum, count, min, max of samples) and
-// Histogram (log-linear buckets: 8 per power of two, so percentiles are within 1/8 of a power of
-// two of the true value with bounded memory whatever the number of samples).
+// Histogram (log-linear buckets: one per value below 64, then 32 per power of two, so a bucket is
+// at most 1/32 of its values wide and memory is bounded whatever the number of samples).
+// Percentiles are exact where a bucket holds one possible value (every value below 64, and any
+// bucket the observed min or max narrows to one value) and at the extremes (p0 = min, p100 =
+// max); elsewhere they are interpolated inside the bucket (percentile_in_bucket), always within
+// [min, max].
 #pragma once
 
 #include <cstdint>
@@ -78,8 +82,8 @@ public:
     double mean() const { return m_count ? static_cast<double>(m_sum) / static_cast<double>(m_count) : 0.0; }
     uint64_t min() const { return m_count ? m_min : 0; }
     uint64_t max() const { return m_max; }
-    // The value below which a fraction q of the samples fall (upper edge of the bucket, clamped
-    // to the observed maximum).
+    // The nearest-rank q-quantile (the ceil(q * count)-th smallest sample), exact in unit-wide
+    // buckets and interpolated inside wider ones (percentile_in_bucket); in [min, max].
     uint64_t percentile(double q) const;
     const char* kind() const override { return "histogram"; }
     nlohmann::json to_json() const override;
@@ -94,6 +98,18 @@ private:
     std::vector<uint64_t> m_buckets;  // grown on demand
     uint64_t m_count = 0, m_sum = 0, m_min = 0, m_max = 0;
 };
+
+// The rank (1-based, in [1, n]) of the nearest-rank q-quantile of n samples: ceil(q * n).
+uint64_t percentile_rank(double q, uint64_t n);
+
+// The k-th smallest (1-based) of the `count` integer samples in a histogram bucket covering
+// [low, high), for samples observed in [min, max]. The bucket is first narrowed to the values it
+// can hold, [max(low, min), min(high - 1, max)]; if one value remains, that is the answer
+// (exact). Otherwise the samples are taken as evenly spread over the narrowed range (each
+// integer v standing for [v - 0.5, v + 0.5)), the k-th at the middle of its share, rounded to
+// the nearest integer. Monotone in k; a bucket filled evenly gives its values exactly.
+uint64_t percentile_in_bucket(uint64_t k, uint64_t count, uint64_t low, uint64_t high, uint64_t min,
+                              uint64_t max);
 
 class StatsRegistry {
 public:
