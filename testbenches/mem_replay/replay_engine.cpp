@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 
 #include "models/common/errors.h"
+#include "models/common/stats.h"
 
 namespace asim {
 
 void LatencyHistogram::add(uint64_t v) {
+    if (m_n == 0 || v < m_min) m_min = v;
     ++m_n;
     m_sum += v;
     m_max = std::max(m_max, v);
@@ -26,18 +28,23 @@ void LatencyHistogram::add(uint64_t v) {
 
 uint64_t LatencyHistogram::percentile(double q) const {
     if (m_n == 0) return 0;
-    const uint64_t want = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(m_n))));
+    const uint64_t want = percentile_rank(q, m_n);
+    if (want == 1) return m_min;  // the extremes are known exactly
+    if (want == m_n) return m_max;
     uint64_t seen = 0;
     for (uint64_t v = 0; v < m_exact.size(); ++v) {
         seen += m_exact[v];
         if (seen >= want) return v;
     }
     for (std::size_t i = 0; i < m_log.size(); ++i) {
-        seen += m_log[i];
-        if (seen >= want) {
+        if (seen + m_log[i] >= want) {
             const uint64_t e = i / 64, sub = i % 64;
-            return std::min(m_max, ((uint64_t{64} + sub + 1) << (e - 6)) - 1);  // bucket's upper edge
+            const uint64_t low = (uint64_t{64} + sub) << (e - 6);
+            const uint64_t high =
+                e == 63 && sub == 63 ? ~uint64_t{0} : (uint64_t{64} + sub + 1) << (e - 6);
+            return percentile_in_bucket(want - seen, m_log[i], low, high, m_min, m_max);
         }
+        seen += m_log[i];
     }
     return m_max;
 }

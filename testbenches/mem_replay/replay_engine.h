@@ -17,22 +17,26 @@
 namespace asim {
 
 // Exact counts below 64 Ki cycles, 1/64-of-a-power-of-two buckets above: percentiles are exact
-// for any latency a calibration looks at, and memory stays flat however long the trace. The exact
-// range grows with the largest latency seen, so a short replay does not pay for 512 KiB of zeroed
-// counters (page faults were a tenth of a 100 k-request replay's time).
+// for any latency a calibration looks at, and memory stays flat however long the trace. Above
+// 64 Ki they are interpolated inside the bucket and kept within [min, max] (percentile_in_bucket
+// in models/common/stats.h). The exact range grows with the largest latency seen, so a short
+// replay does not pay for 512 KiB of zeroed counters (page faults were a tenth of a 100 k-request
+// replay's time).
 class LatencyHistogram {
 public:
     void add(uint64_t v);
     uint64_t count() const { return m_n; }
     double mean() const { return m_n ? static_cast<double>(m_sum) / static_cast<double>(m_n) : 0.0; }
+    uint64_t min() const { return m_n ? m_min : 0; }
     uint64_t max() const { return m_max; }
+    // The nearest-rank q-quantile (the ceil(q * count)-th smallest sample).
     uint64_t percentile(double q) const;
 
 private:
     static constexpr uint64_t kExact = 1 << 16;
     std::vector<uint64_t> m_exact;  // grows by powers of two up to kExact
     std::vector<uint64_t> m_log = std::vector<uint64_t>(64 * 64, 0);
-    uint64_t m_n = 0, m_sum = 0, m_max = 0;
+    uint64_t m_n = 0, m_sum = 0, m_min = 0, m_max = 0;
 };
 
 // Completion times in a fixed number of bins whose width doubles as the run grows: the cycle of
