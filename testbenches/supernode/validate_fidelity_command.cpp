@@ -2,6 +2,9 @@
 // detailed and again with every die fast (each in a child process: SystemC elaborates once per
 // process) and reports the fast fidelity's error per op class (time summed over dies) and end to
 // end (the step). Meant for 8 to 64 dies, where the detailed run is affordable.
+// `ascend-sim validate-fidelity --memory [--platform P] [--trace T]`: runs a single-die trace with
+// the JEDEC HBM (`die.hbm.fidelity=jedec`) and again with the flat one, and reports step time,
+// HBM bytes and bandwidth, Cube utilisation and L2 hit rate side by side.
 #include <unistd.h>
 
 #include <cmath>
@@ -18,7 +21,9 @@
 #include "testbenches/cli/command.h"
 #include "testbenches/figures/hbm_figures.h"
 #include "testbenches/supernode/supernode_job.h"
+#include "testbenches/trace_replay/builtin_traces.h"
 #include "testbenches/trace_replay/child_run.h"
+#include "testbenches/trace_replay/run_job.h"
 
 namespace asim {
 
@@ -38,22 +43,89 @@ std::map<std::string, double> class_times(const nlohmann::json& stats) {
 
 double error_pct(double fast, double detailed) { return detailed > 0 ? (fast - detailed) / detailed * 100 : 0.0; }
 
+// --memory: the same single-die trace with each HBM fidelity, each in a child process.
+int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir) {
+    if (is_trace_set(base.trace)) {
+        throw InputError("--trace: --memory compares one die's memory; '" + base.trace +
+                         "' is a trace set (give one die's trace)");
+    }
+    const auto scratch = std::filesystem::temp_directory_path() / ("asim-memfidelity-" + std::to_string(::getpid()));
+    const char* names[2] = {"jedec", "flat"};
+    nlohmann::json runs[2];
+    try {
+        for (int i = 0; i < 2; ++i) {
+            RunOptions o = base;
+            o.overrides.push_back(std::string("die.hbm.fidelity=") + names[i]);
+            o.out_dir = (scratch / names[i]).string();
+            runs[i] = run_in_child([o] { run_job(o); }, o.out_dir,
+                                   std::string("validate-fidelity --memory: the ") + names[i] + " run");
+        }
+    } catch (...) {
+        std::filesystem::remove_all(scratch);
+        throw;
+    }
+    std::filesystem::remove_all(scratch);
+    struct Metric {
+        const char* name;
+        const char* key;
+        double scale;
+    };
+    const Metric metrics[] = {{"step_us", "sim_time_ns", 1e-3},
+                              {"hbm_read_GiB", "hbm_read_bytes", 1.0 / (1ULL << 30)},
+                              {"hbm_write_GiB", "hbm_write_bytes", 1.0 / (1ULL << 30)},
+                              {"hbm_bw_GBps", "hbm_bw_gbps", 1.0},
+                              {"cube_utilization", "cube_utilization", 1.0},
+                              {"l2_hit_rate", "l2_hit_rate", 1.0},
+                              {"wall_s", "wall_s", 1.0}};
+    FigureTable t{"memory_fidelity", {"metric", "jedec", "flat", "flat_error_pct"}, {}};
+    for (const Metric& m : metrics) {
+        const double j = runs[0]["summary"][m.key].get<double>() * m.scale;
+        const double f = runs[1]["summary"][m.key].get<double>() * m.scale;
+        t.rows.push_back({m.name, fmt::format("{:.4f}", j), fmt::format("{:.4f}", f), fmt::format("{:+.2f}", error_pct(f, j))});
+    }
+    std::cout << t.csv();
+    if (!out_dir.empty()) {
+        AtomicOutputDir out(out_dir);
+        out.write("memory_fidelity.csv", t.csv());
+        out.write("memory_fidelity.json", t.json());
+        out.commit();
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 Command add_validate_fidelity_command(CLI::App& app) {
     struct State {
         SupernodeOptions run;
         std::string out_dir;
+        bool memory = false;
     };
     auto s = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("validate-fidelity",
                                        "run a trace set with every die detailed and again fast; report the fast "
                                        "fidelity's error per op class and end to end");
-    cmd->add_option("--platform,-p", s->run.platform, platform_help())->required();
-    cmd->add_option("--trace,-t", s->run.index, "trace set: its index.json or directory")->required();
+    cmd->add_option("--platform,-p", s->run.platform,
+                    platform_help() + " (required for trace sets; with --memory default " + kDefaultPlatform + ")");
+    cmd->add_option("--trace,-t", s->run.index,
+                    "trace set: its index.json or directory; with --memory one die's trace or a built-in name "
+                    "(default " + std::string(kDefaultTrace) + ")");
     cmd->add_option("--set", s->run.overrides, "override a config key: KEY=VALUE (repeatable)");
-    cmd->add_option("--out,-o", s->out_dir, "output directory (fidelity.csv, fidelity.json)");
+    cmd->add_option("--out,-o", s->out_dir,
+                    "output directory (fidelity.csv, fidelity.json; with --memory memory_fidelity.csv, .json)");
+    cmd->add_flag("--memory", s->memory,
+                  "compare the HBM fidelities instead: one die's trace with die.hbm.fidelity=jedec and =flat, "
+                  "step time, HBM bytes, bandwidth, Cube utilisation and L2 hit rate side by side");
     return {cmd, [s] {
+                if (s->memory) {
+                    RunOptions o;
+                    o.platform = s->run.platform.empty() ? kDefaultPlatform : s->run.platform;
+                    o.trace = s->run.index.empty() ? kDefaultTrace : s->run.index;
+                    o.overrides = s->run.overrides;
+                    return validate_memory_fidelity(o, s->out_dir);
+                }
+                if (s->run.platform.empty()) throw InputError("--platform is required (a supernode preset)");
+                if (s->run.index.empty()) throw InputError("--trace is required (a trace set)");
                 if (!is_trace_set(s->run.index)) {
                     throw InputError("--trace: '" + s->run.index + "' is not a trace set (an index.json or its directory)");
                 }
