@@ -1,5 +1,6 @@
 // Tiler: tiles cover the op exactly once, fit the buffers, and bad ops are refused; the split_k
-// scheduler covers every K step of every block once and adds the partial sums.
+// scheduler covers every K step of every block once and adds the partial sums; the block order
+// groups block rows when that shrinks a wave's footprint.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -281,6 +282,57 @@ TEST(Tiling, SplitKRangesMayCrossABlockBoundary) {
     EXPECT_GT(t.atomic_stores, 72u);
     EXPECT_LT(t.atomic_stores, 72u + 40u);
     EXPECT_EQ(t.plain_store_bytes, 216u * 256u * 256u * 2u);
+}
+
+// The cores take blocks in groups of block rows (CATLASS's Zn swizzle) when that shrinks what a
+// wave of 72 concurrent blocks reads: 8192^3 is 32 x 32 blocks; row-major, the first wave would
+// cover 3 block rows and all 32 block columns (all of B), grouped it covers 9 x 8. Every block
+// is still computed exactly once.
+TEST(Tiling, MatmulBlockOrderGroupsRowsForL2Reuse) {
+    const AiCoreParams core = default_core();
+    Tiler tiler(core, 72);  // no workspace: every block whole
+    OpPlan plan = tiler.plan(matmul(8192, 8192, 8192));
+    const MatmulLayout l = *plan.matmul_layout;
+    ASSERT_EQ(l.mb * l.nb, 1024u);
+    std::set<uint64_t> a_first, b_first, c;
+    uint64_t stores = 0;
+    for (auto& w : plan.cube_work) {
+        ASSERT_TRUE(w.tiles);
+        Tile t;
+        bool first = true;
+        while (w.tiles->next(t)) {
+            if (first) {  // the core's first block, K step 0: the first wave
+                a_first.insert(t.loads[0].addr);
+                b_first.insert(t.loads[1].addr);
+                first = false;
+            }
+            if (t.store_count) {
+                c.insert(t.stores[0].addr);
+                ++stores;
+            }
+            t = Tile{};
+        }
+    }
+    EXPECT_EQ(a_first.size(), 9u);  // block rows of the first wave
+    EXPECT_EQ(b_first.size(), 8u);  // block columns
+    EXPECT_EQ(stores, 1024u);
+    EXPECT_EQ(c.size(), 1024u);
+}
+
+// Where grouping does not shrink a wave's footprint the order stays row-major: 16 x 5 blocks,
+// one wave of 72 covers rows 0-14 and all 5 columns either way.
+TEST(Tiling, MatmulBlockOrderStaysRowMajorWhenGroupingDoesNotPay) {
+    const AiCoreParams core = default_core();
+    Tiler tiler(core, 72);
+    OpPlan plan = tiler.plan(matmul(4096, 1280, 8192));
+    const MatmulLayout l = *plan.matmul_layout;
+    ASSERT_EQ(l.nb, 5u);
+    for (uint64_t c = 0; c < 72; ++c) {
+        Tile t;
+        ASSERT_TRUE(plan.cube_work[c].tiles->next(t));
+        EXPECT_EQ(t.loads[0].addr, l.a_tile(0, c / l.nb, 0)) << "core " << c;
+        EXPECT_EQ(t.loads[1].addr, l.b_tile(0, c % l.nb, 0)) << "core " << c;
+    }
 }
 
 TEST(Tiling, SplitKFallsBackToWholeBlocksWithoutAWorkspace) {

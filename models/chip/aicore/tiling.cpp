@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/common/errors.h"
 
@@ -50,12 +51,85 @@ struct MatmulGeometry {
     uint64_t bm, bn, bk;
     uint64_t mb, nb, kb;  // block counts
     uint32_t a_bits, b_bits, c_bits;
-    CubeFractal f;  // tile layout unit
+    uint64_t group_rows;  // block order (block_of): 0 row-major, else rows per group
+    CubeFractal f;        // tile layout unit
     const MatrixEngine* engine;
     DType dtype;
     double l1_to_l0a, l1_to_l0b;
     trace::Tensor a, b, c;
 };
+
+struct BlockCoord {
+    uint64_t batch, bi, bj;
+};
+
+// Output block `index` of the order the cores take blocks in (core c takes c, c + cores, ...).
+// Row-major when group_rows is 0. Otherwise the grouped order of CATLASS's
+// GemmIdentityBlockSwizzle (direction Zn): groups of group_rows block rows (the last group
+// keeps the rest), column by column inside a group, every second group's columns right to left
+// so that a group starts on the B columns the previous one ended on.
+BlockCoord block_of(uint64_t mb, uint64_t nb, uint64_t group_rows, uint64_t index) {
+    const uint64_t per_batch = mb * nb;
+    const uint64_t batch = index / per_batch, local = index % per_batch;
+    if (group_rows == 0) return {batch, local / nb, local % nb};
+    const uint64_t group = local / (group_rows * nb), in_group = local % (group_rows * nb);
+    const uint64_t first_row = group * group_rows;
+    const uint64_t rows = std::min(group_rows, mb - first_row);
+    const uint64_t column = in_group / rows;
+    return {batch, first_row + in_group % rows, group % 2 == 1 ? nb - 1 - column : column};
+}
+
+BlockCoord block_of(const MatmulGeometry& g, uint64_t index) {
+    return block_of(g.mb, g.nb, g.group_rows, index);
+}
+
+// The block order that reads least from HBM. The cores take consecutive blocks, so `cores`
+// consecutive blocks (a wave) run at about the same time and step through K together: at each
+// K step the wave reads the A tile of every block row and the B tile of every block column it
+// covers, each once from HBM and then from the L2 for the wave's other blocks, while the L2
+// cannot keep a panel from one wave to the next once the operands exceed it. A wave therefore
+// fetches about (rows x A panel + columns x B panel), and row-major order makes a wave of a
+// wide matrix cover every column: the whole of B once per wave, HBM traffic growing as n^4 for
+// n x n x n (a 16384^3 bf16 GEMM read 29.4 GiB of its 1 GiB of operands, and the L2's MSHRs
+// saturated). Grouping block rows bounds a wave's footprint (9 rows x 8 columns of 72 blocks):
+// traffic grows as the work, n^3. Chooses, over the first kOrderWaves waves, the group height
+// with the smallest summed footprint, row-major unless a grouping is strictly smaller.
+constexpr uint64_t kOrderWaves = 16;
+
+uint64_t choose_group_rows(uint64_t mb, uint64_t nb, uint64_t cores, double a_panel,
+                           double b_panel) {
+    if (cores < 2 || mb < 2 || nb < 2 || mb * nb <= cores) return 0;  // one wave: order is moot
+    const uint64_t blocks = std::min(mb * nb, kOrderWaves * cores);
+    std::vector<uint64_t> row_wave(mb), col_wave(nb);
+    auto footprint = [&](uint64_t group_rows) {
+        std::fill(row_wave.begin(), row_wave.end(), ~uint64_t{0});
+        std::fill(col_wave.begin(), col_wave.end(), ~uint64_t{0});
+        double bytes = 0;
+        for (uint64_t i = 0; i < blocks; ++i) {
+            const BlockCoord b = block_of(mb, nb, group_rows, i);
+            const uint64_t wave = i / cores;
+            if (row_wave[b.bi] != wave) {
+                row_wave[b.bi] = wave;
+                bytes += a_panel;
+            }
+            if (col_wave[b.bj] != wave) {
+                col_wave[b.bj] = wave;
+                bytes += b_panel;
+            }
+        }
+        return bytes;
+    };
+    uint64_t best = 0;
+    double best_bytes = footprint(0);
+    for (uint64_t rows = 1; rows <= std::min(mb, cores); ++rows) {
+        const double bytes = footprint(rows);
+        if (bytes < best_bytes) {
+            best = rows;
+            best_bytes = bytes;
+        }
+    }
+    return best;
+}
 
 MatmulLayout layout_of(const MatmulGeometry& g) {
     MatmulLayout l;
@@ -104,9 +178,7 @@ public:
 
     bool next(Tile& tile) override {
         if (m_in_split && m_step >= m_step_end) return false;
-        const uint64_t batch = m_block / (m_g.mb * m_g.nb);
-        const uint64_t bi = m_block / m_g.nb % m_g.mb;
-        const uint64_t bj = m_block % m_g.nb;
+        const auto [batch, bi, bj] = block_of(m_g, m_block);
         const uint64_t rows = std::min(m_g.bm, m_g.m - bi * m_g.bm);
         const uint64_t cols = std::min(m_g.bn, m_g.n - bj * m_g.bn);
         const uint64_t depth = std::min(m_g.bk, m_g.k - m_k * m_g.bk);
@@ -182,10 +254,7 @@ public:
         if (m_row >= m_end) return false;
         // Rows are numbered over the split blocks: block (row / bm), row (row % bm) of it.
         const uint64_t index = m_row / m_g.bm, r0 = m_row % m_g.bm;
-        const uint64_t block = m_split.first + index;
-        const uint64_t batch = block / (m_g.mb * m_g.nb);
-        const uint64_t bi = block / m_g.nb % m_g.mb;
-        const uint64_t bj = block % m_g.nb;
+        const auto [batch, bi, bj] = block_of(m_g, m_split.first + index);
         const uint64_t rows_in_block = std::min(m_g.bm, m_g.m - bi * m_g.bm);
         const uint64_t cols = std::min(m_g.bn, m_g.n - bj * m_g.bn);
         const uint64_t rows = std::min({m_chunk, m_g.bm - r0, m_end - m_row});
@@ -526,6 +595,8 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     g.mb = ceil_div(s.m, g.bm);
     g.nb = ceil_div(s.n, g.bn);
     g.kb = ceil_div(s.k, g.bk);
+    g.group_rows = choose_group_rows(g.mb, g.nb, m_ai_cores, static_cast<double>(g.bm) * g.a_bits,
+                                     static_cast<double>(g.bn) * g.b_bits);
     const uint32_t out_buffers = 2 * g.bm * g.bn * 4 <= m_core.l0c_bytes ? 2 : 1;
     const uint64_t total_blocks = g.batch * g.mb * g.nb;
     const uint32_t engines = m_ai_cores * m_core.vector_cores;

@@ -4,8 +4,10 @@
 //  matmul     output blocks bm x bn (256 x 256 when L0C holds it, smaller when the op has too
 //             few blocks to occupy every core), K in steps of bk (a 256 B row of the input
 //             dtype, shrunk until the double-buffered A and B tiles fit L1), accumulated in L0C;
-//             blocks dealt round-robin to the AIC pipelines. How the blocks are scheduled is
-//             chosen by name (die.aicore.tiling.matmul):
+//             blocks dealt round-robin to the AIC pipelines, row-major or, when that shrinks
+//             what a wave of concurrent blocks reads from HBM, in groups of block rows taken
+//             column by column (CATLASS's block swizzle; tiling.cpp, choose_group_rows). How the
+//             blocks are scheduled is chosen by name (die.aicore.tiling.matmul):
 //               blocked  every block whole on one core (the last wave may leave cores idle);
 //               split_k  (default) full waves whole, and the K steps of the blocks of a last,
 //                        partial wave spread evenly over all the cores when the cost model says
