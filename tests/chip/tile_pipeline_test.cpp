@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <systemc>
+#include <vector>
 #include <tlm>
 
 #include "models/common/clock_domain.h"
@@ -102,6 +103,47 @@ TEST(TilePipeline, DoubleBufferingMakesATileSequenceShorterThanItsParts) {
     EXPECT_GE(end_ns, bound);
     EXPECT_LE(end_ns, bound * 1.05);  // with two input buffers the loads hide entirely
     EXPECT_EQ(pipe.cube_busy_cycles(), tiles * cube);
+}
+
+// Reads take 100 ns, writes 100 ns up to the 8th and 10 us from the 9th on (after the pipeline's
+// ring of tile slots has wrapped), and the target records when each arrives.
+struct SlowStoreMemory : sc_core::sc_module {
+    tlm_utils::simple_target_socket<SlowStoreMemory> core_in;
+    std::vector<sc_core::sc_time> loads, stores;
+    explicit SlowStoreMemory(sc_core::sc_module_name n) : sc_module(n), core_in("core_in") {
+        core_in.register_b_transport(this, &SlowStoreMemory::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+        (p.is_write() ? stores : loads).push_back(sc_core::sc_time_stamp() + delay);
+        const bool slow = p.is_write() && stores.size() > 8;
+        delay += sc_core::sc_time(slow ? 10'000.0 : 100.0, sc_core::SC_NS);
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+// Loads run ahead of compute by at most `input_buffers` tiles, even while compute is held up by
+// output buffers waiting for slow stores: with 2 input and 2 output buffers, tiles 8 and 9 are
+// computed and stored slowly, tile 10's compute waits for block 8's store (10 us), so tiles 10
+// and 11 may be loaded (their buffers were freed by computes 8 and 9) and tile 12 may not: 12
+// loads before that store completes. (A tile slot reused from an earlier tile once let loads run
+// ahead on the earlier tile's compute time.)
+TEST(TilePipeline, LoadsRunAheadByAtMostTheInputBuffers) {
+    test::set_time_resolution();
+    const ClockDomain clock("clk", 1'000'000'000);
+    StatsRegistry stats;
+    FailureSink failures;
+    TilePipeline pipe("pipe", clock, TilePipelineParams{100, 100}, stats, failures);
+    SlowStoreMemory mem("mem");
+    pipe.l2_out.bind(mem.core_in);
+    Driver driver("driver", pipe, std::make_unique<UniformTiles>(24, 1'000, 50, 1'000));
+    test::run_simulation(sc_core::sc_time(1, sc_core::SC_MS));
+    failures.rethrow_if_failed();
+    ASSERT_EQ(mem.loads.size(), 24u);
+    ASSERT_GT(mem.stores.size(), 8u);
+    const sc_core::sc_time first_slow_store_done = mem.stores[8] + sc_core::sc_time(10'000.0, sc_core::SC_NS);
+    std::size_t early = 0;
+    for (const auto& t : mem.loads) early += t < first_slow_store_done ? 1 : 0;
+    EXPECT_EQ(early, 12u);
 }
 
 }  // namespace

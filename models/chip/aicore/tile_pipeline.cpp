@@ -1,3 +1,5 @@
+// sc_spawn (the load lanes) needs this before SystemC is first included.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/chip/aicore/tile_pipeline.h"
 
 #include <algorithm>
@@ -14,6 +16,7 @@ namespace {
 constexpr std::size_t kRing = 8;
 static_assert(kRing >= 2 * kMaxInputBuffers);
 constexpr Picoseconds kUnknown = ~Picoseconds{0};
+constexpr Picoseconds kInFlight = kUnknown - 1;  // a load handed to a lane, not yet returned
 }  // namespace
 
 TilePipeline::TilePipeline(sc_core::sc_module_name name, const ClockDomain& clock,
@@ -23,6 +26,7 @@ TilePipeline::TilePipeline(sc_core::sc_module_name name, const ClockDomain& cloc
       l2_out("l2_out"),
       m_clock(clock),
       m_failures(failures),
+      m_lanes(params.memory_waits),
       m_load_port(&clock, params.load_bytes_per_cycle),
       m_store_port(&clock, params.store_bytes_per_cycle),
       m_tiles(stats.counter(std::string(this->name()) + ".tiles", "tiles processed")),
@@ -37,6 +41,40 @@ TilePipeline::TilePipeline(sc_core::sc_module_name name, const ClockDomain& cloc
       m_store_bytes(stats.counter(std::string(this->name()) + ".store_bytes",
                                   "bytes stored to GM (FixPipe/MTE3)", "B")) {
     SC_THREAD(run);
+    if (m_lanes) {
+        for (uint32_t i = 0; i < kMaxInputBuffers; ++i) {
+            sc_core::sc_spawn(sc_bind(&TilePipeline::load_lane, this), sc_core::sc_gen_unique_name("load_lane"));
+        }
+    }
+}
+
+void TilePipeline::start_load(const Tile& tile, uint64_t op_id, Picoseconds* end) {
+    LaneLoad l;
+    std::copy(tile.loads.begin(), tile.loads.begin() + static_cast<std::ptrdiff_t>(tile.load_count), l.accesses.begin());
+    l.count = tile.load_count;
+    l.op_id = op_id;
+    l.end = end;
+    *end = kInFlight;
+    ++m_loads_in_flight;
+    m_lane_queue.push_back(l);
+    m_lane_work.notify(sc_core::SC_ZERO_TIME);
+}
+
+void TilePipeline::load_lane() {
+    try {
+        while (true) {
+            while (m_lane_queue.empty()) wait(m_lane_work);
+            const LaneLoad l = m_lane_queue.front();
+            m_lane_queue.pop_front();
+            *l.end = transfer(l.accesses.data(), l.count, false, false, m_load_port, l.op_id);
+            --m_loads_in_flight;
+            m_load_returned.notify(sc_core::SC_ZERO_TIME);
+        }
+    } catch (const sc_core::sc_unwind_exception&) {
+        throw;
+    } catch (...) {
+        m_failures.fail(std::current_exception());
+    }
 }
 
 void TilePipeline::submit(PipelineWork work) {
@@ -169,6 +207,7 @@ void TilePipeline::execute(PipelineWork& work) {
         Tile tile;
         uint64_t block = 0;
         Picoseconds load_end = kUnknown;
+        Picoseconds load_issued = 0;
         Picoseconds compute_end = kUnknown;
     };
     // Functional runs: the loaded operands and the block to store, per ring slot (members, not on
@@ -191,6 +230,7 @@ void TilePipeline::execute(PipelineWork& work) {
         if (!have_pending && !exhausted && next_load - next_store < kRing) {
             Slot& s = ring[next_load % kRing];
             s.tile = Tile{};
+            s.load_end = s.compute_end = kUnknown;  // not the times of the slot's previous tile
             if (work.tiles->next(s.tile)) {
                 have_pending = true;
             } else {
@@ -200,6 +240,10 @@ void TilePipeline::execute(PipelineWork& work) {
         // Compute every loaded tile whose output buffer is free (pure arithmetic).
         while (next_compute < next_load) {
             Slot& s = ring[next_compute % kRing];
+            if (s.load_end == kInFlight) break;  // its load is still in a lane
+            if (m_lanes && m_timeline) {
+                record_transfer(m_tracks.mte2, m_load_shown_until, s.load_issued, s.load_end, work.timeline_label);
+            }
             Picoseconds out_free = 0;
             const bool new_block = s.tile.starts_output_block && next_compute > 0;
             if (new_block) ++block;
@@ -248,6 +292,10 @@ void TilePipeline::execute(PipelineWork& work) {
         }
         if (next_store < next_compute) store_ready = ring[next_store % kRing].compute_end;
         if (load_ready == kUnknown && store_ready == kUnknown) {
+            if (m_loads_in_flight != 0) {  // nothing to do until a lane returns a load
+                wait(m_load_returned);
+                continue;
+            }
             if (exhausted && next_store == next_load) break;
             throw SimulationError(std::string(name()) + ": pipeline deadlock in op " +
                                   std::to_string(work.op_id));
@@ -255,7 +303,20 @@ void TilePipeline::execute(PipelineWork& work) {
         const bool do_store = store_ready <= load_ready;
         const Picoseconds when = do_store ? store_ready : load_ready;
         const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-        if (when > now) wait(ClockDomain::from_ps(when - now));
+        if (when > now) {
+            if (m_loads_in_flight != 0) {
+                // A load returning first may make an earlier action possible: look again then.
+                wait(ClockDomain::from_ps(when - now), m_load_returned);
+                continue;
+            }
+            wait(ClockDomain::from_ps(when - now));
+        }
+        if (!do_store && next_load - next_compute >= in_bufs) {
+            // The buffer dependency says load(i) waits for compute(i - input_buffers): a model
+            // bug if broken (it once read a reused slot's earlier compute time).
+            throw SimulationError(std::string(name()) + ": a load would issue with all " + std::to_string(in_bufs) +
+                                  " input buffers full in op " + std::to_string(work.op_id));
+        }
         if (do_store) {
             Slot& s = ring[next_store % kRing];
             const Picoseconds end =
@@ -267,6 +328,13 @@ void TilePipeline::execute(PipelineWork& work) {
             block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
             last_end = std::max(last_end, end);
             ++next_store;
+        } else if (m_lanes) {
+            Slot& s = ring[next_load % kRing];
+            s.load_issued = std::max(now, when);
+            start_load(s.tile, work.op_id, &s.load_end);
+            if (m_memory) load_functional(s.tile, m_functional_slots[next_load % kRing]);
+            have_pending = false;
+            ++next_load;
         } else {
             Slot& s = ring[next_load % kRing];
             s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, false, m_load_port,

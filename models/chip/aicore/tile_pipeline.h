@@ -16,6 +16,7 @@
 // kernel events scale with tiles, never with cycles; an idle engine costs nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -63,6 +64,10 @@ struct PipelineTracks {
 struct TilePipelineParams {
     double load_bytes_per_cycle = 100;   // MTE2 path from the L2
     double store_bytes_per_cycle = 128;  // FixPipe / MTE3 path to the L2
+    // The memory below waits in b_transport (the JEDEC HBM) instead of returning a computed
+    // delay. Loads are then issued from load lanes (one thread per input buffer), so the loads of
+    // the tiles ahead are in flight together, as MTE2 keeps them, instead of one after another.
+    bool memory_waits = false;
 };
 
 class TilePipeline : public sc_core::sc_module {
@@ -99,9 +104,24 @@ private:
     void store_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work);
     Picoseconds transfer(const MemAccess* accesses, std::size_t count, bool is_write, bool atomic_add,
                          BandwidthServer& port, uint64_t op_id);
+    // Load lanes (params.memory_waits): a load handed to a lane completes in the lane's thread,
+    // which writes its end time to `*end` and notifies m_load_returned.
+    struct LaneLoad {
+        std::array<MemAccess, Tile::kMaxLoads> accesses;
+        std::size_t count = 0;
+        uint64_t op_id = 0;
+        Picoseconds* end = nullptr;
+    };
+    void start_load(const Tile& tile, uint64_t op_id, Picoseconds* end);
+    void load_lane();
 
     const ClockDomain& m_clock;
     FailureSink& m_failures;
+    bool m_lanes = false;
+    std::deque<LaneLoad> m_lane_queue;
+    sc_core::sc_event m_lane_work;      // a load was queued for the lanes
+    sc_core::sc_event m_load_returned;  // a lane finished a load
+    uint32_t m_loads_in_flight = 0;
     BandwidthServer m_load_port;
     BandwidthServer m_store_port;
     // Stage free times, in cycles of m_clock; they carry over from one work item to the next.

@@ -31,8 +31,8 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     m_hjsd->l2_out.bind(m_l2->core_in);
     m_l2->set_prefetch_listener(m_hjsd.get());
 
-    const TilePipelineParams aic{params.core.aic_gm_read, params.core.aic_gm_write};
-    const TilePipelineParams aiv{params.core.aiv_gm_read, params.core.aiv_gm_write};
+    const TilePipelineParams aic{params.core.aic_gm_read, params.core.aic_gm_write, m_hbm->waits()};
+    const TilePipelineParams aiv{params.core.aiv_gm_read, params.core.aiv_gm_write, m_hbm->waits()};
     std::vector<TilePipeline*> cube, vector;
     for (uint32_t c = 0; c < params.ai_cores; ++c) {
         const std::string core = "core" + std::to_string(c);

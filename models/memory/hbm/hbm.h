@@ -35,6 +35,7 @@ public:
     uint64_t read_bytes() const override { return m_read_bytes.value(); }
     uint64_t write_bytes() const override { return m_write_bytes.value(); }
     void finalize_stats() override;
+    bool waits() const override { return true; }
     const HbmController& controller() const { return m_core; }
 
 private:
