@@ -115,7 +115,9 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_slice_busy_cycles(stats.counter(std::string(this->name()) + ".slice_busy_cycles",
                                         "slice-cycles transferring, summed over slices", "cycles")),
       m_mshr_stalls(stats.counter(std::string(this->name()) + ".mshr_stalls",
-                                  "misses that waited for a free MSHR")) {
+                                  "misses that waited for a free MSHR")),
+      m_all_ways_filling(stats.counter(std::string(this->name()) + ".all_ways_filling",
+                                       "misses not allocated: every way of their partition's set was being filled")) {
     const double per_slice = params.slice_bandwidth_bytes_per_s / static_cast<double>(params.clock_hz);
     m_slices.assign(params.slices, BandwidthServer(&m_clock, per_slice));
 
@@ -228,7 +230,10 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
             victim = fills_here ? m_policy->victim(base, p.ways, [this](std::size_t i) { return filling(i); })
                                 : m_policy->victim(base, p.ways, nullptr);
         }
-        if (victim == none) return kNone;
+        if (victim == none) {
+            ++m_all_ways_filling;
+            return kNone;
+        }
         Line& v = m_lines[victim];
         L2PartitionStats& vs = m_partitions[v.partition].stats;
         ++vs.evictions;

@@ -269,6 +269,7 @@ private:
     Counter& m_hbm_fetch_prefetch;
     Counter& m_slice_busy_cycles;
     Counter& m_mshr_stalls;
+    Counter& m_all_ways_filling;
 };
 
 }  // namespace asim
