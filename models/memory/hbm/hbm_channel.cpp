@@ -20,6 +20,7 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
       m_banks_per_group(params.org.banks_per_group),
       m_banks(params.org.banks()),
       m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
+      m_groups(params.org.ranks * params.org.bank_groups),
       m_ranks(params.org.ranks) {
     for (auto& q : m_queues) q.reserve(params.ctrl.command_queue_depth);
     m_read_q.reserve(params.ctrl.read_queue_depth);
@@ -60,7 +61,7 @@ uint32_t HbmChannel::queue_of(const HbmTxn& t) const {
 }
 
 uint64_t HbmChannel::act_ready(const HbmTxn& t) const {
-    uint64_t ready = m_banks[t.bank].next_act;
+    uint64_t ready = next_act(t.bank);
     const Rank& r = m_ranks[t.rank];
     if (r.act_count == 4) ready = std::max(ready, r.acts[r.act_head] + m_t.tFAW);
     return ready;
@@ -82,7 +83,7 @@ HbmCmd HbmChannel::next_command(uint32_t q, uint32_t i, uint64_t& ready) const {
                 return HbmCmd::kNone;
             }
         }
-        ready = t.is_write ? b.next_wr : b.next_rd;
+        ready = t.is_write ? next_wr(t.bank) : next_rd(t.bank);
         return t.is_write ? HbmCmd::kWrite : HbmCmd::kRead;
     }
     if (b.open_row < 0) {
@@ -106,13 +107,12 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
     raise(b.next_pre, now + m_t.tRAS);
     raise(b.next_act, now + m_t.tRC);
     const uint32_t rank = bank / m_banks_per_rank;
-    const uint32_t group = bank / m_banks_per_group;
-    const uint32_t first = rank * m_banks_per_rank;
-    for (uint32_t o = first; o < first + m_banks_per_rank; ++o) {
-        if (o == bank) continue;
-        raise(m_banks[o].next_act, now + (o / m_banks_per_group == group ? m_t.tRRD_L : m_t.tRRD_S));
-    }
+    // tRRD_L on the bank group, tRRD_S on the rank (tRRD_S <= tRRD_L). They reach this bank too,
+    // which the bank's own tRC covers: its next ACT needs a PRE (>= tRAS) and tRP, and no
+    // device has tRAS + tRP below tRRD_L.
+    raise(m_groups[bank / m_banks_per_group].act, now + m_t.tRRD_L);
     Rank& r = m_ranks[rank];
+    raise(r.act, now + m_t.tRRD_S);
     r.acts[r.act_head] = now;
     r.act_head = (r.act_head + 1) % 4;
     r.act_count = std::min<uint32_t>(r.act_count + 1, 4);
@@ -138,33 +138,27 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     const uint64_t ccd_l = now + std::max(burst, m_t.tCCD_L);
     const uint64_t ccd_s = now + std::max(burst, m_t.tCCD_S);
     const uint64_t other_rank = now + burst + m_t.tRTRS;
+    // Same bank group: the _L timings on the group; same rank: the _S timings on the rank (each
+    // _S <= its _L, so the group's banks keep the _L value); other ranks: the rank switch.
+    Level& g = m_groups[group];
     if (!t.is_write) {
         // Read to write: the write data must not meet the read data on the bus.
         const uint64_t rtw = now + m_t.CL + burst + m_t.tRTRS - std::min(m_t.CWL, m_t.CL + burst + m_t.tRTRS);
-        for (uint32_t o = 0; o < m_banks.size(); ++o) {
-            HbmBank& b = m_banks[o];
-            if (o / m_banks_per_rank == t.rank) {
-                raise(b.next_rd, o / m_banks_per_group == group ? ccd_l : ccd_s);
-            } else {
-                raise(b.next_rd, other_rank);
-            }
-            raise(b.next_wr, rtw);
+        raise(g.rd, ccd_l);
+        for (uint32_t r = 0; r < m_ranks.size(); ++r) {
+            raise(m_ranks[r].rd, r == t.rank ? ccd_s : other_rank);
+            raise(m_ranks[r].wr, rtw);
         }
         raise(m_banks[t.bank].next_pre, now + m_t.tRTP);
     } else {
         const uint64_t data_end = now + m_t.CWL + burst;
         const uint64_t wtr_l = data_end + m_t.tWTR_L, wtr_s = data_end + m_t.tWTR_S;
         const uint64_t other_rd = data_end + m_t.tRTRS > now + m_t.CL ? data_end + m_t.tRTRS - m_t.CL : now;
-        for (uint32_t o = 0; o < m_banks.size(); ++o) {
-            HbmBank& b = m_banks[o];
-            if (o / m_banks_per_rank == t.rank) {
-                const bool same = o / m_banks_per_group == group;
-                raise(b.next_wr, same ? ccd_l : ccd_s);
-                raise(b.next_rd, same ? wtr_l : wtr_s);
-            } else {
-                raise(b.next_wr, other_rank);
-                raise(b.next_rd, other_rd);
-            }
+        raise(g.wr, ccd_l);
+        raise(g.rd, wtr_l);
+        for (uint32_t r = 0; r < m_ranks.size(); ++r) {
+            raise(m_ranks[r].wr, r == t.rank ? ccd_s : other_rank);
+            raise(m_ranks[r].rd, r == t.rank ? wtr_s : other_rd);
         }
         raise(m_banks[t.bank].next_pre, data_end + m_t.tWR);
     }
@@ -230,9 +224,7 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
                 next_ready = std::min(next_ready, rank.next_ref_cmd);
                 continue;
             }
-            for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
-                raise(m_banks[b].next_act, now + m_t.tRFC);
-            }
+            raise(rank.act, now + m_t.tRFC);  // every bank of the rank
             rank.refresh_pending = false;
             rank.next_refresh += m_t.tREFI;
             ++m_stats.refreshes;
@@ -241,6 +233,7 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
         }
         return false;
     }
+    if (m_bank_refresh_pending == 0) return false;
     for (uint32_t b = 0; b < m_banks.size(); ++b) {
         HbmBank& bank = m_banks[b];
         if (!bank.refresh_pending) continue;
@@ -253,12 +246,14 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
             continue;
         }
         // The bank is precharged: REFsb may go once an ACT could (tRP, tRC satisfied).
-        if (bank.next_act > now) {
-            next_ready = std::min(next_ready, bank.next_act);
+        const uint64_t act = next_act(b);
+        if (act > now) {
+            next_ready = std::min(next_ready, act);
             continue;
         }
         bank.next_act = now + m_t.tRFCsb;
         bank.refresh_pending = false;
+        --m_bank_refresh_pending;
         ++m_stats.refreshes;
         log(now, HbmCmd::kRef, b, -1);
         return true;
@@ -293,7 +288,7 @@ bool HbmChannel::schedule_transaction() {
         HbmBank& b = m_banks[t.bank];
         if (b.open_row == static_cast<int64_t>(t.row)) {
             ++b.queued_hits;
-            m_cmd_ready = std::min(m_cmd_ready, t.is_write ? b.next_wr : b.next_rd);
+            m_cmd_ready = std::min(m_cmd_ready, t.is_write ? next_wr(t.bank) : next_rd(t.bank));
         } else if (!behind) {
             m_cmd_ready = std::min(m_cmd_ready, b.open_row < 0 ? act_ready(t) : b.next_pre);
         }
@@ -322,9 +317,7 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
                 ref = std::max(ref, pre + m_t.tRP);
             }
         }
-        for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
-            raise(m_banks[b].next_act, ref + m_t.tRFC);
-        }
+        raise(rank.act, ref + m_t.tRFC);  // every bank of the rank
         ++m_stats.refreshes;
         rank.next_refresh += m_t.tREFI;
     }
@@ -339,7 +332,7 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
         }
         while (m_next_bank_refresh <= now) {
             HbmBank& b = m_banks[m_refresh_bank];
-            uint64_t ref = std::max(m_next_bank_refresh, b.next_act);
+            uint64_t ref = std::max(m_next_bank_refresh, next_act(m_refresh_bank));
             if (b.open_row >= 0) {
                 const uint64_t pre = std::max(m_next_bank_refresh, b.next_pre);
                 do_pre(m_refresh_bank, pre);
@@ -362,11 +355,12 @@ uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
         any_refresh |= r.refresh_pending;
     }
     if (now >= m_next_bank_refresh) {
+        m_bank_refresh_pending += !m_banks[m_refresh_bank].refresh_pending;
         m_banks[m_refresh_bank].refresh_pending = true;
         m_refresh_bank = (m_refresh_bank + 1) % static_cast<uint32_t>(m_banks.size());
         m_next_bank_refresh += m_t.tREFIsb;
     }
-    if (m_p.ctrl.refresh == RefreshMode::kPerBank) any_refresh = true;
+    any_refresh |= m_bank_refresh_pending != 0;
 
     uint64_t next_ready = kHbmNever;
     bool changed = false;

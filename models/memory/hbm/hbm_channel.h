@@ -13,6 +13,7 @@
 // ready, a refresh falling due); a channel with nothing to do is not ticked at all.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -59,6 +60,9 @@ struct HbmBank {
     int64_t open_row = -1;
     uint32_t hits = 0;         // column commands to the open row since its ACT
     uint32_t queued_hits = 0;  // queued requests for the open row (kept so schedulers need not scan)
+    // The bank's own constraints only (tRCD, tRAS, tRC, tRP, tRTP, tWR, refresh). Those a command
+    // puts on its bank group, rank or the other ranks (tCCD, tRRD, tWTR, bus turnaround) are held
+    // once per group and per rank: HbmChannel::next_act/rd/wr give the bank's effective cycle.
     uint64_t next_act = 0, next_pre = 0, next_rd = 0, next_wr = 0;
     bool refresh_pending = false;  // per-bank refresh waiting: the bank takes no new commands
 };
@@ -98,6 +102,17 @@ public:
     // queue per bank, most queues are empty most of the time).
     const std::vector<uint32_t>& active_queues() const { return m_active_queues; }
     const HbmBank& bank(uint32_t b) const { return m_banks[b]; }
+    // The earliest cycle bank `b` may take an ACT (tFAW aside), RD or WR: the latest of its own,
+    // its bank group's and its rank's constraints.
+    uint64_t next_act(uint32_t b) const {
+        return std::max({m_banks[b].next_act, m_groups[b / m_banks_per_group].act, m_ranks[b / m_banks_per_rank].act});
+    }
+    uint64_t next_rd(uint32_t b) const {
+        return std::max({m_banks[b].next_rd, m_groups[b / m_banks_per_group].rd, m_ranks[b / m_banks_per_rank].rd});
+    }
+    uint64_t next_wr(uint32_t b) const {
+        return std::max({m_banks[b].next_wr, m_groups[b / m_banks_per_group].wr, m_ranks[b / m_banks_per_rank].wr});
+    }
     // The command entry `i` of queue `q` needs next, and the cycle it can issue (kHbmNever when
     // blocked: refresh pending, a hazard, or a precharge the arbitration forbids).
     HbmCmd next_command(uint32_t q, uint32_t i, uint64_t& ready) const;
@@ -132,8 +147,14 @@ private:
     bool m_draining = false;
     uint32_t m_queued = 0;  // entries in command queues
 
+    // Earliest ACT / RD / WR for every bank of a bank group or rank: one raise here stands for
+    // the same raise on each of its banks (the effective value is the max over the levels).
+    struct Level {
+        uint64_t act = 0, rd = 0, wr = 0;
+    };
+    std::vector<Level> m_groups;  // by flat group index: rank * bank_groups + bg = bank / banks_per_group
     // Rank state: the last four ACTs for tFAW, refresh bookkeeping.
-    struct Rank {
+    struct Rank : Level {
         uint64_t acts[4] = {0, 0, 0, 0};
         uint32_t act_head = 0;
         uint32_t act_count = 0;
@@ -144,6 +165,7 @@ private:
     std::vector<Rank> m_ranks;
     uint64_t m_next_bank_refresh = kHbmNever;  // per-bank mode
     uint32_t m_refresh_bank = 0;
+    uint32_t m_bank_refresh_pending = 0;  // banks with refresh_pending (per-bank mode)
 
     uint32_t m_rr_col = 0, m_rr_row = 0;
     // No command can issue before this cycle: the result of the last scan, lowered when a request

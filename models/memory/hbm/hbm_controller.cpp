@@ -14,6 +14,46 @@ HbmController::HbmController(const HbmDeviceParams& params)
     while ((uint64_t{1} << m_access_shift) < m_access) ++m_access_shift;
     m_channels.reserve(params.org.channels());
     for (uint32_t c = 0; c < params.org.channels(); ++c) m_channels.emplace_back(m_p, *m_sched, *m_policy);
+    const uint32_t n = static_cast<uint32_t>(m_channels.size());
+    m_key.resize(n);
+    m_heap.resize(n);
+    m_pos.resize(n);
+    for (uint32_t c = 0; c < n; ++c) {
+        m_key[c] = m_channels[c].next_active();
+        m_heap[c] = c;
+        m_pos[c] = c;
+    }
+    for (uint32_t i = n / 2; i-- > 0;) sift_down(i);
+    m_due.reserve(n);
+}
+
+void HbmController::sift_up(uint32_t i) {
+    const uint32_t c = m_heap[i];
+    while (i > 0) {
+        const uint32_t parent = (i - 1) / 2;
+        if (!before(c, m_heap[parent])) break;
+        m_heap[i] = m_heap[parent];
+        m_pos[m_heap[i]] = i;
+        i = parent;
+    }
+    m_heap[i] = c;
+    m_pos[c] = i;
+}
+
+void HbmController::sift_down(uint32_t i) {
+    const uint32_t n = static_cast<uint32_t>(m_heap.size());
+    const uint32_t c = m_heap[i];
+    for (;;) {
+        uint32_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && before(m_heap[child + 1], m_heap[child])) ++child;
+        if (!before(m_heap[child], c)) break;
+        m_heap[i] = m_heap[child];
+        m_pos[m_heap[i]] = i;
+        i = child;
+    }
+    m_heap[i] = c;
+    m_pos[c] = i;
 }
 
 void HbmController::accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,
@@ -29,23 +69,37 @@ void HbmController::accept(uint64_t now, uint64_t addr, bool is_write, uint64_t 
     t.rank = static_cast<uint8_t>(d.rank);
     t.bank = static_cast<uint16_t>((d.rank * m_p.org.bank_groups + d.bank_group) * m_p.org.banks_per_group + d.bank);
     t.is_write = is_write;
-    m_channels[d.channel].accept(t, done);
-}
-
-void HbmController::tick(uint64_t now, std::vector<HbmCompletion>& done) {
-    for (auto& c : m_channels) {
-        if (c.next_active() <= now) c.tick(now, done);
+    HbmChannel& ch = m_channels[d.channel];
+    const bool was_idle = ch.idle();
+    ch.accept(t, done);
+    m_busy += was_idle && !ch.idle();
+    if (ch.next_active() < m_key[d.channel]) {  // accepting only ever brings a channel forward
+        m_key[d.channel] = ch.next_active();
+        sift_up(m_pos[d.channel]);
     }
 }
 
-uint64_t HbmController::next_event() const {
-    uint64_t n = kHbmNever;
-    for (const auto& c : m_channels) n = std::min(n, c.next_active());
-    return n;
-}
-
-bool HbmController::idle() const {
-    return std::all_of(m_channels.begin(), m_channels.end(), [](const HbmChannel& c) { return c.idle(); });
+void HbmController::tick(uint64_t now, std::vector<HbmCompletion>& done) {
+    // Take every due channel off the top; they come in (cycle, index) order, which is index
+    // order when all are due at `now` (the callers tick at next_event()). Otherwise sort, so the
+    // channels always run in index order as the scan over all channels did.
+    m_due.clear();
+    bool late = false;
+    while (m_key[m_heap[0]] <= now) {
+        const uint32_t c = m_heap[0];
+        late |= m_key[c] < now;
+        m_due.push_back(c);
+        m_key[c] = kHbmNever;  // parked at the bottom until ticked
+        sift_down(0);
+    }
+    if (late) std::sort(m_due.begin(), m_due.end());
+    for (const uint32_t c : m_due) {
+        HbmChannel& ch = m_channels[c];
+        const bool was_idle = ch.idle();
+        m_key[c] = ch.tick(now, done);
+        m_busy = m_busy - !was_idle + !ch.idle();
+        sift_up(m_pos[c]);
+    }
 }
 
 HbmChannelStats HbmController::totals() const {

@@ -33,11 +33,11 @@ public:
     // Accepts at cycle `now`, after tick(now). Completions go to `done` (see HbmChannel).
     void accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,
                 std::vector<HbmCompletion>& done);
-    // Runs cycle `now` on every channel that has work at or before it.
+    // Runs cycle `now` on every channel that has work at or before it, in channel order.
     void tick(uint64_t now, std::vector<HbmCompletion>& done);
-    // The next cycle at which some channel has work (kHbmNever when none ever will).
-    uint64_t next_event() const;
-    bool idle() const;
+    // The next cycle at which some channel has work (kHbmNever when none ever will). O(1).
+    uint64_t next_event() const { return m_key[m_heap[0]]; }
+    bool idle() const { return m_busy == 0; }
 
     HbmChannelStats totals() const;
     const HbmChannel& channel(uint32_t c) const { return m_channels[c]; }
@@ -50,6 +50,17 @@ private:
     std::unique_ptr<HbmScheduler> m_sched;
     std::unique_ptr<HbmPagePolicy> m_policy;
     std::vector<HbmChannel> m_channels;
+    // A calendar of the channels' next active cycles: an indexed binary min-heap of channel
+    // indices ordered by (next active cycle, index), so the next event is the top and a tick
+    // visits only the channels that are due, lowest index first (as a scan in channel order).
+    std::vector<uint64_t> m_key;   // channel -> its next_active() as last seen
+    std::vector<uint32_t> m_heap;  // heap of channel indices
+    std::vector<uint32_t> m_pos;   // channel -> position in m_heap
+    std::vector<uint32_t> m_due;   // scratch for tick()
+    uint32_t m_busy = 0;           // channels not idle()
+    bool before(uint32_t a, uint32_t b) const { return m_key[a] < m_key[b] || (m_key[a] == m_key[b] && a < b); }
+    void sift_up(uint32_t i);
+    void sift_down(uint32_t i);
     uint64_t m_access;
     uint32_t m_access_shift;
 };
