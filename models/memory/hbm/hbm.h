@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -54,9 +53,10 @@ private:
     HbmParams m_params;
     HbmController m_core;
     int64_t m_tck;
-    uint64_t m_next_tag = 0;
     std::vector<HbmCompletion> m_done;
-    std::unordered_map<uint64_t, Waiter*> m_waiting;  // tag -> waiter
+    // tag -> waiter of each access in flight; a tag is a slot, reused once its access completed.
+    std::vector<Waiter*> m_waiting;
+    std::vector<uint64_t> m_free_tags;
     sc_core::sc_event m_wake;   // a request arrived
     sc_core::sc_event m_space;  // a queue slot may have freed
     Counter& m_reads;

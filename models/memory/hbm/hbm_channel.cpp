@@ -22,6 +22,10 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
       m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
       m_groups(params.org.ranks * params.org.bank_groups),
       m_ranks(params.org.ranks) {
+    for (uint32_t b = 0; b < m_banks.size(); ++b) {
+        m_banks[b].rank = static_cast<uint8_t>(b / m_banks_per_rank);
+        m_banks[b].group = static_cast<uint16_t>(b / m_banks_per_group);
+    }
     for (auto& q : m_queues) q.reserve(params.ctrl.command_queue_depth);
     m_read_q.reserve(params.ctrl.read_queue_depth);
     m_write_buf.reserve(params.ctrl.write_buffer_depth);
@@ -58,13 +62,6 @@ void HbmChannel::accept(const HbmTxn& t, std::vector<HbmCompletion>& done) {
 
 uint32_t HbmChannel::queue_of(const HbmTxn& t) const {
     return m_p.ctrl.queue_structure == QueueStructure::kPerBank ? t.bank : 0;
-}
-
-uint64_t HbmChannel::act_ready(const HbmTxn& t) const {
-    uint64_t ready = next_act(t.bank);
-    const Rank& r = m_ranks[t.rank];
-    if (r.act_count == 4) ready = std::max(ready, r.acts[r.act_head] + m_t.tFAW);
-    return ready;
 }
 
 HbmCmd HbmChannel::next_command(uint32_t q, uint32_t i, uint64_t& ready) const {
@@ -106,11 +103,11 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
     raise(b.next_wr, now + m_t.tRCDWR);
     raise(b.next_pre, now + m_t.tRAS);
     raise(b.next_act, now + m_t.tRC);
-    const uint32_t rank = bank / m_banks_per_rank;
+    const uint32_t rank = b.rank;
     // tRRD_L on the bank group, tRRD_S on the rank (tRRD_S <= tRRD_L). They reach this bank too,
     // which the bank's own tRC covers: its next ACT needs a PRE (>= tRAS) and tRP, and no
     // device has tRAS + tRP below tRRD_L.
-    raise(m_groups[bank / m_banks_per_group].act, now + m_t.tRRD_L);
+    raise(m_groups[b.group].act, now + m_t.tRRD_L);
     Rank& r = m_ranks[rank];
     raise(r.act, now + m_t.tRRD_S);
     r.acts[r.act_head] = now;
@@ -127,14 +124,14 @@ void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
     b.hits = 0;
     b.queued_hits = 0;
     raise(b.next_act, now + m_t.tRP);
-    raise(m_ranks[bank / m_banks_per_rank].next_ref_cmd, now + m_t.tRP);
+    raise(m_ranks[b.rank].next_ref_cmd, now + m_t.tRP);
     ++m_stats.precharges;
     log(now, HbmCmd::kPre, bank, -1);
 }
 
 void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     const uint32_t burst = m_t.burst_cycles;
-    const uint32_t group = t.bank / m_banks_per_group;
+    const uint32_t group = m_banks[t.bank].group;
     const uint64_t ccd_l = now + std::max(burst, m_t.tCCD_L);
     const uint64_t ccd_s = now + std::max(burst, m_t.tCCD_S);
     const uint64_t other_rank = now + burst + m_t.tRTRS;
@@ -288,9 +285,13 @@ bool HbmChannel::schedule_transaction() {
         HbmBank& b = m_banks[t.bank];
         if (b.open_row == static_cast<int64_t>(t.row)) {
             ++b.queued_hits;
-            m_cmd_ready = std::min(m_cmd_ready, t.is_write ? next_wr(t.bank) : next_rd(t.bank));
+            const uint64_t ready = t.is_write ? next_wr(t.bank) : next_rd(t.bank);
+            m_cmd_ready = std::min(m_cmd_ready, ready);
+            m_col_ready = std::min(m_col_ready, ready);
         } else if (!behind) {
-            m_cmd_ready = std::min(m_cmd_ready, b.open_row < 0 ? act_ready(t) : b.next_pre);
+            const uint64_t ready = b.open_row < 0 ? act_ready(t) : b.next_pre;
+            m_cmd_ready = std::min(m_cmd_ready, ready);
+            m_row_ready = std::min(m_row_ready, ready);
         }
         src.erase(src.begin() + static_cast<std::ptrdiff_t>(i));
         ++m_queued;
@@ -346,6 +347,46 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
     }
 }
 
+bool HbmChannel::issue_dual(uint64_t now, bool row_used, std::vector<HbmCompletion>& done) {
+    // m_col_ready / m_row_ready: no column / row command can issue before them. Each class is
+    // scanned only from its cycle on, which is when the scan over both classes would first have
+    // found a command of that class ready, so the same commands issue at the same cycles.
+    bool issued = false;
+    if (now >= m_col_ready) {
+        uint64_t ready = kHbmNever;
+        const HbmPick col = m_sched.pick(*this, HbmCmdClass::kColumn, now, m_rr_col, ready);
+        if (col.cmd != HbmCmd::kNone) {
+            issue(col, now, done);
+            issued = true;
+            // Every column command waits for its rank's column timing (and its group's and
+            // bank's, which are later), so none is ready before the earliest rank's.
+            ready = kHbmNever;
+            for (const Rank& r : m_ranks) ready = std::min({ready, r.rd, r.wr});
+            ready = std::max(ready, now + 1);
+            // The command changed its bank's queue, hits and maybe its row: look for row
+            // commands again (below, or next cycle after a refresh command).
+            m_row_ready = std::min(m_row_ready, row_used ? now + 1 : now);
+        }
+        m_col_ready = ready;
+    }
+    // Refresh used the row command slot and may have closed or freed banks: next cycle.
+    if (row_used) {
+        m_row_ready = now + 1;
+    } else if (now >= m_row_ready) {
+        uint64_t ready = kHbmNever;
+        const HbmPick row = m_sched.pick(*this, HbmCmdClass::kRow, now, m_rr_row, ready);
+        if (row.cmd != HbmCmd::kNone) {
+            issue(row, now, done);
+            issued = true;
+            ready = now + 1;
+            // An ACT makes its bank's queued hits column commands, from tRCD on.
+            if (row.cmd == HbmCmd::kAct) m_col_ready = std::min(m_col_ready, now + std::min(m_t.tRCDRD, m_t.tRCDWR));
+        }
+        m_row_ready = ready;
+    }
+    return issued;
+}
+
 uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
     if (now > m_last_tick + 1) catch_up_refresh(now - 1);
     m_last_tick = now;
@@ -366,7 +407,10 @@ uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
     bool changed = false;
     bool row_used = any_refresh && handle_refresh(now, next_ready);
     changed |= row_used;
-    if (m_queued != 0 && now < m_cmd_ready) {
+    if (m_queued != 0 && m_p.ctrl.dual_issue && m_per_class) {
+        changed |= issue_dual(now, row_used, done);
+        next_ready = std::min({next_ready, m_col_ready, m_row_ready});
+    } else if (m_queued != 0 && now < m_cmd_ready) {
         next_ready = std::min(next_ready, m_cmd_ready);
     } else if (m_queued != 0) {
         uint64_t cmd_ready = kHbmNever;

@@ -65,6 +65,8 @@ struct HbmBank {
     // once per group and per rank: HbmChannel::next_act/rd/wr give the bank's effective cycle.
     uint64_t next_act = 0, next_pre = 0, next_rd = 0, next_wr = 0;
     bool refresh_pending = false;  // per-bank refresh waiting: the bank takes no new commands
+    uint8_t rank = 0;              // the bank's rank and flat bank group (rank * bank_groups + bg),
+    uint16_t group = 0;            // kept here so the hot paths need no division
 };
 
 struct HbmChannelStats {
@@ -105,24 +107,42 @@ public:
     // The earliest cycle bank `b` may take an ACT (tFAW aside), RD or WR: the latest of its own,
     // its bank group's and its rank's constraints.
     uint64_t next_act(uint32_t b) const {
-        return std::max({m_banks[b].next_act, m_groups[b / m_banks_per_group].act, m_ranks[b / m_banks_per_rank].act});
+        const HbmBank& k = m_banks[b];
+        return std::max({k.next_act, m_groups[k.group].act, m_ranks[k.rank].act});
     }
     uint64_t next_rd(uint32_t b) const {
-        return std::max({m_banks[b].next_rd, m_groups[b / m_banks_per_group].rd, m_ranks[b / m_banks_per_rank].rd});
+        const HbmBank& k = m_banks[b];
+        return std::max({k.next_rd, m_groups[k.group].rd, m_ranks[k.rank].rd});
     }
     uint64_t next_wr(uint32_t b) const {
-        return std::max({m_banks[b].next_wr, m_groups[b / m_banks_per_group].wr, m_ranks[b / m_banks_per_rank].wr});
+        const HbmBank& k = m_banks[b];
+        return std::max({k.next_wr, m_groups[k.group].wr, m_ranks[k.rank].wr});
     }
     // The command entry `i` of queue `q` needs next, and the cycle it can issue (kHbmNever when
     // blocked: refresh pending, a hazard, or a precharge the arbitration forbids).
     HbmCmd next_command(uint32_t q, uint32_t i, uint64_t& ready) const;
+    // Whether a pending refresh keeps bank `b` from taking new commands.
+    bool refresh_blocks(uint32_t b) const {
+        return m_banks[b].refresh_pending || m_ranks[m_banks[b].rank].refresh_pending;
+    }
+    // The earliest cycle an ACT for `t` may issue: its bank's next_act and tFAW.
+    uint64_t act_ready(const HbmTxn& t) const {
+        uint64_t ready = next_act(t.bank);
+        const Rank& r = m_ranks[t.rank];
+        if (r.act_count == 4) ready = std::max(ready, r.acts[r.act_head] + m_t.tFAW);
+        return ready;
+    }
     const HbmDeviceParams& params() const { return m_p; }
     const HbmChannelStats& stats() const { return m_stats; }
     void set_command_log(std::vector<HbmCommandRecord>* log) { m_log = log; }
+    // Scan row and column commands each from the earliest cycle one of its class can issue
+    // (issue_dual), not both from the earliest of either. The same commands issue at the same
+    // cycles, but the channel may be ticked at more cycles in which nothing happens, so a caller
+    // that reacts to every tick (the TLM wrapper wakes waiting initiators) must leave it off.
+    void set_per_class_scans(bool on) { m_per_class = on; }
 
 private:
     uint32_t queue_of(const HbmTxn& t) const;
-    uint64_t act_ready(const HbmTxn& t) const;
     bool handle_refresh(uint64_t now, uint64_t& next_ready);
     void catch_up_refresh(uint64_t now);
     void issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion>& done);
@@ -130,6 +150,7 @@ private:
     void do_pre(uint32_t b, uint64_t now);
     void do_column(const HbmTxn& t, uint64_t now, bool auto_pre);
     bool schedule_transaction();
+    bool issue_dual(uint64_t now, bool row_used, std::vector<HbmCompletion>& done);
 
     const HbmDeviceParams& m_p;
     const HbmTiming& m_t;
@@ -172,6 +193,9 @@ private:
     // enters a command queue. Commands only ever push timing later, so the scan is skipped until
     // then unless something was issued.
     uint64_t m_cmd_ready = 0;
+    // With dual issue, the same per command class (see issue_dual).
+    uint64_t m_col_ready = 0, m_row_ready = 0;
+    bool m_per_class = false;
     uint64_t m_next_active = kHbmNever;
     uint64_t m_last_tick = 0;
     HbmChannelStats m_stats;

@@ -80,19 +80,33 @@ void HbmController::accept(uint64_t now, uint64_t addr, bool is_write, uint64_t 
 }
 
 void HbmController::tick(uint64_t now, std::vector<HbmCompletion>& done) {
-    // Take every due channel off the top; they come in (cycle, index) order, which is index
-    // order when all are due at `now` (the callers tick at next_event()). Otherwise sort, so the
-    // channels always run in index order as the scan over all channels did.
+    if (m_key[m_heap[0]] < now) {
+        tick_late(now, done);
+        return;
+    }
+    // Every due channel is due at `now`: the heap yields them in index order. A ticked channel
+    // is next active after `now`, so it sinks below the others once (one sift per tick).
+    while (m_key[m_heap[0]] == now) {
+        const uint32_t c = m_heap[0];
+        HbmChannel& ch = m_channels[c];
+        const bool was_idle = ch.idle();
+        m_key[c] = ch.tick(now, done);
+        m_busy = m_busy - !was_idle + !ch.idle();
+        sift_down(0);
+    }
+}
+
+void HbmController::tick_late(uint64_t now, std::vector<HbmCompletion>& done) {
+    // Some channel was due before `now` (the caller skipped its cycle): take every due channel
+    // off the heap and run them in index order, as a scan over all channels would.
     m_due.clear();
-    bool late = false;
     while (m_key[m_heap[0]] <= now) {
         const uint32_t c = m_heap[0];
-        late |= m_key[c] < now;
         m_due.push_back(c);
         m_key[c] = kHbmNever;  // parked at the bottom until ticked
         sift_down(0);
     }
-    if (late) std::sort(m_due.begin(), m_due.end());
+    std::sort(m_due.begin(), m_due.end());
     for (const uint32_t c : m_due) {
         HbmChannel& ch = m_channels[c];
         const bool was_idle = ch.idle();

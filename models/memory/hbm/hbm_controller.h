@@ -42,6 +42,10 @@ public:
     HbmChannelStats totals() const;
     const HbmChannel& channel(uint32_t c) const { return m_channels[c]; }
     void set_command_log(uint32_t c, std::vector<HbmCommandRecord>* log) { m_channels[c].set_command_log(log); }
+    // See HbmChannel::set_per_class_scans: for callers that only look at what completes when.
+    void set_per_class_scans(bool on) {
+        for (auto& c : m_channels) c.set_per_class_scans(on);
+    }
     uint32_t channel_count() const { return static_cast<uint32_t>(m_channels.size()); }
 
 private:
@@ -56,11 +60,12 @@ private:
     std::vector<uint64_t> m_key;   // channel -> its next_active() as last seen
     std::vector<uint32_t> m_heap;  // heap of channel indices
     std::vector<uint32_t> m_pos;   // channel -> position in m_heap
-    std::vector<uint32_t> m_due;   // scratch for tick()
+    std::vector<uint32_t> m_due;   // scratch for tick_late()
     uint32_t m_busy = 0;           // channels not idle()
     bool before(uint32_t a, uint32_t b) const { return m_key[a] < m_key[b] || (m_key[a] == m_key[b] && a < b); }
     void sift_up(uint32_t i);
     void sift_down(uint32_t i);
+    void tick_late(uint64_t now, std::vector<HbmCompletion>& done);
     uint64_t m_access;
     uint32_t m_access_shift;
 };
