@@ -58,6 +58,7 @@ void HbmChannel::accept(const HbmTxn& t, std::vector<HbmCompletion>& done) {
         m_read_q.push_back(t);
     }
     m_next_active = std::min(m_next_active, t.accept + 1);
+    m_txn_stuck = false;
 }
 
 uint32_t HbmChannel::queue_of(const HbmTxn& t) const {
@@ -191,6 +192,7 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
             }
             queue.erase(queue.begin() + p.index);
             --m_queued;
+            m_txn_stuck = false;
             if (queue.empty()) {
                 m_active_queues.erase(std::lower_bound(m_active_queues.begin(), m_active_queues.end(), p.queue));
             }
@@ -268,6 +270,9 @@ bool HbmChannel::schedule_transaction() {
     } else if (m_write_buf.size() <= c.write_drain_low) {
         m_draining = false;
     }
+    if (m_draining != m_txn_stuck_draining) m_txn_stuck = false;
+    // Nothing could move at the last try and no queue, buffer or direction changed since.
+    if (m_txn_stuck) return false;
     auto& src = m_draining ? m_write_buf : m_read_q;
     for (std::size_t i = 0; i < src.size(); ++i) {
         const uint32_t q_index = queue_of(src[i]);
@@ -297,6 +302,8 @@ bool HbmChannel::schedule_transaction() {
         ++m_queued;
         return true;
     }
+    m_txn_stuck = true;
+    m_txn_stuck_draining = m_draining;
     return false;
 }
 

@@ -166,6 +166,9 @@ private:
     std::vector<HbmTxn> m_write_buf;
     std::unordered_map<uint64_t, uint32_t> m_pending_writes;  // addr -> writes not yet issued
     bool m_draining = false;
+    // schedule_transaction found nothing to move (in direction m_txn_stuck_draining); cleared
+    // when a request arrives or leaves a command queue.
+    bool m_txn_stuck = false, m_txn_stuck_draining = false;
     uint32_t m_queued = 0;  // entries in command queues
 
     // Earliest ACT / RD / WR for every bank of a bank group or rank: one raise here stands for

@@ -28,7 +28,9 @@ public:
 
     // `addr` must be below the capacity; it is aligned down to one access.
     bool can_accept(uint64_t addr, bool is_write) const {
-        return m_channels[m_map.decode(addr).channel].can_accept(is_write);
+        m_decoded_addr = addr;  // accept() of the same address reuses the decoding
+        m_decoded = m_map.decode(addr);
+        return m_channels[m_decoded.channel].can_accept(is_write);
     }
     // Accepts at cycle `now`, after tick(now). Completions go to `done` (see HbmChannel).
     void accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,
@@ -36,7 +38,7 @@ public:
     // Runs cycle `now` on every channel that has work at or before it, in channel order.
     void tick(uint64_t now, std::vector<HbmCompletion>& done);
     // The next cycle at which some channel has work (kHbmNever when none ever will). O(1).
-    uint64_t next_event() const { return m_key[m_heap[0]]; }
+    uint64_t next_event() const { return m_next; }
     bool idle() const { return m_busy == 0; }
 
     HbmChannelStats totals() const;
@@ -54,18 +56,29 @@ private:
     std::unique_ptr<HbmScheduler> m_sched;
     std::unique_ptr<HbmPagePolicy> m_policy;
     std::vector<HbmChannel> m_channels;
-    // A calendar of the channels' next active cycles: an indexed binary min-heap of channel
-    // indices ordered by (next active cycle, index), so the next event is the top and a tick
-    // visits only the channels that are due, lowest index first (as a scan in channel order).
-    std::vector<uint64_t> m_key;   // channel -> its next_active() as last seen
-    std::vector<uint32_t> m_heap;  // heap of channel indices
-    std::vector<uint32_t> m_pos;   // channel -> position in m_heap
-    std::vector<uint32_t> m_due;   // scratch for tick_late()
-    uint32_t m_busy = 0;           // channels not idle()
-    bool before(uint32_t a, uint32_t b) const { return m_key[a] < m_key[b] || (m_key[a] == m_key[b] && a < b); }
-    void sift_up(uint32_t i);
-    void sift_down(uint32_t i);
+    // A calendar of the channels' next active cycles: a wheel of kWheel one-cycle slots, each a
+    // bitset of channels, for cycles in [m_base, m_base + kWheel); later cycles in a min-heap
+    // (m_far) that feeds the wheel as it turns. A tick takes the slot of `now` and runs its
+    // channels in index order (as a scan over all channels did); the next event is cached.
+    static constexpr uint32_t kWheel = 256;  // a power of two, a multiple of 64
+    enum class Where : uint8_t { kNone, kWheel, kFar };
+    std::vector<uint64_t> m_key;     // channel -> its next_active() as last seen
+    std::vector<Where> m_where;      // channel -> where m_key is filed
+    std::vector<uint64_t> m_slots;   // kWheel bitsets of m_words words each
+    uint64_t m_summary[kWheel / 64] = {};  // bit s: slot s is not empty
+    std::vector<std::pair<uint64_t, uint32_t>> m_far;  // min-heap of (cycle, channel); stale entries skipped
+    std::vector<uint64_t> m_scratch;  // one slot's bits while its channels run
+    uint32_t m_words = 1;
+    uint64_t m_base = 0;             // the wheel's first cycle: the last tick (all keys are >= it)
+    uint64_t m_next = kHbmNever;     // cached next_event()
+    uint32_t m_busy = 0;             // channels not idle()
+    void file(uint32_t c, uint64_t key);  // files channel c (not filed) at key
+    void unfile(uint32_t c);
+    uint64_t find_next();
+    void turn_to(uint64_t now);           // m_base = now; far entries now inside the wheel move in
     void tick_late(uint64_t now, std::vector<HbmCompletion>& done);
+    mutable uint64_t m_decoded_addr = ~uint64_t{0};
+    mutable DecodedAddress m_decoded{};
     uint64_t m_access;
     uint32_t m_access_shift;
 };
