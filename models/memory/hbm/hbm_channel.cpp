@@ -22,6 +22,7 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
       m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
       m_groups(params.org.ranks * params.org.bank_groups),
       m_ranks(params.org.ranks) {
+    for (auto& w : m_waiting_for) w.assign(m_queues.size(), 0);
     for (uint32_t b = 0; b < m_banks.size(); ++b) {
         m_banks[b].rank = static_cast<uint8_t>(b / m_banks_per_rank);
         m_banks[b].group = static_cast<uint16_t>(b / m_banks_per_group);
@@ -49,13 +50,17 @@ bool HbmChannel::idle() const { return m_read_q.empty() && m_write_buf.empty() &
 void HbmChannel::accept(const HbmTxn& t, std::vector<HbmCompletion>& done) {
     if (t.is_write) {
         // Posted: the write completes once buffered; a second write to a buffered address merges.
-        if (m_pending_writes.emplace(t.addr, 1).second) m_write_buf.push_back(t);
+        if (m_pending_writes.emplace(t.addr, 1).second) {
+            m_write_buf.push_back(t);
+            ++m_waiting_for[1][queue_of(t)];
+        }
         done.push_back({t.tag, t.accept + 1, true});
     } else if (m_pending_writes.count(t.addr) != 0) {
         ++m_stats.write_buffer_read_hits;  // served from the write buffer
         done.push_back({t.tag, t.accept + 1, false});
     } else {
         m_read_q.push_back(t);
+        ++m_waiting_for[0][queue_of(t)];
     }
     m_next_active = std::min(m_next_active, t.accept + 1);
     m_txn_stuck = false;
@@ -192,7 +197,8 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
             }
             queue.erase(queue.begin() + p.index);
             --m_queued;
-            m_txn_stuck = false;
+            // A request can move now only if one waits for this queue's freed slot.
+            if (m_waiting_for[m_txn_stuck_draining][p.queue] != 0) m_txn_stuck = false;
             if (queue.empty()) {
                 m_active_queues.erase(std::lower_bound(m_active_queues.begin(), m_active_queues.end(), p.queue));
             }
@@ -298,6 +304,7 @@ bool HbmChannel::schedule_transaction() {
             m_cmd_ready = std::min(m_cmd_ready, ready);
             m_row_ready = std::min(m_row_ready, ready);
         }
+        --m_waiting_for[m_draining][q_index];
         src.erase(src.begin() + static_cast<std::ptrdiff_t>(i));
         ++m_queued;
         return true;

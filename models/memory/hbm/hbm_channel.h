@@ -169,6 +169,7 @@ private:
     // schedule_transaction found nothing to move (in direction m_txn_stuck_draining); cleared
     // when a request arrives or leaves a command queue.
     bool m_txn_stuck = false, m_txn_stuck_draining = false;
+    std::vector<uint32_t> m_waiting_for[2];  // [write?][command queue]: requests in m_read_q / m_write_buf
     uint32_t m_queued = 0;  // entries in command queues
 
     // Earliest ACT / RD / WR for every bank of a bank group or rank: one raise here stands for
