@@ -62,20 +62,21 @@ private:
     // channels in index order (as a scan over all channels did); the next event is cached.
     static constexpr uint32_t kWheel = 256;  // a power of two, a multiple of 64
     enum class Where : uint8_t { kNone, kWheel, kFar };
-    std::vector<uint64_t> m_key;     // channel -> its next_active() as last seen
-    std::vector<Where> m_where;      // channel -> where m_key is filed
-    std::vector<uint64_t> m_slots;   // kWheel bitsets of m_words words each
+    std::vector<uint64_t> m_key;           // channel -> its next_active() as last seen
+    std::vector<Where> m_where;            // channel -> where m_key is filed
+    std::vector<uint64_t> m_slots;         // kWheel bitsets of m_words words each
     uint64_t m_summary[kWheel / 64] = {};  // bit s: slot s is not empty
-    std::vector<std::pair<uint64_t, uint32_t>> m_far;  // min-heap of (cycle, channel); stale entries skipped
+    // Min-heap of (cycle, channel) beyond the wheel; stale entries are skipped when they surface.
+    std::vector<std::pair<uint64_t, uint32_t>> m_far;
     std::vector<uint64_t> m_scratch;  // one slot's bits while its channels run
     uint32_t m_words = 1;
-    uint64_t m_base = 0;             // the wheel's first cycle: the last tick (all keys are >= it)
-    uint64_t m_next = kHbmNever;     // cached next_event()
-    uint32_t m_busy = 0;             // channels not idle()
+    uint64_t m_base = 0;          // the wheel's first cycle: the last tick (all keys are >= it)
+    uint64_t m_next = kHbmNever;  // cached next_event()
+    uint32_t m_busy = 0;          // channels not idle()
     void file(uint32_t c, uint64_t key);  // files channel c (not filed) at key
     void unfile(uint32_t c);
     uint64_t find_next();
-    void turn_to(uint64_t now);           // m_base = now; far entries now inside the wheel move in
+    void turn_to(uint64_t now);  // m_base = now; far entries now inside the wheel move in
     void tick_late(uint64_t now, std::vector<HbmCompletion>& done);
     mutable uint64_t m_decoded_addr = ~uint64_t{0};
     mutable DecodedAddress m_decoded{};
