@@ -14,6 +14,7 @@ L2AndHbm make_l2_and_hbm(const L2Params& l2, const HbmParams& hbm, StatsRegistry
     }
     m.l2 = std::make_unique<L2Cache>("l2", l2, stats);
     m.l2->hbm_out.bind(m.hbm->l2_target());
+    m.l2->set_target_waits(m.hbm->waits());
     return m;
 }
 

@@ -7,10 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "tests/harness/cli_runner.h"
 
@@ -32,25 +33,33 @@ void expect_bad(const std::string& args, const char* needle) {
     const std::string out = scratch("bad");
     const CliResult r = run_cli("mem-replay " + args + " --out " + out);
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos)
+        << "missing '" << needle << "' in: " << r.output;
     EXPECT_FALSE(fs::exists(out)) << "bad input left " << out << " behind";
 }
 
 TEST(MemReplay, WritesEverySummaryKeyAndOneLine) {
     std::string text;
-    for (int i = 0; i < 2000; ++i) text += "0x" + ([&] { std::ostringstream s; s << std::hex << 64 * i; return s.str(); })() + " READ " + std::to_string(i / 2) + "\n";
+    for (int i = 0; i < 2000; ++i)
+        text += "0x" + ([&] {
+                    std::ostringstream s;
+                    s << std::hex << 64 * i;
+                    return s.str();
+                })() +
+                " READ " + std::to_string(i / 2) + "\n";
     const std::string out = scratch("ok");
-    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --mem-trace " + trace_file("seq", text) +
-                                " --issue-cap 0 --out " + out);
+    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --mem-trace " +
+                                trace_file("seq", text) + " --issue-cap 0 --out " + out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     std::ifstream in(out + "/stats.json");
     const auto doc = nlohmann::json::parse(in);
     const auto& s = doc["summary"];
-    for (const char* k : {"total_cycles", "bandwidth_gbps", "steady_bandwidth_gbps", "read_latency_mean_cycles",
-                          "read_latency_p50_cycles", "read_latency_p95_cycles", "read_latency_p99_cycles",
-                          "read_latency_max_cycles", "read_latency_from_accept_mean_cycles", "read_row_hit_rate",
-                          "write_row_hit_rate", "activates", "precharges", "refreshes"}) {
+    for (const char* k :
+         {"total_cycles", "bandwidth_gbps", "steady_bandwidth_gbps", "read_latency_mean_cycles",
+          "read_latency_p50_cycles", "read_latency_p95_cycles", "read_latency_p99_cycles",
+          "read_latency_max_cycles", "read_latency_from_accept_mean_cycles", "read_row_hit_rate",
+          "write_row_hit_rate", "activates", "precharges", "refreshes"}) {
         EXPECT_TRUE(s.contains(k)) << k;
     }
     EXPECT_EQ(s["requests"], 2000);
@@ -66,20 +75,98 @@ TEST(MemReplay, MalformedLineNamesTheLine) {
 }
 
 TEST(MemReplay, AddressBeyondCapacity) {
-    expect_bad("--mem-trace " + trace_file("far", "0x40 READ 0\n0x200000000 READ 1\n"), "beyond the device capacity");
+    expect_bad("--mem-trace " + trace_file("far", "0x40 READ 0\n0x200000000 READ 1\n"),
+               "beyond the device capacity");
 }
 
 TEST(MemReplay, UnsupportedRequestSize) {
-    expect_bad("--mem-trace " + trace_file("size", "0x40 READ 0\n") + " --request-size 128B", "unsupported request size");
+    expect_bad("--mem-trace " + trace_file("size", "0x40 READ 0\n") + " --request-size 128B",
+               "unsupported request size");
 }
 
 TEST(MemReplay, ImpossibleTiming) {
-    expect_bad("--mem-trace " + trace_file("tras", "0x40 READ 0\n") + " --set die.hbm.timing.tRAS=5", "tRAS");
-    expect_bad("--mem-trace " + trace_file("tck", "0x40 READ 0\n") + " --set die.hbm.timing.tCK=0ns", "tCK");
+    expect_bad(
+        "--mem-trace " + trace_file("tras", "0x40 READ 0\n") + " --set die.hbm.timing.tRAS=5",
+        "tRAS");
+    expect_bad(
+        "--mem-trace " + trace_file("tck", "0x40 READ 0\n") + " --set die.hbm.timing.tCK=0ns",
+        "tCK");
+}
+
+// JEDEC relations (hbm_device.cpp): the message names the key and both sides.
+TEST(MemReplay, TimingThatBreaksAJedecRelation) {
+    const std::string t =
+        "--mem-trace " + trace_file("jedec", "0x40 READ 0\n") + " --platform ascend960";
+    expect_bad(t + " --set die.hbm.timing.tRC=113",
+               "die.hbm.timing.tRC: tRC (113) < tRAS + tRP (81 + 34)");
+    expect_bad(t + " --set die.hbm.timing.burst_cycles=3", "die.hbm.timing.burst_cycles");
+    expect_bad(t + " --set die.hbm.controller.refresh=all_bank --set die.hbm.timing.tREFI=1429",
+               "die.hbm.timing.tREFI: tREFI (1429) must exceed tRFC (1429)");
+}
+
+TEST(MemReplay, UnknownFidelityListsTheAcceptedNames) {
+    expect_bad(
+        "--mem-trace " + trace_file("fid", "0x40 READ 0\n") + " --set die.hbm.fidelity=jedek",
+        "expected one of 'flat', 'jedec', got 'jedek'");
+}
+
+// Every preset parses and validates, its HBM description included (inherited or its own).
+TEST(MemReplay, EveryPresetValidates) {
+    int presets = 0;
+    for (const auto& e : fs::directory_iterator(fs::path(ASIM_SOURCE_DIR) / "platforms")) {
+        if (e.path().extension() != ".yaml") continue;
+        ++presets;
+        const CliResult r = run_cli("info --platform " + e.path().stem().string());
+        EXPECT_EQ(r.exit_code, 0) << e.path() << ": " << r.output;
+    }
+    EXPECT_GE(presets, 3);
+}
+
+// `figures hbm` on the die preset: achieved never above offered, monotone (saturated points agree
+// within 0.5 %: the device's rate over runs of different start-up), and saturating near the
+// sustained bandwidth; sequential reads sustain at least 85 % of the pin peak.
+TEST(FiguresHbm, LoadCurveOfTheDiePresetIsMonotoneAndSaturates) {
+    const CliResult r = run_cli("figures hbm --platform ascend960");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::istringstream in(r.output);
+    std::string line;
+    std::map<std::string, std::vector<std::pair<double, double>>> curve;  // offered, achieved
+    std::map<std::string, double> sustained, pin;
+    bool peaks = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("# hbm_peak", 0) == 0) peaks = true;
+        std::vector<std::string> f;
+        std::stringstream ls(line);
+        for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+        if (f.size() < 5 || (f[0] != "sequential" && f[0] != "random")) continue;
+        if (peaks) {
+            sustained[f[0]] = std::stod(f[1]);
+            pin[f[0]] = std::stod(f[2]);
+        } else {
+            curve[f[0]].emplace_back(std::stod(f[2]), std::stod(f[3]));
+        }
+    }
+    ASSERT_EQ(curve.size(), 2u) << r.output;
+    ASSERT_EQ(sustained.size(), 2u) << r.output;
+    for (const auto& [pattern, points] : curve) {
+        ASSERT_GE(points.size(), 10u);
+        double best = 0;
+        for (const auto& [offered, achieved] : points) {
+            EXPECT_LE(achieved, offered) << pattern << " at " << offered;
+            EXPECT_GE(achieved, best * 0.995) << pattern << " at " << offered;
+            best = std::max(best, achieved);
+        }
+        EXPECT_GE(points.front().second, 0.99 * points.front().first)
+            << pattern;  // light load: all served
+        EXPECT_NEAR(points.back().second, sustained[pattern], 0.06 * sustained[pattern]) << pattern;
+    }
+    EXPECT_GE(sustained["sequential"], 0.85 * pin["sequential"]);
+    EXPECT_GT(sustained["sequential"], 2.5 * sustained["random"]);
 }
 
 TEST(MemReplay, BadMappingString) {
-    expect_bad("--mem-trace " + trace_file("map", "0x40 READ 0\n") + " --set die.hbm.controller.mapping=rorabgbaxxco",
+    expect_bad("--mem-trace " + trace_file("map", "0x40 READ 0\n") +
+                   " --set die.hbm.controller.mapping=rorabgbaxxco",
                "unknown field 'xx'");
 }
 

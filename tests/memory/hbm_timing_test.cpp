@@ -2,11 +2,13 @@
 // else, decides the gap measured), address mapping, scheduling, refresh and conservation.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <random>
 
 #include "models/memory/hbm/address_mapping.h"
 #include "models/memory/hbm/hbm_controller.h"
+#include "models/memory/hbm_flat/hbm_flat.h"
 
 namespace asim {
 namespace {
@@ -79,7 +81,8 @@ Replay replay(const HbmDeviceParams& d, const std::vector<Req>& reqs, uint64_t l
 // The cycle of the n-th (0-based) command of kind `cmd` on `bank` (any bank when bank < 0).
 uint64_t when(const Replay& r, HbmCmd cmd, int bank = -1, int n = 0) {
     for (const auto& x : r.log) {
-        if (x.cmd == cmd && (bank < 0 || static_cast<int>(x.bank) == bank) && n-- == 0) return x.cycle;
+        if (x.cmd == cmd && (bank < 0 || static_cast<int>(x.bank) == bank) && n-- == 0)
+            return x.cycle;
     }
     ADD_FAILURE() << "command not found";
     return 0;
@@ -102,7 +105,8 @@ TEST(HbmTiming, ReadDataReturnsCLPlusBurstAfterRead) {
     const Replay r = replay(d, {{0, 0, 0, 5, 0}});
     EXPECT_EQ(r.done.at(0) - when(r, HbmCmd::kRead), d.timing.CL + d.timing.burst_cycles);
     // Unloaded from acceptance: 2 pipeline cycles + tRCD + CL + burst.
-    EXPECT_EQ(r.done.at(0), kHbmPipelineCycles + d.timing.tRCDRD + d.timing.CL + d.timing.burst_cycles);
+    EXPECT_EQ(r.done.at(0),
+              kHbmPipelineCycles + d.timing.tRCDRD + d.timing.CL + d.timing.burst_cycles);
 }
 
 TEST(HbmTiming, PrechargeWaitsTRASAfterActivate) {
@@ -223,7 +227,7 @@ TEST(HbmRefresh, AllBankRefreshEveryTREFIBlocksForTRFC) {
     const Replay r = replay(d, {{0, 0, 0, 5, 0}, {201, 2, 1, 9, 0}});
     const uint64_t ref = when(r, HbmCmd::kRef);
     EXPECT_GE(ref, 200u);
-    EXPECT_LE(ref, 200u + d.timing.tRP + 1);  // the open bank is precharged first
+    EXPECT_LE(ref, 200u + d.timing.tRP + 1);        // the open bank is precharged first
     EXPECT_EQ(when(r, HbmCmd::kAct, 9), ref + 60);  // bank group 2, bank 1
     EXPECT_GT(r.done.at(1), ref + 60);
 }
@@ -262,10 +266,13 @@ TEST(HbmRefresh, IdleChannelCatchesUpRefreshArithmetically) {
 
 TEST(HbmMapping, RoundTripsForEveryOrder) {
     HbmOrganisation o;
-    o.stacks = 2, o.channels_per_stack = 4, o.pseudo_channels = 2, o.ranks = 3;  // 3: not a power of two
+    o.stacks = 2, o.channels_per_stack = 4, o.pseudo_channels = 2,
+    o.ranks = 3;  // 3: not a power of two
     o.rows = 24576, o.page_bytes = 1024, o.bus_width_bits = 32, o.burst_length = 8;
     std::mt19937_64 rng(7);
-    for (const char* order : {"rorabgbachpcco", "copcchbabgraro", "rorabachbgpcco", "chpcrorabgbaco"}) {
+    for (const char* order :
+         {"rorabgbachpcco", "copcchbabgraro", "rorabachbgpcco", "chpcrorabgbaco", "rorabacochpcbg",
+          "rorabacochpcco3bg", "ro8raco2bachpcbgcoro", "rabacochpcbgro13ro"}) {
         const AddressMapping m(order, o);
         for (int i = 0; i < 20000; ++i) {
             const uint64_t a = rng() % o.capacity_bytes() / o.access_bytes() * o.access_bytes();
@@ -282,7 +289,8 @@ TEST(HbmMapping, DramSim3BitLayoutOfRorabgbachco) {
     HbmOrganisation o;  // the HBM2_8Gb_x128 organisation
     const AddressMapping m("rorabgbachco", o);
     // [10:6] column, [13:11] channel, [15:14] bank, [17:16] bank group, [32:18] row.
-    const DecodedAddress d = m.decode((uint64_t{0x1234} << 18) | (2u << 16) | (3u << 14) | (5u << 11) | (17u << 6));
+    const DecodedAddress d =
+        m.decode((uint64_t{0x1234} << 18) | (2u << 16) | (3u << 14) | (5u << 11) | (17u << 6));
     EXPECT_EQ(d.row, 0x1234u);
     EXPECT_EQ(d.bank_group, 2u);
     EXPECT_EQ(d.bank, 3u);
@@ -291,12 +299,41 @@ TEST(HbmMapping, DramSim3BitLayoutOfRorabgbachco) {
     EXPECT_EQ(m.channel_interleave_bytes(), 2048u);
 }
 
+// A split column: bank group lowest, 3 column bits, the channel, the other 3 column bits.
+TEST(HbmMapping, SplitFieldHoldsItsBitsInAddressOrder) {
+    HbmOrganisation o;  // 8 channels, 4 x 4 banks, 64 columns of 32 B
+    o.burst_length = 2;
+    const AddressMapping m("rorabacochco3bg", o);
+    EXPECT_EQ(m.channel_interleave_bytes(), 4u * 8 * 32);  // bank groups x low column x access
+    // [6:5] bank group, [9:7] low column, [12:10] channel, [15:13] high column.
+    const DecodedAddress d = m.decode((5u << 13) | (6u << 10) | (3u << 7) | (2u << 5));
+    EXPECT_EQ(d.bank_group, 2u);
+    EXPECT_EQ(d.channel, 6u);
+    EXPECT_EQ(d.column, 5u * 8 + 3);
+    // Consecutive accesses alternate bank groups and stay in one row of one channel for 1 KiB.
+    for (uint64_t a = 0; a < 1024; a += 32) {
+        const DecodedAddress x = m.decode(a);
+        EXPECT_EQ(x.bank_group, a / 32 % 4);
+        EXPECT_EQ(x.channel, 0u);
+        EXPECT_EQ(x.row, 0u);
+    }
+    EXPECT_EQ(m.decode(1024).channel, 1u);
+}
+
 TEST(HbmMapping, BadStringsAreRejected) {
     const HbmOrganisation o;
     EXPECT_THROW(AddressMapping("rorabgbachc", o), std::invalid_argument);   // odd length
     EXPECT_THROW(AddressMapping("rorabgbachxx", o), std::invalid_argument);  // unknown field
-    EXPECT_THROW(AddressMapping("robgbachcoro", o), std::invalid_argument);  // repeated
-    EXPECT_THROW(AddressMapping("rorabgbaco", o), std::invalid_argument);    // channel missing
+    EXPECT_THROW(AddressMapping("robgbachcoro", o),
+                 std::invalid_argument);  // repeated without widths
+    EXPECT_THROW(AddressMapping("rorabgbaco", o), std::invalid_argument);     // channel missing
+    EXPECT_THROW(AddressMapping("rorabgbachco0", o), std::invalid_argument);  // zero width
+    EXPECT_THROW(AddressMapping("rorabgbachco3co4", o),
+                 std::invalid_argument);  // 7 bits > 32 columns
+    EXPECT_THROW(AddressMapping("rorabgbachco2co2", o),
+                 std::invalid_argument);                                      // 4 bits < 32 columns
+    EXPECT_THROW(AddressMapping("rora3bgbachco", o), std::invalid_argument);  // 1 rank has no bits
+    EXPECT_NO_THROW(AddressMapping("rorabgbachco2co3", o));
 }
 
 TEST(HbmScheduler, FrFcfsServesRowHitsFirstButBoundsTheWait) {
@@ -351,7 +388,8 @@ TEST(HbmController, EveryAcceptedRequestCompletesExactlyOnce) {
     for (int i = 0; i < 20000; ++i) {
         cycle += rng() % 3;
         reqs.push_back({cycle, static_cast<uint32_t>(rng() % 4), static_cast<uint32_t>(rng() % 4),
-                        static_cast<uint32_t>(rng() % 8), static_cast<uint32_t>(rng() % 32), rng() % 3 == 0});
+                        static_cast<uint32_t>(rng() % 8), static_cast<uint32_t>(rng() % 32),
+                        rng() % 3 == 0});
     }
     for (const char* sched : {"frfcfs", "fcfs"}) {
         d.ctrl.scheduler = sched;
@@ -374,14 +412,55 @@ TEST(HbmDevice, ImpossibleTimingIsReported) {
     };
     EXPECT_TRUE(has("timing.tRAS"));
     EXPECT_TRUE(has("timing.tCK"));
+    EXPECT_FALSE(has("timing.tRC"));
     EXPECT_TRUE(device().validate().empty());
+}
+
+// JEDEC relations between timing values, each alone: the key named is the one broken.
+TEST(HbmDevice, TimingThatBreaksAJedecRelationNamesTheKey) {
+    auto only = [](const std::function<void(HbmDeviceParams&)>& change) {
+        HbmDeviceParams d = device();
+        change(d);
+        std::vector<std::string> keys;
+        for (const auto& p : d.validate()) keys.push_back(p.first);
+        return keys;
+    };
+    using V = std::vector<std::string>;
+    // tRC = tRAS + tRP: 20 + 8 = 28 is allowed, 27 is not.
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.tRC = 28; }), V{});
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.tRC = 27; }), V{"timing.tRC"});
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.tRAS = 8; }), V{"timing.tRAS"});  // < tRCDRD 9
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.tCCD_L = 0; }), V{"timing.tCCD_L"});
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.tRRD_L = 1; }),
+              V{"timing.tRRD_L"});  // < tRRD_S 2
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.tWTR_L = 3; }),
+              V{"timing.tWTR_L"});                                                     // < tWTR_S 4
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.tFAW = 1; }), V{"timing.tFAW"});  // < tRRD_S 2
+    // BL4 cannot take 3 clocks at a whole number of beats per clock.
+    EXPECT_EQ(only([](HbmDeviceParams& d) { d.timing.burst_cycles = 3; }),
+              V{"timing.burst_cycles"});
+    EXPECT_EQ(only([](HbmDeviceParams& d) {
+                  d.ctrl.refresh = RefreshMode::kAllBank;
+                  d.timing.tREFI = d.timing.tRFC;
+              }),
+              V{"timing.tREFI"});
 }
 
 TEST(HbmDevice, FlatModelDerivesFromTheDescription) {
     HbmParams p;  // defaults: the HBM2 x128 device
     p.device.org = HbmOrganisation{};
     EXPECT_DOUBLE_EQ(p.bandwidth_bytes_per_s(), 256e9);  // 8 x 64 B / 2 ns
-    EXPECT_EQ(p.unloaded_latency_ps(), 46'000);          // 2 + tRP + tRCD + CL + burst cycles of 1 ns
+    EXPECT_EQ(p.unloaded_latency_ps(), 46'000);  // 2 + tRP + tRCD + CL + burst cycles of 1 ns
+    // The flat model streams at the pin peak less the refresh duty (all-bank: tRFC 260 of tREFI
+    // 3900), with occupancy in ps so no rounding to tCK takes more.
+    const HbmFlatParams f = p.flat_params();
+    EXPECT_DOUBLE_EQ(f.bandwidth_bytes_per_s, 256e9 * (1.0 - 260.0 / 3900.0));
+    EXPECT_EQ(f.clock_hz, 1'000'000'000'000u);
+    EXPECT_EQ(f.channels(), 8u);
+    p.device.ctrl.refresh = RefreshMode::kPerBank;  // tRFCsb 160 of tREFIsb 244 x 16 banks
+    EXPECT_DOUBLE_EQ(p.flat_params().bandwidth_bytes_per_s, 256e9 * (1.0 - 160.0 / (244.0 * 16)));
+    p.device.ctrl.refresh = RefreshMode::kNone;
+    EXPECT_DOUBLE_EQ(p.flat_params().bandwidth_bytes_per_s, 256e9);
 }
 
 }  // namespace

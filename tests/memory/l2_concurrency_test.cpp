@@ -45,6 +45,7 @@ struct WaitingTarget : sc_core::sc_module {
     std::map<uint64_t, int> in_flight;  // line -> reads in flight
     std::mt19937_64 rng{7};
     uint64_t read_bytes = 0, write_bytes = 0;
+    double write_ns = 2;  // how long a write keeps its caller
 
     explicit WaitingTarget(sc_core::sc_module_name n) : sc_module(n) {
         l2_in.register_b_transport(this, &WaitingTarget::b_transport);
@@ -55,7 +56,7 @@ struct WaitingTarget : sc_core::sc_module {
         const uint64_t first = p.get_address() / kLine, last = (p.get_address() + p.get_data_length() - 1) / kLine;
         if (p.is_write()) {
             write_bytes += p.get_data_length();
-            wait(2, SC_NS);
+            wait(write_ns, SC_NS);
         } else {
             read_bytes += p.get_data_length();
             const Picoseconds start = ClockDomain::to_ps(sc_core::sc_time_stamp());
@@ -79,6 +80,7 @@ struct Engine : sc_core::sc_module {
         uint64_t addr, bytes;
         bool write;
         Picoseconds done = 0;
+        Picoseconds issued = 0;  // at, or later when the engine's previous access finished later
     };
     std::vector<Access> accesses;
     PayloadPool pool;
@@ -90,6 +92,7 @@ struct Engine : sc_core::sc_module {
         for (Access& a : accesses) {
             const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
             if (a.at > now) wait(ClockDomain::from_ps(a.at - now));
+            a.issued = ClockDomain::to_ps(sc_core::sc_time_stamp());
             tlm::tlm_generic_payload* p = pool.acquire();
             p->set_command(a.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
             p->set_address(a.addr);
@@ -152,6 +155,7 @@ struct System {
             waiting = std::make_unique<WaitingTarget>("hbm");
             l2.hbm_out.bind(waiting->l2_in);
         }
+        l2.set_target_waits(memory != Memory::kFlat);  // write-backs through the L2's queue
         for (std::size_t i = 0; i < engine_count; ++i) {
             engines.push_back(std::make_unique<Engine>(("engine" + std::to_string(i)).c_str()));
             engines.back()->l2_out.bind(l2.core_in);
@@ -210,6 +214,7 @@ TEST_P(L2BehindMemory, ConcurrentEnginesMergeAndComplete) {
     }
     // The 96 lines fit the cache, so each is fetched once at most, however many engines race.
     EXPECT_LE(s.hbm_read_bytes(), 96 * kLine);
+    EXPECT_EQ(s.counter("l2.partition.shared.writebacks"), 0u);  // nothing was evicted
     EXPECT_GT(s.counter("l2.partition.shared.merged"), 0u);
     EXPECT_GT(s.counter("l2.mshr_stalls"), 0u);
     if (s.waiting) {
@@ -235,6 +240,24 @@ TEST_P(L2BehindMemory, MshrsInFlightAreRespected) {
         std::sort(reads.begin(), reads.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
         EXPECT_GE(reads[2].start, std::min(reads[0].end, reads[1].end));
     }
+}
+
+// Requests that evict dirty lines do not wait for HBM to take the write-backs: the L2's own
+// thread sends them. The memory keeps a writer 5 us. 600 line writes into a 512-line cache, then
+// reads of new lines (every line is dirty, so each evicts one): each read completes within its
+// own fetch (at most 200 ns plus the L2's latency) from its issue, and every write-back reaches
+// the memory. (Before the write-back queue, each read waited the 5 us.)
+TEST(L2BehindWaitingMemory, WriteBacksDoNotHoldUpTheRequestThatEvicted) {
+    System s(Memory::kWaiting, 1, 64);
+    s.waiting->write_ns = 5'000;
+    auto& a = s.engines[0]->accesses;
+    for (uint64_t i = 0; i < 600; ++i) a.push_back({i * 1'000, i * kLine, kLine, true});
+    for (uint64_t i = 0; i < 8; ++i) a.push_back({1'000'000 + i * 1'000, (1000 + i) * kLine, kLine, false});
+    s.run();
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_LE(a[i].done, a[i].issued + 220'000u) << "access " << i;
+    const uint64_t write_backs = s.counter("l2.partition.shared.writebacks");
+    EXPECT_GE(write_backs, 600u - 512u);
+    EXPECT_EQ(s.waiting->write_bytes, write_backs * kLine);
 }
 
 INSTANTIATE_TEST_SUITE_P(Memories, L2BehindMemory, ::testing::Values(Memory::kFlat, Memory::kJedec, Memory::kWaiting),

@@ -29,6 +29,7 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     m_hjsd = std::make_unique<Hjsd>("hjsd", params.hjsd, static_cast<uint32_t>(m_l2->partition_count()),
                                     m_clock, *m_hbm_monitor, stats, failures);
     m_hjsd->l2_out.bind(m_l2->core_in);
+    if (m_hbm->waits()) m_hjsd->issue_from_lanes();
     m_l2->set_prefetch_listener(m_hjsd.get());
 
     const TilePipelineParams aic{params.core.aic_gm_read, params.core.aic_gm_write, m_hbm->waits()};

@@ -1,3 +1,5 @@
+// sc_spawn (the SDMA lanes) needs this before SystemC is first included.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/chip/hjsd/hjsd.h"
 
 #include <algorithm>
@@ -63,7 +65,42 @@ void Hjsd::prefetch_released(std::size_t partition, uint64_t bytes) {
     wake();
 }
 
+void Hjsd::issue_from_lanes() {
+    m_lanes = true;
+    for (uint32_t i = 0; i < m_params.sdma_outstanding; ++i) {
+        sc_core::sc_spawn(sc_bind(&Hjsd::sdma_lane, this), sc_core::sc_gen_unique_name("sdma_lane"));
+    }
+}
+
+void Hjsd::sdma_lane() {
+    try {
+        while (true) {
+            while (m_lane_queue.empty()) wait(m_lane_work);
+            const hjsd::Request r = m_lane_queue.front();
+            m_lane_queue.pop_front();
+            const Picoseconds done = transport(r);
+            --m_in_lanes;
+            m_in_flight.push(done);
+            wake();  // the port may be ready again
+        }
+    } catch (const sc_core::sc_unwind_exception&) {
+        throw;
+    } catch (...) {
+        m_failures.fail(std::current_exception());
+    }
+}
+
 void Hjsd::issue(const hjsd::Request& r) {
+    if (m_lanes) {
+        ++m_in_lanes;
+        m_lane_queue.push_back(r);
+        m_lane_work.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    m_in_flight.push(transport(r));
+}
+
+Picoseconds Hjsd::transport(const hjsd::Request& r) {
     tlm::tlm_generic_payload* p = m_pool.acquire();
     p->set_command(tlm::TLM_READ_COMMAND);
     p->set_address(r.addr);
@@ -79,7 +116,7 @@ void Hjsd::issue(const hjsd::Request& r) {
     l2_out->b_transport(*p, delay);
     check_response(*p, name());
     p->release();
-    m_in_flight.push(ClockDomain::to_ps(sc_core::sc_time_stamp() + delay));
+    return ClockDomain::to_ps(sc_core::sc_time_stamp() + delay);
 }
 
 void Hjsd::run() {
@@ -106,7 +143,7 @@ void Hjsd::run() {
                 }
             }
             in.throttle = m_monitor.utilisation(now) > m_params.throttle_threshold;
-            in.req_ready = m_in_flight.size() < m_params.sdma_outstanding;
+            in.req_ready = m_in_flight.size() + m_in_lanes < m_params.sdma_outstanding;
 
             if (m_params.impl == "rtl" && in.candidate && !rtl::candidate_fits(*in.candidate)) {
                 throw SimulationError("hjsd: candidate of op " + std::to_string(in.candidate->op_seq) + " (" +
@@ -124,8 +161,8 @@ void Hjsd::run() {
                 if (m_input_generation != generation) continue;  // an input came while the engine settled
                 // Sleep until an input arrives, an SDMA slot frees, or the throttle may have dropped.
                 sc_core::sc_time timeout = sc_core::SC_ZERO_TIME;
-                if (out.request && !in.req_ready) {
-                    timeout = ClockDomain::from_ps(m_in_flight.top() - now);
+                if (out.request && !in.req_ready && !m_in_flight.empty()) {
+                    timeout = ClockDomain::from_ps(m_in_flight.top() - now);  // (a lane wakes us itself)
                 } else if (in.throttle) {
                     timeout = ClockDomain::from_ps(m_monitor.window_ps() / 8);
                 }

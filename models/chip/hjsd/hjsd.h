@@ -70,11 +70,17 @@ public:
 
     hjsd::Counters counters() const { return m_engine->counters(); }
     void finalize_stats();
+    // The memory below waits in b_transport (the JEDEC HBM): prefetches are then issued from
+    // `sdma_outstanding` SDMA lanes (threads), so they are in flight together instead of one
+    // after another. Call during elaboration.
+    void issue_from_lanes();
 
 private:
     SC_HAS_PROCESS(Hjsd);
     void run();
     void issue(const hjsd::Request& r);
+    Picoseconds transport(const hjsd::Request& r);  // the L2 transaction; returns its completion
+    void sdma_lane();
     void wake() {
         ++m_input_generation;
         m_input.notify(sc_core::SC_ZERO_TIME);
@@ -93,6 +99,10 @@ private:
     std::array<uint64_t, hjsd::kMaxPartitions> m_pending_credit{};
     uint32_t m_next_credit_partition = 0;
     std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> m_in_flight;  // completion times
+    bool m_lanes = false;
+    std::deque<hjsd::Request> m_lane_queue;  // issued, waiting for a lane
+    sc_core::sc_event m_lane_work;
+    uint32_t m_in_lanes = 0;  // issued, not yet returned from a lane (completion unknown)
     sc_core::sc_event m_input;
     uint64_t m_input_generation = 0;  // bumped by every input, to see those that came while the engine settled
     PayloadPool m_pool;

@@ -3,6 +3,14 @@
 // (pseudo-channel), co (column, in units of one access). Bits below the column select the byte
 // within one access. Fields are mixed-radix digits, so counts need not be powers of two (an
 // HBM3 12-high stack has 3 stack IDs); power-of-two fields decode with shifts.
+//
+// A field may be split: a field name followed by a number of bits takes that many of the field's
+// bits, and the pieces of one field hold its bits in address order (the least significant piece
+// holds the low bits). At most one piece of a field may leave its width out; it takes what the
+// others leave. `rorabacochpcco3bg` puts the bank group in the lowest bits (consecutive accesses
+// alternate bank groups), then the low 3 column bits (8 accesses to each bank group), then the
+// pseudo-channel and channel (a 1 KiB channel interleave for 32 B accesses and 4 bank groups),
+// then the rest of the column.
 #pragma once
 
 #include <cstdint>
@@ -23,9 +31,10 @@ struct DecodedAddress {
 };
 
 class AddressMapping {
-public:
+  public:
     // Throws std::invalid_argument with a readable message when the string is malformed: an
-    // unknown or repeated field, or a field whose count is above 1 left out.
+    // unknown field, a field repeated without widths, widths that do not divide the field's
+    // count, or a field whose count is above 1 left out.
     AddressMapping(const std::string& order, const HbmOrganisation& org);
 
     DecodedAddress decode(uint64_t addr) const;  // addr < capacity
@@ -33,13 +42,14 @@ public:
     // Bytes of consecutive addresses that stay in one channel (the channel interleave).
     uint64_t channel_interleave_bytes() const { return m_channel_interleave; }
 
-private:
+  private:
     enum Field { kRow, kRank, kBankGroup, kBank, kChannel, kPseudo, kColumn, kFieldCount };
     struct Digit {
         Field field;
         uint64_t count;
         uint32_t shift;  // when count is a power of two
         bool pow2;
+        uint64_t scale;  // weight of this piece within its field's value
     };
     std::vector<Digit> m_digits;  // least significant first
     uint32_t m_offset_bits = 0;

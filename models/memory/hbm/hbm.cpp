@@ -23,6 +23,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& params, StatsRegistry& s
       m_precharges(stats.counter(std::string(this->name()) + ".precharges", "PRE commands, auto-precharge included")),
       m_refreshes(stats.counter(std::string(this->name()) + ".refreshes", "REF commands")),
       m_row_hits(stats.counter(std::string(this->name()) + ".row_hits", "column commands to an already open row")) {
+    m_pending.resize(m_core.channel_count());
     l2_in.register_b_transport(this, &Hbm::b_transport);
     SC_HAS_PROCESS(Hbm);
     SC_THREAD(run);
@@ -49,14 +50,49 @@ void Hbm::deliver() {
     m_done.clear();
 }
 
+void Hbm::accept(uint64_t addr, bool is_write, Waiter* w) {
+    uint64_t tag = m_waiting.size();
+    if (m_free_tags.empty()) {
+        m_waiting.push_back(w);
+    } else {
+        tag = m_free_tags.back();
+        m_free_tags.pop_back();
+        m_waiting[tag] = w;
+    }
+    m_core.accept(now_cycle(), addr, is_write, tag, m_done);
+}
+
+void Hbm::accept_pending() {
+    bool moved = false;
+    for (std::size_t i = 0; i < m_pending_channels.size();) {
+        auto& q = m_pending[m_pending_channels[i]];
+        while (!q.empty() && m_core.can_accept(q.front().addr, q.front().is_write)) {
+            accept(q.front().addr, q.front().is_write, q.front().waiter);
+            q.pop_front();
+            moved = true;
+        }
+        if (q.empty()) {
+            m_pending_channels[i] = m_pending_channels.back();
+            m_pending_channels.pop_back();
+        } else {
+            ++i;
+        }
+    }
+    if (moved) {
+        deliver();
+        m_wake.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
 void Hbm::advance_to(uint64_t cycle) {
     bool ticked = false;
     for (uint64_t next = m_core.next_event(); next <= cycle; next = m_core.next_event()) {
         m_core.tick(next, m_done);
         ticked = true;
     }
+    // Accesses waiting for room enter once a tick made some (the run thread wakes at every tick).
+    if (ticked && !m_pending_channels.empty()) accept_pending();
     deliver();
-    if (ticked) m_space.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Hbm::run() {
@@ -87,25 +123,22 @@ void Hbm::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     const uint64_t end = p.get_address() + p.get_data_length();
     Waiter w;
     w.outstanding = 1;  // a guard until every access has been handed over
+    advance_to(now_cycle());
     for (uint64_t a = first; a < end; a += access) {
-        advance_to(now_cycle());
-        while (!m_core.can_accept(a, is_write)) {
-            wait(m_space);
-            advance_to(now_cycle());
-        }
-        uint64_t tag = m_waiting.size();
-        if (m_free_tags.empty()) {
-            m_waiting.push_back(&w);
-        } else {
-            tag = m_free_tags.back();
-            m_free_tags.pop_back();
-            m_waiting[tag] = &w;
-        }
         ++w.outstanding;
-        m_core.accept(now_cycle(), a, is_write, tag, m_done);
-        deliver();
-        m_wake.notify(sc_core::SC_ZERO_TIME);
+        const uint32_t channel = m_core.mapping().decode(a).channel;
+        auto& q = m_pending[channel];
+        if (q.empty() && m_core.can_accept(a, is_write)) {
+            accept(a, is_write, &w);
+        } else {
+            // The channel is full: this access waits in its channel's line (the back-pressure),
+            // the transaction's accesses to other channels go on.
+            if (q.empty()) m_pending_channels.push_back(channel);
+            q.push_back({a, is_write, &w});
+        }
     }
+    deliver();
+    m_wake.notify(sc_core::SC_ZERO_TIME);
     if (--w.outstanding != 0) {
         wait(w.done);
     } else if (time_of(w.last) > sc_core::sc_time_stamp()) {

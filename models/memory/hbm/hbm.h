@@ -2,15 +2,17 @@
 //
 // b_transport is called from the L2's SC_THREADs. It first waits until the transaction's
 // arrival time, so the controller sees requests in time order, splits the payload into
-// device accesses, hands each to the controller (waiting while its queue is full: that wait is
-// the back-pressure), and then waits until the last read access has returned its data. Writes
-// are posted: they return once buffered. One SC_THREAD advances the controller to the next cycle
+// device accesses and hands each to its channel; an access whose channel is full waits in that
+// channel's line of pending accesses (the back-pressure) while the transaction's accesses to
+// other channels go on, as a controller with a queue per channel takes them. It then waits until
+// the last read access has returned its data. Writes are posted: they return once buffered. One SC_THREAD advances the controller to the next cycle
 // at which a busy channel has work; with every channel idle it waits for a request and costs no
 // kernel event (refresh that falls due meanwhile is accounted arithmetically).
 // `network_latency` is added to every read on top of the controller's latency.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include <systemc>
@@ -43,12 +45,21 @@ private:
         uint32_t outstanding = 0;
         uint64_t last = 0;  // cycle of the latest completion
     };
+    // An access waiting for room in its channel's queues. Each channel keeps its own line, so a
+    // full channel holds up only its own accesses, not a transaction's accesses to other channels.
+    struct Pending {
+        uint64_t addr;
+        bool is_write;
+        Waiter* waiter;
+    };
     void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
     void run();
     uint64_t now_cycle() const;
     sc_core::sc_time time_of(uint64_t cycle) const;
     void advance_to(uint64_t cycle);
     void deliver();
+    void accept(uint64_t addr, bool is_write, Waiter* w);
+    void accept_pending();  // moves waiting accesses into channels that have room
 
     HbmParams m_params;
     HbmController m_core;
@@ -57,8 +68,9 @@ private:
     // tag -> waiter of each access in flight; a tag is a slot, reused once its access completed.
     std::vector<Waiter*> m_waiting;
     std::vector<uint64_t> m_free_tags;
+    std::vector<std::deque<Pending>> m_pending;       // per channel
+    std::vector<uint32_t> m_pending_channels;         // channels with a non-empty m_pending
     sc_core::sc_event m_wake;   // a request arrived
-    sc_core::sc_event m_space;  // a queue slot may have freed
     Counter& m_reads;
     Counter& m_writes;
     Counter& m_read_bytes;

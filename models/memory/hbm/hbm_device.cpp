@@ -1,5 +1,6 @@
 #include "models/memory/hbm/hbm_device.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/memory/hbm/address_mapping.h"
@@ -14,16 +15,33 @@ double HbmDeviceParams::peak_bandwidth_bytes_per_s() const {
            (static_cast<double>(timing.burst_cycles) * static_cast<double>(timing.tCK_ps) * 1e-12);
 }
 
+double HbmDeviceParams::refresh_duty() const {
+    switch (ctrl.refresh) {
+        case RefreshMode::kAllBank:
+            return timing.tREFI ? std::min(1.0, static_cast<double>(timing.tRFC) / timing.tREFI)
+                                : 0.0;
+        case RefreshMode::kPerBank: {
+            const double round = static_cast<double>(timing.tREFIsb) * org.banks();
+            return round > 0 ? std::min(1.0, static_cast<double>(timing.tRFCsb) / round) : 0.0;
+        }
+        case RefreshMode::kNone:
+            return 0.0;
+    }
+    return 0.0;
+}
+
 std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() const {
     std::vector<std::pair<std::string, std::string>> p;
     auto need = [&p](bool ok, const char* key, const std::string& msg) {
         if (!ok) p.emplace_back(key, msg);
     };
     const auto& o = org;
-    need(o.bus_width_bits % 8 == 0, "organisation.bus_width_bits", "must be a whole number of bytes");
+    need(o.bus_width_bits % 8 == 0, "organisation.bus_width_bits",
+         "must be a whole number of bytes");
     const uint64_t a = o.access_bytes();
     need(a != 0 && (a & (a - 1)) == 0, "organisation.burst_length",
-         "bus_width_bits / 8 x burst_length (the access size, " + std::to_string(a) + " B) must be a power of two");
+         "bus_width_bits / 8 x burst_length (the access size, " + std::to_string(a) +
+             " B) must be a power of two");
     need(a != 0 && o.page_bytes % (a ? a : 1) == 0 && o.page_bytes >= a, "organisation.page",
          "must be a whole number of accesses (" + std::to_string(a) + " B)");
     need(o.ranks <= 255 && o.bank_groups <= 255 && o.banks() <= 65535, "organisation.ranks",
@@ -31,19 +49,32 @@ std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() con
     const auto& t = timing;
     need(t.tCK_ps > 0, "timing.tCK", "must be greater than zero");
     need(t.burst_cycles >= 1, "timing.burst_cycles", "must be at least 1");
+    // burst_cycles is the burst's time on the bus: burst_length beats at a whole number of beats
+    // per tCK (2 at double data rate; 4 for HBM3 with BL8 in 2 tCK).
+    need(t.burst_cycles == 0 || o.burst_length % t.burst_cycles == 0, "timing.burst_cycles",
+         "burst_cycles (" + std::to_string(t.burst_cycles) +
+             ") must divide organisation.burst_length (" + std::to_string(o.burst_length) +
+             "): a whole number of data beats per tCK");
     need(t.CL >= 1, "timing.CL", "must be at least 1");
     need(t.tRCDRD >= 1 && t.tRCDWR >= 1, "timing.tRCDRD", "tRCDRD and tRCDWR must be at least 1");
     need(t.tRP >= 1, "timing.tRP", "must be at least 1");
     need(t.tRAS >= t.tRCDRD && t.tRAS >= t.tRCDWR, "timing.tRAS",
-         "tRAS (" + std::to_string(t.tRAS) + ") < tRCD (" + std::to_string(std::max(t.tRCDRD, t.tRCDWR)) +
+         "tRAS (" + std::to_string(t.tRAS) + ") < tRCD (" +
+             std::to_string(std::max(t.tRCDRD, t.tRCDWR)) +
              "): a row cannot close before it has opened");
-    need(t.tRC >= t.tRAS && t.tRC >= t.tRP, "timing.tRC", "tRC must be at least tRAS and tRP");
+    // JEDEC defines the row cycle as tRC = tRAS + tRP (ACT, restore, PRE, precharge time).
+    need(uint64_t{t.tRC} >= uint64_t{t.tRAS} + t.tRP, "timing.tRC",
+         "tRC (" + std::to_string(t.tRC) + ") < tRAS + tRP (" + std::to_string(t.tRAS) + " + " +
+             std::to_string(t.tRP) +
+             "): a row cycle is an ACT to PRE (tRAS) and the precharge (tRP)");
     need(t.tCCD_S >= 1 && t.tCCD_L >= t.tCCD_S, "timing.tCCD_L", "need 1 <= tCCD_S <= tCCD_L");
     need(t.tRRD_S >= 1 && t.tRRD_L >= t.tRRD_S, "timing.tRRD_L", "need 1 <= tRRD_S <= tRRD_L");
     need(t.tWTR_L >= t.tWTR_S, "timing.tWTR_L", "need tWTR_S <= tWTR_L");
     need(t.tFAW >= t.tRRD_S, "timing.tFAW", "tFAW must be at least tRRD_S");
     if (ctrl.refresh == RefreshMode::kAllBank) {
-        need(t.tREFI > t.tRFC, "timing.tREFI", "tREFI must exceed tRFC, or the rank never leaves refresh");
+        need(t.tREFI > t.tRFC, "timing.tREFI",
+             "tREFI (" + std::to_string(t.tREFI) + ") must exceed tRFC (" + std::to_string(t.tRFC) +
+                 "), or the rank never leaves refresh");
     }
     if (ctrl.refresh == RefreshMode::kPerBank) {
         need(t.tREFIsb >= 1, "timing.tREFIsb", "must be at least 1");
@@ -54,9 +85,10 @@ std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() con
     need(c.command_queue_depth >= 1, "controller.command_queue_depth", "must be at least 1");
     need(c.read_queue_depth >= 1, "controller.read_queue_depth", "must be at least 1");
     need(c.write_buffer_depth >= 1, "controller.write_buffer_depth", "must be at least 1");
-    need(c.write_drain_high >= 1 && c.write_drain_high <= c.write_buffer_depth, "controller.write_drain_high",
-         "must be between 1 and write_buffer_depth");
-    need(c.write_drain_low < c.write_drain_high, "controller.write_drain_low", "must be below write_drain_high");
+    need(c.write_drain_high >= 1 && c.write_drain_high <= c.write_buffer_depth,
+         "controller.write_drain_high", "must be between 1 and write_buffer_depth");
+    need(c.write_drain_low < c.write_drain_high, "controller.write_drain_low",
+         "must be below write_drain_high");
     try {
         AddressMapping m(c.mapping, o);
     } catch (const std::invalid_argument& e) {
@@ -87,8 +119,12 @@ HbmFlatParams HbmParams::flat_params() const {
     f.capacity_bytes = o.capacity_bytes();
     f.stacks = o.stacks;
     f.channels_per_stack = o.channels_per_stack * o.pseudo_channels;
-    f.bandwidth_bytes_per_s = bandwidth_bytes_per_s();
-    f.clock_hz = static_cast<uint64_t>(1e12 / static_cast<double>(device.timing.tCK_ps) + 0.5);
+    f.bandwidth_bytes_per_s = device.streaming_bandwidth_bytes_per_s();
+    // Occupancy in picoseconds, not in tCK: a channel's time per piece is rounded up to a whole
+    // cycle, and at tCK that rounding was up to one cycle per 128 B piece (8 tCK), 12 % of the
+    // bandwidth (and 1/tCK itself is rounded to whole Hz, so even the pin peak's 16 B per tCK came
+    // out as 15.999... and a 1 KiB piece took 65 tCK instead of 64).
+    f.clock_hz = 1'000'000'000'000;
     f.interleave_bytes = AddressMapping(device.ctrl.mapping, o).channel_interleave_bytes();
     f.latency_ps = unloaded_latency_ps();
     return f;

@@ -30,9 +30,7 @@ struct HbmOrganisation {
     uint32_t banks() const { return ranks * bank_groups * banks_per_group; }  // per channel
     uint64_t access_bytes() const { return uint64_t{bus_width_bits} / 8 * burst_length; }
     uint64_t columns() const { return page_bytes / access_bytes(); }  // accesses per row
-    uint64_t capacity_bytes() const {
-        return uint64_t{channels()} * banks() * rows * page_bytes;
-    }
+    uint64_t capacity_bytes() const { return uint64_t{channels()} * banks() * rows * page_bytes; }
 };
 
 // JEDEC timing in cycles of tCK. Names follow JESD235/JESD238.
@@ -43,9 +41,9 @@ struct HbmTiming {
     uint32_t tRCDRD = 14, tRCDWR = 14, tRP = 14, tRAS = 34, tRC = 48;
     uint32_t tCCD_S = 1, tCCD_L = 2, tRRD_S = 4, tRRD_L = 6, tFAW = 30;
     uint32_t tWR = 16, tWTR_S = 6, tWTR_L = 8, tRTP = 5;
-    uint32_t tRTRS = 1;  // rank-to-rank and read-to-write bus turnaround
-    uint32_t tRFC = 260, tREFI = 3900;      // all-bank refresh
-    uint32_t tRFCsb = 160, tREFIsb = 244;   // per-bank refresh (one bank every tREFIsb)
+    uint32_t tRTRS = 1;                    // rank-to-rank and read-to-write bus turnaround
+    uint32_t tRFC = 260, tREFI = 3900;     // all-bank refresh
+    uint32_t tRFCsb = 160, tREFIsb = 244;  // per-bank refresh (one bank every tREFIsb)
 
     uint32_t read_delay() const { return CL + burst_cycles; }  // RD command to last data
 };
@@ -64,8 +62,8 @@ struct HbmControllerParams {
     uint32_t write_drain_high = 32;    // start draining writes at this occupancy
     uint32_t write_drain_low = 0;      // stop draining at this occupancy
     uint32_t write_drain_idle = 8;     // also drain when above this and no command is queued
-    uint32_t row_hit_cap = 4;          // FR-FCFS: hits to an open row before a conflict may close it
-    bool dual_issue = true;            // one row and one column command per cycle (HBM)
+    uint32_t row_hit_cap = 4;  // FR-FCFS: hits to an open row before a conflict may close it
+    bool dual_issue = true;    // one row and one column command per cycle (HBM)
     RefreshMode refresh = RefreshMode::kAllBank;
 };
 
@@ -75,6 +73,15 @@ struct HbmDeviceParams {
     HbmControllerParams ctrl;
 
     double peak_bandwidth_bytes_per_s() const;
+    // Fraction of the time refresh takes a bank away: tRFC / tREFI (all-bank), tRFCsb /
+    // (tREFIsb x banks) (per-bank: each bank once every tREFIsb x banks), 0 without refresh.
+    double refresh_duty() const;
+    // The pin peak less the refresh duty: what a well-scheduled streaming read sustains (the
+    // JEDEC controller reaches 99.5 % of the pin peak on ascend960 with refresh off, and within
+    // 1 % of this with it on; models/memory/hbm_flat/README.md). The flat model's bandwidth.
+    double streaming_bandwidth_bytes_per_s() const {
+        return peak_bandwidth_bytes_per_s() * (1.0 - refresh_duty());
+    }
     // Every problem as {key, message}; empty when valid. Keys are relative to `die.hbm`.
     std::vector<std::pair<std::string, std::string>> validate() const;
 };

@@ -2,20 +2,21 @@
 // fixed unloaded access latency. Addresses interleave across channels in `interleave_bytes`
 // blocks through a hash, so sequential and strided streams both spread.
 //
-// Models: per-channel occupancy and queueing, peak bandwidth = channels x per-channel rate,
-// unloaded latency. Leaves out (the Memory issue's detailed controller adds them): banks, row
-// buffers and JEDEC timing, refresh, read/write turnaround, scheduling. So bandwidth here is the
-// pin peak, an upper bound that a real controller approaches but never reaches.
+// Models: per-channel occupancy and queueing, bandwidth = channels x per-channel rate, unloaded
+// latency. Leaves out (the JEDEC controller in ../hbm models them): banks, row buffers and JEDEC
+// timing, read/write turnaround, scheduling. Derived from die.hbm, the bandwidth is the pin peak
+// less the refresh duty (HbmDeviceParams::streaming_bandwidth_bytes_per_s): what the JEDEC
+// controller sustains on a streaming read, an upper bound for anything less regular.
 #pragma once
+
+#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
+#include <vector>
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
@@ -29,9 +30,10 @@ struct HbmFlatParams {
     uint32_t stacks = 8;
     uint32_t channels_per_stack = 16;
     double bandwidth_bytes_per_s = 9.6e12;  // all stacks, one direction shared by reads and writes
-    uint64_t clock_hz = 1'600'000'000;      // controller clock: the granularity of occupancy
+    uint64_t clock_hz =
+        1'600'000'000;  // the granularity of occupancy (1 THz, i.e. 1 ps, from die.hbm)
     uint64_t interleave_bytes = 256;
-    int64_t latency_ps = 100'000;           // unloaded: request arrival to data return
+    int64_t latency_ps = 100'000;  // unloaded: request arrival to data return
 
     uint32_t channels() const { return stacks * channels_per_stack; }
     // Every problem, one per line, as "key: message"; empty when valid.
@@ -48,7 +50,7 @@ struct HbmFlatStats {
 };
 
 class HbmFlat : public sc_core::sc_module, public HbmModel {
-public:
+  public:
     tlm_utils::simple_target_socket<HbmFlat> l2_in;
 
     HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, StatsRegistry& stats);
@@ -63,7 +65,7 @@ public:
     // completion time of an access of `bytes` at `addr` arriving at `arrival`.
     Picoseconds access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write);
 
-private:
+  private:
     void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
     uint32_t channel_of(uint64_t addr) const;
 

@@ -148,6 +148,18 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
         m_class_misses[static_cast<std::size_t>(c)] = &stats.counter(base + ".misses", "demand misses of this stream class");
     }
     core_in.register_b_transport(this, &L2Cache::b_transport);
+    SC_HAS_PROCESS(L2Cache);
+    SC_THREAD(drain_write_backs);
+}
+
+void L2Cache::drain_write_backs() {
+    const Request none;  // posted writes carry no requester's transaction info
+    while (true) {
+        while (m_write_back_queue.empty()) wait(m_write_back_work);
+        const PostedWrite w = m_write_back_queue.front();
+        m_write_back_queue.pop_front();
+        hbm_access(w.arrival, w.addr, w.bytes, true, none);
+    }
 }
 
 L2Cache::~L2Cache() = default;
@@ -317,9 +329,14 @@ Picoseconds L2Cache::mshr_issue_time(Picoseconds t, Request& r) {
 void L2Cache::flush_batch(Request& r) {
     // Posted writes go first, in the order they were made (write-backs of the victims that made
     // room for this batch's lines).
-    for (std::size_t i = 0; i < r.posted.size(); ++i) {
-        const PostedWrite w = r.posted[i];
-        hbm_access(w.arrival, w.addr, w.bytes, true, r);
+    if (m_queue_posted_writes && !r.posted.empty()) {
+        m_write_back_queue.insert(m_write_back_queue.end(), r.posted.begin(), r.posted.end());
+        m_write_back_work.notify(sc_core::SC_ZERO_TIME);
+    } else {
+        for (std::size_t i = 0; i < r.posted.size(); ++i) {
+            const PostedWrite w = r.posted[i];
+            hbm_access(w.arrival, w.addr, w.bytes, true, r);
+        }
     }
     r.posted.clear();
     if (r.batch.lines.empty()) return;

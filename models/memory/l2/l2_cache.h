@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <queue>
 #include <string>
@@ -110,6 +111,10 @@ public:
     // The partition a stream class allocates into.
     std::size_t partition_of(StreamClass cls) const;
     void set_prefetch_listener(L2PrefetchListener* listener) { m_listener = listener; }
+    // The target behind `hbm_out` waits in b_transport (HbmModel::waits()): posted writes
+    // (write-backs, write-through) then go to a write-back queue that the L2's own thread
+    // drains, so no engine's request waits for HBM to accept them.
+    void set_target_waits(bool waits) { m_queue_posted_writes = waits; }
     void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
     // The on-die network's one-way latency from each target port (binding order) to each slice,
     // `ports x slices` row-major, and from a slice to the HBM controllers (models/interconnect/noc).
@@ -199,6 +204,7 @@ private:
     };
 
     void b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    void drain_write_backs();  // SC_THREAD: issues queued posted writes in order
     void release_prefetch(Line& line);
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or npos
     // A line for `line_number` in partition `part` of `set`, evicting one if needed (its dirty
@@ -238,6 +244,9 @@ private:
     sc_core::sc_event m_fill_returned;  // a fetch returned (notified only when someone waits)
     uint32_t m_fill_waiters = 0;
     std::vector<std::unique_ptr<Request>> m_free_requests;
+    bool m_queue_posted_writes = false;
+    std::deque<PostedWrite> m_write_back_queue;
+    sc_core::sc_event m_write_back_work;
     PayloadPool m_pool;
     L2PrefetchListener* m_listener = nullptr;
     HbmLoadMonitor* m_monitor = nullptr;
