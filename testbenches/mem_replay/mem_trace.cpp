@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "models/common/errors.h"
@@ -71,9 +72,10 @@ bool MemTraceReader::read(MemRecord& r, std::string& error) {
         while (p < e && is_space(*p)) ++p;
         while (e > p && is_space(e[-1])) --e;
         if (p == e || *p == '#') continue;  // blank lines and comments
-        const std::string text(p, e);
-        auto bad = [&](const std::string& why) {
-            error = m_path + ":" + std::to_string(m_line) + ": " + why + " in '" + text.substr(0, 80) +
+        const char* const line = p;  // the line's text is copied only into an error message
+        auto bad = [&, e](const std::string& why) {
+            error = m_path + ":" + std::to_string(m_line) + ": " + why + " in '" +
+                    std::string(line, static_cast<std::size_t>(std::min<std::ptrdiff_t>(e - line, 80))) +
                     "' (expected '0xADDR READ|WRITE CYCLE')";
             return false;
         };
@@ -96,10 +98,10 @@ bool MemTraceReader::read(MemRecord& r, std::string& error) {
         while (p < e && is_space(*p)) ++p;
         const char* op = p;
         while (p < e && !is_space(*p)) ++p;
-        const std::string kind(op, p);
-        if (kind == "READ") r.is_write = false;
-        else if (kind == "WRITE") r.is_write = true;
-        else return bad("operation must be READ or WRITE, got '" + kind + "'");
+        const std::size_t kind_len = static_cast<std::size_t>(p - op);
+        if (kind_len == 4 && std::memcmp(op, "READ", 4) == 0) r.is_write = false;
+        else if (kind_len == 5 && std::memcmp(op, "WRITE", 5) == 0) r.is_write = true;
+        else return bad("operation must be READ or WRITE, got '" + std::string(op, kind_len) + "'");
         while (p < e && is_space(*p)) ++p;
         if (p == e) return bad("missing cycle");
         uint64_t cycle = 0;

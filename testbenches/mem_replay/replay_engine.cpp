@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -72,19 +71,26 @@ uint64_t CompletionTimeline::cycle_of_fraction(double q) const {
 ReplayResult run_replay(const HbmDeviceParams& device, const std::function<bool(MemRecord&)>& next,
                         uint64_t issue_cap, const std::function<std::string()>& where) {
     HbmController ctl(device);
+    // Ticks in which nothing happens are invisible here (requests enter only where they would
+    // have entered anyway), so each command class is scanned only from its own ready cycle.
+    ctl.set_per_class_scans(true);
     const uint64_t capacity = device.org.capacity_bytes();
     ReplayResult r;
     struct Pending {
         uint64_t trace_cycle, accept;
     };
-    std::unordered_map<uint64_t, Pending> pending;
+    // Requests in flight by tag; a tag is a slot, reused once its request completed, so this
+    // holds no more than the controller's queues.
+    std::vector<Pending> pending;
+    std::vector<uint64_t> free_tags;
+    uint64_t in_flight = 0;
     std::vector<HbmCompletion> done;
     done.reserve(256);
     auto drain = [&] {
         for (const HbmCompletion& c : done) {
-            auto it = pending.find(c.tag);
-            const Pending p = it->second;
-            pending.erase(it);
+            const Pending p = pending[c.tag];
+            free_tags.push_back(c.tag);
+            --in_flight;
             r.total_cycles = std::max(r.total_cycles, c.cycle);
             r.completions.add(c.cycle);
             if (!c.is_write) {
@@ -97,7 +103,6 @@ ReplayResult run_replay(const HbmDeviceParams& device, const std::function<bool(
 
     MemRecord rec;
     bool have = next(rec);
-    uint64_t tag = 0;
     uint64_t now = 0;
     for (;;) {
         ctl.tick(now, done);
@@ -113,15 +118,23 @@ ReplayResult run_replay(const HbmDeviceParams& device, const std::function<bool(
                 blocked = true;
                 break;
             }
-            pending.emplace(tag, Pending{rec.cycle, now});
-            ctl.accept(now, rec.addr, rec.is_write, tag++, done);
+            uint64_t tag = pending.size();
+            if (free_tags.empty()) {
+                pending.push_back({rec.cycle, now});
+            } else {
+                tag = free_tags.back();
+                free_tags.pop_back();
+                pending[tag] = {rec.cycle, now};
+            }
+            ++in_flight;
+            ctl.accept(now, rec.addr, rec.is_write, tag, done);
             ++r.requests;
             ++(rec.is_write ? r.writes : r.reads);
             ++entered;
             have = next(rec);
         }
         drain();
-        if (!have && pending.empty()) break;
+        if (!have && in_flight == 0) break;
         uint64_t t = ctl.next_event();
         if (have && !blocked) t = std::min(t, std::max(rec.cycle, now + 1));
         now = t;

@@ -40,10 +40,10 @@ sc_core::sc_time Hbm::time_of(uint64_t cycle) const {
 
 void Hbm::deliver() {
     for (const HbmCompletion& c : m_done) {
-        auto it = m_waiting.find(c.tag);
-        if (it == m_waiting.end()) continue;
-        Waiter* w = it->second;
-        m_waiting.erase(it);
+        Waiter* w = m_waiting[c.tag];
+        if (w == nullptr) continue;
+        m_waiting[c.tag] = nullptr;
+        m_free_tags.push_back(c.tag);
         w->last = std::max(w->last, c.cycle);
         if (--w->outstanding == 0) w->done.notify(time_of(w->last) - sc_core::sc_time_stamp());
     }
@@ -51,8 +51,14 @@ void Hbm::deliver() {
 }
 
 void Hbm::accept(uint64_t addr, bool is_write, Waiter* w) {
-    const uint64_t tag = m_next_tag++;
-    m_waiting.emplace(tag, w);
+    uint64_t tag = m_waiting.size();
+    if (m_free_tags.empty()) {
+        m_waiting.push_back(w);
+    } else {
+        tag = m_free_tags.back();
+        m_free_tags.pop_back();
+        m_waiting[tag] = w;
+    }
     m_core.accept(now_cycle(), addr, is_write, tag, m_done);
 }
 

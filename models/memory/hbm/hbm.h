@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -65,9 +64,10 @@ private:
     HbmParams m_params;
     HbmController m_core;
     int64_t m_tck;
-    uint64_t m_next_tag = 0;
     std::vector<HbmCompletion> m_done;
-    std::unordered_map<uint64_t, Waiter*> m_waiting;  // tag -> waiter
+    // tag -> waiter of each access in flight; a tag is a slot, reused once its access completed.
+    std::vector<Waiter*> m_waiting;
+    std::vector<uint64_t> m_free_tags;
     std::vector<std::deque<Pending>> m_pending;       // per channel
     std::vector<uint32_t> m_pending_channels;         // channels with a non-empty m_pending
     sc_core::sc_event m_wake;   // a request arrived

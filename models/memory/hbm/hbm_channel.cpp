@@ -20,7 +20,13 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
       m_banks_per_group(params.org.banks_per_group),
       m_banks(params.org.banks()),
       m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
+      m_groups(params.org.ranks * params.org.bank_groups),
       m_ranks(params.org.ranks) {
+    for (auto& w : m_waiting_for) w.assign(m_queues.size(), 0);
+    for (uint32_t b = 0; b < m_banks.size(); ++b) {
+        m_banks[b].rank = static_cast<uint8_t>(b / m_banks_per_rank);
+        m_banks[b].group = static_cast<uint16_t>(b / m_banks_per_group);
+    }
     for (auto& q : m_queues) q.reserve(params.ctrl.command_queue_depth);
     m_read_q.reserve(params.ctrl.read_queue_depth);
     m_write_buf.reserve(params.ctrl.write_buffer_depth);
@@ -44,26 +50,24 @@ bool HbmChannel::idle() const { return m_read_q.empty() && m_write_buf.empty() &
 void HbmChannel::accept(const HbmTxn& t, std::vector<HbmCompletion>& done) {
     if (t.is_write) {
         // Posted: the write completes once buffered; a second write to a buffered address merges.
-        if (m_pending_writes.emplace(t.addr, 1).second) m_write_buf.push_back(t);
+        if (m_pending_writes.emplace(t.addr, 1).second) {
+            m_write_buf.push_back(t);
+            ++m_waiting_for[1][queue_of(t)];
+        }
         done.push_back({t.tag, t.accept + 1, true});
     } else if (m_pending_writes.count(t.addr) != 0) {
         ++m_stats.write_buffer_read_hits;  // served from the write buffer
         done.push_back({t.tag, t.accept + 1, false});
     } else {
         m_read_q.push_back(t);
+        ++m_waiting_for[0][queue_of(t)];
     }
     m_next_active = std::min(m_next_active, t.accept + 1);
+    m_txn_stuck = false;
 }
 
 uint32_t HbmChannel::queue_of(const HbmTxn& t) const {
     return m_p.ctrl.queue_structure == QueueStructure::kPerBank ? t.bank : 0;
-}
-
-uint64_t HbmChannel::act_ready(const HbmTxn& t) const {
-    uint64_t ready = m_banks[t.bank].next_act;
-    const Rank& r = m_ranks[t.rank];
-    if (r.act_count == 4) ready = std::max(ready, r.acts[r.act_head] + m_t.tFAW);
-    return ready;
 }
 
 HbmCmd HbmChannel::next_command(uint32_t q, uint32_t i, uint64_t& ready) const {
@@ -82,7 +86,7 @@ HbmCmd HbmChannel::next_command(uint32_t q, uint32_t i, uint64_t& ready) const {
                 return HbmCmd::kNone;
             }
         }
-        ready = t.is_write ? b.next_wr : b.next_rd;
+        ready = t.is_write ? next_wr(t.bank) : next_rd(t.bank);
         return t.is_write ? HbmCmd::kWrite : HbmCmd::kRead;
     }
     if (b.open_row < 0) {
@@ -105,14 +109,13 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
     raise(b.next_wr, now + m_t.tRCDWR);
     raise(b.next_pre, now + m_t.tRAS);
     raise(b.next_act, now + m_t.tRC);
-    const uint32_t rank = bank / m_banks_per_rank;
-    const uint32_t group = bank / m_banks_per_group;
-    const uint32_t first = rank * m_banks_per_rank;
-    for (uint32_t o = first; o < first + m_banks_per_rank; ++o) {
-        if (o == bank) continue;
-        raise(m_banks[o].next_act, now + (o / m_banks_per_group == group ? m_t.tRRD_L : m_t.tRRD_S));
-    }
+    const uint32_t rank = b.rank;
+    // tRRD_L on the bank group, tRRD_S on the rank (tRRD_S <= tRRD_L). They reach this bank too,
+    // which the bank's own tRC covers: its next ACT needs a PRE (>= tRAS) and tRP, and no
+    // device has tRAS + tRP below tRRD_L.
+    raise(m_groups[b.group].act, now + m_t.tRRD_L);
     Rank& r = m_ranks[rank];
+    raise(r.act, now + m_t.tRRD_S);
     r.acts[r.act_head] = now;
     r.act_head = (r.act_head + 1) % 4;
     r.act_count = std::min<uint32_t>(r.act_count + 1, 4);
@@ -127,44 +130,38 @@ void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
     b.hits = 0;
     b.queued_hits = 0;
     raise(b.next_act, now + m_t.tRP);
-    raise(m_ranks[bank / m_banks_per_rank].next_ref_cmd, now + m_t.tRP);
+    raise(m_ranks[b.rank].next_ref_cmd, now + m_t.tRP);
     ++m_stats.precharges;
     log(now, HbmCmd::kPre, bank, -1);
 }
 
 void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     const uint32_t burst = m_t.burst_cycles;
-    const uint32_t group = t.bank / m_banks_per_group;
+    const uint32_t group = m_banks[t.bank].group;
     const uint64_t ccd_l = now + std::max(burst, m_t.tCCD_L);
     const uint64_t ccd_s = now + std::max(burst, m_t.tCCD_S);
     const uint64_t other_rank = now + burst + m_t.tRTRS;
+    // Same bank group: the _L timings on the group; same rank: the _S timings on the rank (each
+    // _S <= its _L, so the group's banks keep the _L value); other ranks: the rank switch.
+    Level& g = m_groups[group];
     if (!t.is_write) {
         // Read to write: the write data must not meet the read data on the bus.
         const uint64_t rtw = now + m_t.CL + burst + m_t.tRTRS - std::min(m_t.CWL, m_t.CL + burst + m_t.tRTRS);
-        for (uint32_t o = 0; o < m_banks.size(); ++o) {
-            HbmBank& b = m_banks[o];
-            if (o / m_banks_per_rank == t.rank) {
-                raise(b.next_rd, o / m_banks_per_group == group ? ccd_l : ccd_s);
-            } else {
-                raise(b.next_rd, other_rank);
-            }
-            raise(b.next_wr, rtw);
+        raise(g.rd, ccd_l);
+        for (uint32_t r = 0; r < m_ranks.size(); ++r) {
+            raise(m_ranks[r].rd, r == t.rank ? ccd_s : other_rank);
+            raise(m_ranks[r].wr, rtw);
         }
         raise(m_banks[t.bank].next_pre, now + m_t.tRTP);
     } else {
         const uint64_t data_end = now + m_t.CWL + burst;
         const uint64_t wtr_l = data_end + m_t.tWTR_L, wtr_s = data_end + m_t.tWTR_S;
         const uint64_t other_rd = data_end + m_t.tRTRS > now + m_t.CL ? data_end + m_t.tRTRS - m_t.CL : now;
-        for (uint32_t o = 0; o < m_banks.size(); ++o) {
-            HbmBank& b = m_banks[o];
-            if (o / m_banks_per_rank == t.rank) {
-                const bool same = o / m_banks_per_group == group;
-                raise(b.next_wr, same ? ccd_l : ccd_s);
-                raise(b.next_rd, same ? wtr_l : wtr_s);
-            } else {
-                raise(b.next_wr, other_rank);
-                raise(b.next_rd, other_rd);
-            }
+        raise(g.wr, ccd_l);
+        raise(g.rd, wtr_l);
+        for (uint32_t r = 0; r < m_ranks.size(); ++r) {
+            raise(m_ranks[r].wr, r == t.rank ? ccd_s : other_rank);
+            raise(m_ranks[r].rd, r == t.rank ? wtr_s : other_rd);
         }
         raise(m_banks[t.bank].next_pre, data_end + m_t.tWR);
     }
@@ -200,6 +197,8 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
             }
             queue.erase(queue.begin() + p.index);
             --m_queued;
+            // A request can move now only if one waits for this queue's freed slot.
+            if (m_waiting_for[m_txn_stuck_draining][p.queue] != 0) m_txn_stuck = false;
             if (queue.empty()) {
                 m_active_queues.erase(std::lower_bound(m_active_queues.begin(), m_active_queues.end(), p.queue));
             }
@@ -230,9 +229,7 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
                 next_ready = std::min(next_ready, rank.next_ref_cmd);
                 continue;
             }
-            for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
-                raise(m_banks[b].next_act, now + m_t.tRFC);
-            }
+            raise(rank.act, now + m_t.tRFC);  // every bank of the rank
             rank.refresh_pending = false;
             rank.next_refresh += m_t.tREFI;
             ++m_stats.refreshes;
@@ -241,6 +238,7 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
         }
         return false;
     }
+    if (m_bank_refresh_pending == 0) return false;
     for (uint32_t b = 0; b < m_banks.size(); ++b) {
         HbmBank& bank = m_banks[b];
         if (!bank.refresh_pending) continue;
@@ -253,12 +251,14 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
             continue;
         }
         // The bank is precharged: REFsb may go once an ACT could (tRP, tRC satisfied).
-        if (bank.next_act > now) {
-            next_ready = std::min(next_ready, bank.next_act);
+        const uint64_t act = next_act(b);
+        if (act > now) {
+            next_ready = std::min(next_ready, act);
             continue;
         }
         bank.next_act = now + m_t.tRFCsb;
         bank.refresh_pending = false;
+        --m_bank_refresh_pending;
         ++m_stats.refreshes;
         log(now, HbmCmd::kRef, b, -1);
         return true;
@@ -276,6 +276,9 @@ bool HbmChannel::schedule_transaction() {
     } else if (m_write_buf.size() <= c.write_drain_low) {
         m_draining = false;
     }
+    if (m_draining != m_txn_stuck_draining) m_txn_stuck = false;
+    // Nothing could move at the last try and no queue, buffer or direction changed since.
+    if (m_txn_stuck) return false;
     auto& src = m_draining ? m_write_buf : m_read_q;
     for (std::size_t i = 0; i < src.size(); ++i) {
         const uint32_t q_index = queue_of(src[i]);
@@ -293,14 +296,21 @@ bool HbmChannel::schedule_transaction() {
         HbmBank& b = m_banks[t.bank];
         if (b.open_row == static_cast<int64_t>(t.row)) {
             ++b.queued_hits;
-            m_cmd_ready = std::min(m_cmd_ready, t.is_write ? b.next_wr : b.next_rd);
+            const uint64_t ready = t.is_write ? next_wr(t.bank) : next_rd(t.bank);
+            m_cmd_ready = std::min(m_cmd_ready, ready);
+            m_col_ready = std::min(m_col_ready, ready);
         } else if (!behind) {
-            m_cmd_ready = std::min(m_cmd_ready, b.open_row < 0 ? act_ready(t) : b.next_pre);
+            const uint64_t ready = b.open_row < 0 ? act_ready(t) : b.next_pre;
+            m_cmd_ready = std::min(m_cmd_ready, ready);
+            m_row_ready = std::min(m_row_ready, ready);
         }
+        --m_waiting_for[m_draining][q_index];
         src.erase(src.begin() + static_cast<std::ptrdiff_t>(i));
         ++m_queued;
         return true;
     }
+    m_txn_stuck = true;
+    m_txn_stuck_draining = m_draining;
     return false;
 }
 
@@ -322,9 +332,7 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
                 ref = std::max(ref, pre + m_t.tRP);
             }
         }
-        for (uint32_t b = r * m_banks_per_rank; b < (r + 1) * m_banks_per_rank; ++b) {
-            raise(m_banks[b].next_act, ref + m_t.tRFC);
-        }
+        raise(rank.act, ref + m_t.tRFC);  // every bank of the rank
         ++m_stats.refreshes;
         rank.next_refresh += m_t.tREFI;
     }
@@ -339,7 +347,7 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
         }
         while (m_next_bank_refresh <= now) {
             HbmBank& b = m_banks[m_refresh_bank];
-            uint64_t ref = std::max(m_next_bank_refresh, b.next_act);
+            uint64_t ref = std::max(m_next_bank_refresh, next_act(m_refresh_bank));
             if (b.open_row >= 0) {
                 const uint64_t pre = std::max(m_next_bank_refresh, b.next_pre);
                 do_pre(m_refresh_bank, pre);
@@ -353,6 +361,46 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
     }
 }
 
+bool HbmChannel::issue_dual(uint64_t now, bool row_used, std::vector<HbmCompletion>& done) {
+    // m_col_ready / m_row_ready: no column / row command can issue before them. Each class is
+    // scanned only from its cycle on, which is when the scan over both classes would first have
+    // found a command of that class ready, so the same commands issue at the same cycles.
+    bool issued = false;
+    if (now >= m_col_ready) {
+        uint64_t ready = kHbmNever;
+        const HbmPick col = m_sched.pick(*this, HbmCmdClass::kColumn, now, m_rr_col, ready);
+        if (col.cmd != HbmCmd::kNone) {
+            issue(col, now, done);
+            issued = true;
+            // Every column command waits for its rank's column timing (and its group's and
+            // bank's, which are later), so none is ready before the earliest rank's.
+            ready = kHbmNever;
+            for (const Rank& r : m_ranks) ready = std::min({ready, r.rd, r.wr});
+            ready = std::max(ready, now + 1);
+            // The command changed its bank's queue, hits and maybe its row: look for row
+            // commands again (below, or next cycle after a refresh command).
+            m_row_ready = std::min(m_row_ready, row_used ? now + 1 : now);
+        }
+        m_col_ready = ready;
+    }
+    // Refresh used the row command slot and may have closed or freed banks: next cycle.
+    if (row_used) {
+        m_row_ready = now + 1;
+    } else if (now >= m_row_ready) {
+        uint64_t ready = kHbmNever;
+        const HbmPick row = m_sched.pick(*this, HbmCmdClass::kRow, now, m_rr_row, ready);
+        if (row.cmd != HbmCmd::kNone) {
+            issue(row, now, done);
+            issued = true;
+            ready = now + 1;
+            // An ACT makes its bank's queued hits column commands, from tRCD on.
+            if (row.cmd == HbmCmd::kAct) m_col_ready = std::min(m_col_ready, now + std::min(m_t.tRCDRD, m_t.tRCDWR));
+        }
+        m_row_ready = ready;
+    }
+    return issued;
+}
+
 uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
     if (now > m_last_tick + 1) catch_up_refresh(now - 1);
     m_last_tick = now;
@@ -362,17 +410,21 @@ uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
         any_refresh |= r.refresh_pending;
     }
     if (now >= m_next_bank_refresh) {
+        m_bank_refresh_pending += !m_banks[m_refresh_bank].refresh_pending;
         m_banks[m_refresh_bank].refresh_pending = true;
         m_refresh_bank = (m_refresh_bank + 1) % static_cast<uint32_t>(m_banks.size());
         m_next_bank_refresh += m_t.tREFIsb;
     }
-    if (m_p.ctrl.refresh == RefreshMode::kPerBank) any_refresh = true;
+    any_refresh |= m_bank_refresh_pending != 0;
 
     uint64_t next_ready = kHbmNever;
     bool changed = false;
     bool row_used = any_refresh && handle_refresh(now, next_ready);
     changed |= row_used;
-    if (m_queued != 0 && now < m_cmd_ready) {
+    if (m_queued != 0 && m_p.ctrl.dual_issue && m_per_class) {
+        changed |= issue_dual(now, row_used, done);
+        next_ready = std::min({next_ready, m_col_ready, m_row_ready});
+    } else if (m_queued != 0 && now < m_cmd_ready) {
         next_ready = std::min(next_ready, m_cmd_ready);
     } else if (m_queued != 0) {
         uint64_t cmd_ready = kHbmNever;

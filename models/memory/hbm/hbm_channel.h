@@ -13,6 +13,7 @@
 // ready, a refresh falling due); a channel with nothing to do is not ticked at all.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -59,8 +60,13 @@ struct HbmBank {
     int64_t open_row = -1;
     uint32_t hits = 0;         // column commands to the open row since its ACT
     uint32_t queued_hits = 0;  // queued requests for the open row (kept so schedulers need not scan)
+    // The bank's own constraints only (tRCD, tRAS, tRC, tRP, tRTP, tWR, refresh). Those a command
+    // puts on its bank group, rank or the other ranks (tCCD, tRRD, tWTR, bus turnaround) are held
+    // once per group and per rank: HbmChannel::next_act/rd/wr give the bank's effective cycle.
     uint64_t next_act = 0, next_pre = 0, next_rd = 0, next_wr = 0;
     bool refresh_pending = false;  // per-bank refresh waiting: the bank takes no new commands
+    uint8_t rank = 0;              // the bank's rank and flat bank group (rank * bank_groups + bg),
+    uint16_t group = 0;            // kept here so the hot paths need no division
 };
 
 struct HbmChannelStats {
@@ -98,16 +104,45 @@ public:
     // queue per bank, most queues are empty most of the time).
     const std::vector<uint32_t>& active_queues() const { return m_active_queues; }
     const HbmBank& bank(uint32_t b) const { return m_banks[b]; }
+    // The earliest cycle bank `b` may take an ACT (tFAW aside), RD or WR: the latest of its own,
+    // its bank group's and its rank's constraints.
+    uint64_t next_act(uint32_t b) const {
+        const HbmBank& k = m_banks[b];
+        return std::max({k.next_act, m_groups[k.group].act, m_ranks[k.rank].act});
+    }
+    uint64_t next_rd(uint32_t b) const {
+        const HbmBank& k = m_banks[b];
+        return std::max({k.next_rd, m_groups[k.group].rd, m_ranks[k.rank].rd});
+    }
+    uint64_t next_wr(uint32_t b) const {
+        const HbmBank& k = m_banks[b];
+        return std::max({k.next_wr, m_groups[k.group].wr, m_ranks[k.rank].wr});
+    }
     // The command entry `i` of queue `q` needs next, and the cycle it can issue (kHbmNever when
     // blocked: refresh pending, a hazard, or a precharge the arbitration forbids).
     HbmCmd next_command(uint32_t q, uint32_t i, uint64_t& ready) const;
+    // Whether a pending refresh keeps bank `b` from taking new commands.
+    bool refresh_blocks(uint32_t b) const {
+        return m_banks[b].refresh_pending || m_ranks[m_banks[b].rank].refresh_pending;
+    }
+    // The earliest cycle an ACT for `t` may issue: its bank's next_act and tFAW.
+    uint64_t act_ready(const HbmTxn& t) const {
+        uint64_t ready = next_act(t.bank);
+        const Rank& r = m_ranks[t.rank];
+        if (r.act_count == 4) ready = std::max(ready, r.acts[r.act_head] + m_t.tFAW);
+        return ready;
+    }
     const HbmDeviceParams& params() const { return m_p; }
     const HbmChannelStats& stats() const { return m_stats; }
     void set_command_log(std::vector<HbmCommandRecord>* log) { m_log = log; }
+    // Scan row and column commands each from the earliest cycle one of its class can issue
+    // (issue_dual), not both from the earliest of either. The same commands issue at the same
+    // cycles, but the channel may be ticked at more cycles in which nothing happens, so a caller
+    // that reacts to every tick (the TLM wrapper wakes waiting initiators) must leave it off.
+    void set_per_class_scans(bool on) { m_per_class = on; }
 
 private:
     uint32_t queue_of(const HbmTxn& t) const;
-    uint64_t act_ready(const HbmTxn& t) const;
     bool handle_refresh(uint64_t now, uint64_t& next_ready);
     void catch_up_refresh(uint64_t now);
     void issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion>& done);
@@ -115,6 +150,7 @@ private:
     void do_pre(uint32_t b, uint64_t now);
     void do_column(const HbmTxn& t, uint64_t now, bool auto_pre);
     bool schedule_transaction();
+    bool issue_dual(uint64_t now, bool row_used, std::vector<HbmCompletion>& done);
 
     const HbmDeviceParams& m_p;
     const HbmTiming& m_t;
@@ -130,10 +166,20 @@ private:
     std::vector<HbmTxn> m_write_buf;
     std::unordered_map<uint64_t, uint32_t> m_pending_writes;  // addr -> writes not yet issued
     bool m_draining = false;
+    // schedule_transaction found nothing to move (in direction m_txn_stuck_draining); cleared
+    // when a request arrives or leaves a command queue.
+    bool m_txn_stuck = false, m_txn_stuck_draining = false;
+    std::vector<uint32_t> m_waiting_for[2];  // [write?][command queue]: requests in m_read_q / m_write_buf
     uint32_t m_queued = 0;  // entries in command queues
 
+    // Earliest ACT / RD / WR for every bank of a bank group or rank: one raise here stands for
+    // the same raise on each of its banks (the effective value is the max over the levels).
+    struct Level {
+        uint64_t act = 0, rd = 0, wr = 0;
+    };
+    std::vector<Level> m_groups;  // by flat group index: rank * bank_groups + bg = bank / banks_per_group
     // Rank state: the last four ACTs for tFAW, refresh bookkeeping.
-    struct Rank {
+    struct Rank : Level {
         uint64_t acts[4] = {0, 0, 0, 0};
         uint32_t act_head = 0;
         uint32_t act_count = 0;
@@ -144,12 +190,16 @@ private:
     std::vector<Rank> m_ranks;
     uint64_t m_next_bank_refresh = kHbmNever;  // per-bank mode
     uint32_t m_refresh_bank = 0;
+    uint32_t m_bank_refresh_pending = 0;  // banks with refresh_pending (per-bank mode)
 
     uint32_t m_rr_col = 0, m_rr_row = 0;
     // No command can issue before this cycle: the result of the last scan, lowered when a request
     // enters a command queue. Commands only ever push timing later, so the scan is skipped until
     // then unless something was issued.
     uint64_t m_cmd_ready = 0;
+    // With dual issue, the same per command class (see issue_dual).
+    uint64_t m_col_ready = 0, m_row_ready = 0;
+    bool m_per_class = false;
     uint64_t m_next_active = kHbmNever;
     uint64_t m_last_tick = 0;
     HbmChannelStats m_stats;

@@ -28,20 +28,26 @@ public:
 
     // `addr` must be below the capacity; it is aligned down to one access.
     bool can_accept(uint64_t addr, bool is_write) const {
-        return m_channels[m_map.decode(addr).channel].can_accept(is_write);
+        m_decoded_addr = addr;  // accept() of the same address reuses the decoding
+        m_decoded = m_map.decode(addr);
+        return m_channels[m_decoded.channel].can_accept(is_write);
     }
     // Accepts at cycle `now`, after tick(now). Completions go to `done` (see HbmChannel).
     void accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,
                 std::vector<HbmCompletion>& done);
-    // Runs cycle `now` on every channel that has work at or before it.
+    // Runs cycle `now` on every channel that has work at or before it, in channel order.
     void tick(uint64_t now, std::vector<HbmCompletion>& done);
-    // The next cycle at which some channel has work (kHbmNever when none ever will).
-    uint64_t next_event() const;
-    bool idle() const;
+    // The next cycle at which some channel has work (kHbmNever when none ever will). O(1).
+    uint64_t next_event() const { return m_next; }
+    bool idle() const { return m_busy == 0; }
 
     HbmChannelStats totals() const;
     const HbmChannel& channel(uint32_t c) const { return m_channels[c]; }
     void set_command_log(uint32_t c, std::vector<HbmCommandRecord>* log) { m_channels[c].set_command_log(log); }
+    // See HbmChannel::set_per_class_scans: for callers that only look at what completes when.
+    void set_per_class_scans(bool on) {
+        for (auto& c : m_channels) c.set_per_class_scans(on);
+    }
     uint32_t channel_count() const { return static_cast<uint32_t>(m_channels.size()); }
 
 private:
@@ -50,6 +56,30 @@ private:
     std::unique_ptr<HbmScheduler> m_sched;
     std::unique_ptr<HbmPagePolicy> m_policy;
     std::vector<HbmChannel> m_channels;
+    // A calendar of the channels' next active cycles: a wheel of kWheel one-cycle slots, each a
+    // bitset of channels, for cycles in [m_base, m_base + kWheel); later cycles in a min-heap
+    // (m_far) that feeds the wheel as it turns. A tick takes the slot of `now` and runs its
+    // channels in index order (as a scan over all channels did); the next event is cached.
+    static constexpr uint32_t kWheel = 256;  // a power of two, a multiple of 64
+    enum class Where : uint8_t { kNone, kWheel, kFar };
+    std::vector<uint64_t> m_key;           // channel -> its next_active() as last seen
+    std::vector<Where> m_where;            // channel -> where m_key is filed
+    std::vector<uint64_t> m_slots;         // kWheel bitsets of m_words words each
+    uint64_t m_summary[kWheel / 64] = {};  // bit s: slot s is not empty
+    // Min-heap of (cycle, channel) beyond the wheel; stale entries are skipped when they surface.
+    std::vector<std::pair<uint64_t, uint32_t>> m_far;
+    std::vector<uint64_t> m_scratch;  // one slot's bits while its channels run
+    uint32_t m_words = 1;
+    uint64_t m_base = 0;          // the wheel's first cycle: the last tick (all keys are >= it)
+    uint64_t m_next = kHbmNever;  // cached next_event()
+    uint32_t m_busy = 0;          // channels not idle()
+    void file(uint32_t c, uint64_t key);  // files channel c (not filed) at key
+    void unfile(uint32_t c);
+    uint64_t find_next();
+    void turn_to(uint64_t now);  // m_base = now; far entries now inside the wheel move in
+    void tick_late(uint64_t now, std::vector<HbmCompletion>& done);
+    mutable uint64_t m_decoded_addr = ~uint64_t{0};
+    mutable DecodedAddress m_decoded{};
     uint64_t m_access;
     uint32_t m_access_shift;
 };

@@ -28,6 +28,8 @@ public:
         // With a queue per bank, only the oldest request can need a row command, and column
         // commands exist only while the bank is open: both checks skip most of the scan.
         const bool per_bank = ch.params().ctrl.queue_structure == QueueStructure::kPerBank;
+        if (per_bank && want == HbmCmdClass::kColumn) return pick_column_per_bank(ch, now, rr, next_ready, first);
+        if (per_bank && want == HbmCmdClass::kRow) return pick_row_per_bank(ch, now, rr, next_ready, first);
         for (std::size_t k = 0, j = first; k < n; ++k, ++j) {
             if (j == n) j = 0;  // wrap without a division: this loop is the controller's hot spot
             const uint32_t q = active[j];
@@ -59,6 +61,86 @@ public:
     }
 
 private:
+    // The two scans above for a queue per bank, the same decisions in the same order with less
+    // work: queue q holds bank q's requests only, so "oldest of its bank" is entry 0, and every
+    // read (write) of the queue is ready at the same cycle: once one that passed every other
+    // check was found not ready, the queue's later reads (writes) cannot lower next_ready.
+    HbmPick pick_column_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr, uint64_t& next_ready,
+                                 std::size_t first) const {
+        const std::vector<uint32_t>& active = ch.active_queues();
+        const std::size_t n = active.size();
+        for (std::size_t k = 0, j = first; k < n; ++k, ++j) {
+            if (j == n) j = 0;
+            const uint32_t q = active[j];
+            const HbmBank& b = ch.bank(q);
+            if (b.queued_hits == 0 || ch.refresh_blocks(q)) continue;
+            const auto& queue = ch.queue(q);
+            const uint32_t size = m_in_order ? 1 : static_cast<uint32_t>(queue.size());
+            bool seen_read = false, seen_write = false, seen_other_row = false;
+            bool read_waits = false, write_waits = false;  // a read (write) was found not ready
+            for (uint32_t i = 0; i < size; ++i) {
+                const HbmTxn& t = queue[i];
+                const bool write = t.is_write;
+                const bool hit = static_cast<int64_t>(t.row) == b.open_row;
+                const bool older_other_dir = write ? seen_read : seen_write;
+                seen_read |= !write;
+                seen_write |= write;
+                if (!hit) {
+                    seen_other_row = true;
+                    continue;
+                }
+                if (write ? write_waits : read_waits) continue;
+                // An older access to the same address in the other direction goes first.
+                if (older_other_dir && same_address_other_direction_before(queue, i)) continue;
+                // hit_allowed: after row_hit_cap hits, an older request to another row stops hits.
+                if (!m_in_order && b.hits >= m_cap && seen_other_row) continue;
+                const uint64_t ready = write ? ch.next_wr(q) : ch.next_rd(q);
+                if (ready > now) {
+                    next_ready = std::min(next_ready, ready);
+                    (write ? write_waits : read_waits) = true;
+                    continue;
+                }
+                rr = q;
+                return {write ? HbmCmd::kWrite : HbmCmd::kRead, q, i};
+            }
+        }
+        return {};
+    }
+    HbmPick pick_row_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr, uint64_t& next_ready,
+                              std::size_t first) const {
+        const std::vector<uint32_t>& active = ch.active_queues();
+        const std::size_t n = active.size();
+        for (std::size_t k = 0, j = first; k < n; ++k, ++j) {
+            if (j == n) j = 0;
+            const uint32_t q = active[j];
+            const HbmBank& b = ch.bank(q);
+            const HbmTxn& t = ch.queue(q)[0];
+            if (static_cast<int64_t>(t.row) == b.open_row || ch.refresh_blocks(q)) continue;
+            uint64_t ready;
+            HbmCmd cmd;
+            if (b.open_row < 0) {
+                cmd = HbmCmd::kAct;
+                ready = ch.act_ready(t);
+            } else {
+                if (!precharge_allowed(b)) continue;
+                cmd = HbmCmd::kPre;
+                ready = b.next_pre;
+            }
+            if (ready > now) {
+                next_ready = std::min(next_ready, ready);
+                continue;
+            }
+            rr = q;
+            return {cmd, q, 0};
+        }
+        return {};
+    }
+    static bool same_address_other_direction_before(const std::vector<HbmTxn>& queue, uint32_t i) {
+        for (uint32_t j = 0; j < i; ++j) {
+            if (queue[j].addr == queue[i].addr && queue[j].is_write != queue[i].is_write) return true;
+        }
+        return false;
+    }
     static bool oldest_of_bank(const std::vector<HbmTxn>& queue, uint32_t i) {
         for (uint32_t j = 0; j < i; ++j) {
             if (queue[j].bank == queue[i].bank) return false;
