@@ -7,7 +7,9 @@
 // HBM bytes and bandwidth, Cube utilisation and L2 hit rate side by side.
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
+#include <functional>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -43,28 +45,38 @@ std::map<std::string, double> class_times(const nlohmann::json& stats) {
 
 double error_pct(double fast, double detailed) { return detailed > 0 ? (fast - detailed) / detailed * 100 : 0.0; }
 
-// --memory: the same single-die trace with each HBM fidelity, each in a child process.
-int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir) {
-    if (is_trace_set(base.trace)) {
-        throw InputError("--trace: --memory compares one die's memory; '" + base.trace +
-                         "' is a trace set (give one die's trace)");
-    }
-    const auto scratch = std::filesystem::temp_directory_path() / ("asim-memfidelity-" + std::to_string(::getpid()));
-    const char* names[2] = {"jedec", "flat"};
-    nlohmann::json runs[2];
+// Runs `job(name, out_dir)` for both names, each in a child process writing under a scratch
+// directory removed afterwards (also on failure); returns each run's stats.json. `what` names
+// the runs in errors.
+std::array<nlohmann::json, 2> run_both(const std::array<const char*, 2>& names, const std::string& what,
+                                       const std::function<void(const char*, const std::string&)>& job) {
+    const auto scratch = std::filesystem::temp_directory_path() / ("asim-fidelity-" + std::to_string(::getpid()));
+    std::array<nlohmann::json, 2> runs;
     try {
-        for (int i = 0; i < 2; ++i) {
-            RunOptions o = base;
-            o.overrides.push_back(std::string("die.hbm.fidelity=") + names[i]);
-            o.out_dir = (scratch / names[i]).string();
-            runs[i] = run_in_child([o] { run_job(o); }, o.out_dir,
-                                   std::string("validate-fidelity --memory: the ") + names[i] + " run");
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            const std::string out = (scratch / names[i]).string();
+            runs[i] = run_in_child([&] { job(names[i], out); }, out, what + ": the " + names[i] + " run");
         }
     } catch (...) {
         std::filesystem::remove_all(scratch);
         throw;
     }
     std::filesystem::remove_all(scratch);
+    return runs;
+}
+
+// --memory: the same single-die trace with each HBM fidelity, each in a child process.
+int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir) {
+    if (is_trace_set(base.trace)) {
+        throw InputError("--trace: --memory compares one die's memory; '" + base.trace +
+                         "' is a trace set (give one die's trace)");
+    }
+    const auto runs = run_both({"jedec", "flat"}, "validate-fidelity --memory", [&](const char* name, const std::string& out) {
+        RunOptions o = base;
+        o.overrides.push_back(std::string("die.hbm.fidelity=") + name);
+        o.out_dir = out;
+        run_job(o);
+    });
     struct Metric {
         const char* name;
         const char* key;
@@ -129,23 +141,12 @@ Command add_validate_fidelity_command(CLI::App& app) {
                 if (!is_trace_set(s->run.index)) {
                     throw InputError("--trace: '" + s->run.index + "' is not a trace set (an index.json or its directory)");
                 }
-                const auto scratch = std::filesystem::temp_directory_path() /
-                                     ("asim-fidelity-" + std::to_string(::getpid()));
-                nlohmann::json runs[2];
-                const char* names[2] = {"detailed", "fast"};
-                try {
-                    for (int i = 0; i < 2; ++i) {
-                        SupernodeOptions o = s->run;
-                        o.fidelity = names[i];
-                        o.out_dir = (scratch / names[i]).string();
-                        runs[i] = run_in_child([o] { run_supernode_job(o); }, o.out_dir,
-                                               std::string("validate-fidelity: the ") + names[i] + " run");
-                    }
-                } catch (...) {
-                    std::filesystem::remove_all(scratch);
-                    throw;
-                }
-                std::filesystem::remove_all(scratch);
+                const auto runs = run_both({"detailed", "fast"}, "validate-fidelity", [&](const char* name, const std::string& out) {
+                    SupernodeOptions o = s->run;
+                    o.fidelity = name;
+                    o.out_dir = out;
+                    run_supernode_job(o);
+                });
                 FigureTable t{"fidelity", {"class", "detailed_us", "fast_us", "error_pct"}, {}};
                 const auto detailed = class_times(runs[0]["stats"]), fast = class_times(runs[1]["stats"]);
                 for (const auto& [kind, us] : detailed) {
