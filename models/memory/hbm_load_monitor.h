@@ -36,12 +36,12 @@ public:
     Picoseconds window_ps() const { return m_window_ps; }
 
 private:
-    void forget_before(Picoseconds now) {
-        while (!m_events.empty() && m_events.front().first + m_window_ps <= now) {
-            m_bytes -= m_events.front().second;
-            m_events.pop_front();
-        }
-    }
+  void forget_before(Picoseconds now) {
+      while (!m_events.empty() && m_events.front().first + m_window_ps <= now) {
+          m_bytes -= m_events.front().second;
+          m_events.pop_front();
+      }
+  }
 
     double m_peak_bytes_per_ps;
     Picoseconds m_window_ps;

@@ -76,7 +76,8 @@ Command add_figures_command(CLI::App& app) {
     hbm->add_option("--platform,-p", s->hbm.platform, platform_help())->capture_default_str();
     hbm->add_option("--set", s->hbm.overrides, "override a config key: KEY=VALUE (repeatable)");
     hbm->add_option("--requests", s->hbm.requests_per_point,
-                    "requests per load point (default 0: as many as arrive in 8192 cycles of tCK at the point's "
+                    "requests per load point (default 0: as many as arrive in 8192 cycles of tCK "
+                    "at the point's "
                     "offered rate, at least 20,000)")
         ->capture_default_str();
     hbm->add_option("--out,-o", s->out_dir, "output directory");

@@ -48,14 +48,17 @@ double error_pct(double fast, double detailed) { return detailed > 0 ? (fast - d
 // Runs `job(name, out_dir)` for both names, each in a child process writing under a scratch
 // directory removed afterwards (also on failure); returns each run's stats.json. `what` names
 // the runs in errors.
-std::array<nlohmann::json, 2> run_both(const std::array<const char*, 2>& names, const std::string& what,
-                                       const std::function<void(const char*, const std::string&)>& job) {
-    const auto scratch = std::filesystem::temp_directory_path() / ("asim-fidelity-" + std::to_string(::getpid()));
+std::array<nlohmann::json, 2> run_both(
+    const std::array<const char*, 2>& names, const std::string& what,
+    const std::function<void(const char*, const std::string&)>& job) {
+    const auto scratch =
+        std::filesystem::temp_directory_path() / ("asim-fidelity-" + std::to_string(::getpid()));
     std::array<nlohmann::json, 2> runs;
     try {
         for (std::size_t i = 0; i < names.size(); ++i) {
             const std::string out = (scratch / names[i]).string();
-            runs[i] = run_in_child([&] { job(names[i], out); }, out, what + ": the " + names[i] + " run");
+            runs[i] =
+                run_in_child([&] { job(names[i], out); }, out, what + ": the " + names[i] + " run");
         }
     } catch (...) {
         std::filesystem::remove_all(scratch);
@@ -71,12 +74,13 @@ int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir)
         throw InputError("--trace: --memory compares one die's memory; '" + base.trace +
                          "' is a trace set (give one die's trace)");
     }
-    const auto runs = run_both({"jedec", "flat"}, "validate-fidelity --memory", [&](const char* name, const std::string& out) {
-        RunOptions o = base;
-        o.overrides.push_back(std::string("die.hbm.fidelity=") + name);
-        o.out_dir = out;
-        run_job(o);
-    });
+    const auto runs = run_both({"jedec", "flat"}, "validate-fidelity --memory",
+                               [&](const char* name, const std::string& out) {
+                                   RunOptions o = base;
+                                   o.overrides.push_back(std::string("die.hbm.fidelity=") + name);
+                                   o.out_dir = out;
+                                   run_job(o);
+                               });
     struct Metric {
         const char* name;
         const char* key;
@@ -93,7 +97,8 @@ int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir)
     for (const Metric& m : metrics) {
         const double j = runs[0]["summary"][m.key].get<double>() * m.scale;
         const double f = runs[1]["summary"][m.key].get<double>() * m.scale;
-        t.rows.push_back({m.name, fmt::format("{:.4f}", j), fmt::format("{:.4f}", f), fmt::format("{:+.2f}", error_pct(f, j))});
+        t.rows.push_back({m.name, fmt::format("{:.4f}", j), fmt::format("{:.4f}", f),
+                          fmt::format("{:+.2f}", error_pct(f, j))});
     }
     std::cout << t.csv();
     if (!out_dir.empty()) {
@@ -118,15 +123,20 @@ Command add_validate_fidelity_command(CLI::App& app) {
                                        "run a trace set with every die detailed and again fast; report the fast "
                                        "fidelity's error per op class and end to end");
     cmd->add_option("--platform,-p", s->run.platform,
-                    platform_help() + " (required for trace sets; with --memory default " + kDefaultPlatform + ")");
-    cmd->add_option("--trace,-t", s->run.index,
-                    "trace set: its index.json or directory; with --memory one die's trace or a built-in name "
-                    "(default " + std::string(kDefaultTrace) + ")");
+                    platform_help() + " (required for trace sets; with --memory default " +
+                        kDefaultPlatform + ")");
+    cmd->add_option(
+        "--trace,-t", s->run.index,
+        "trace set: its index.json or directory; with --memory one die's trace or a built-in name "
+        "(default " +
+            std::string(kDefaultTrace) + ")");
     cmd->add_option("--set", s->run.overrides, "override a config key: KEY=VALUE (repeatable)");
-    cmd->add_option("--out,-o", s->out_dir,
-                    "output directory (fidelity.csv, fidelity.json; with --memory memory_fidelity.csv, .json)");
+    cmd->add_option(
+        "--out,-o", s->out_dir,
+        "output directory (fidelity.csv, fidelity.json; with --memory memory_fidelity.csv, .json)");
     cmd->add_flag("--memory", s->memory,
-                  "compare the HBM fidelities instead: one die's trace with die.hbm.fidelity=jedec and =flat, "
+                  "compare the HBM fidelities instead: one die's trace with die.hbm.fidelity=jedec "
+                  "and =flat, "
                   "step time, HBM bytes, bandwidth, Cube utilisation and L2 hit rate side by side");
     return {cmd, [s] {
                 if (s->memory) {
@@ -136,17 +146,19 @@ Command add_validate_fidelity_command(CLI::App& app) {
                     o.overrides = s->run.overrides;
                     return validate_memory_fidelity(o, s->out_dir);
                 }
-                if (s->run.platform.empty()) throw InputError("--platform is required (a supernode preset)");
+                if (s->run.platform.empty())
+                    throw InputError("--platform is required (a supernode preset)");
                 if (s->run.index.empty()) throw InputError("--trace is required (a trace set)");
                 if (!is_trace_set(s->run.index)) {
                     throw InputError("--trace: '" + s->run.index + "' is not a trace set (an index.json or its directory)");
                 }
-                const auto runs = run_both({"detailed", "fast"}, "validate-fidelity", [&](const char* name, const std::string& out) {
-                    SupernodeOptions o = s->run;
-                    o.fidelity = name;
-                    o.out_dir = out;
-                    run_supernode_job(o);
-                });
+                const auto runs = run_both({"detailed", "fast"}, "validate-fidelity",
+                                           [&](const char* name, const std::string& out) {
+                                               SupernodeOptions o = s->run;
+                                               o.fidelity = name;
+                                               o.out_dir = out;
+                                               run_supernode_job(o);
+                                           });
                 FigureTable t{"fidelity", {"class", "detailed_us", "fast_us", "error_pct"}, {}};
                 const auto detailed = class_times(runs[0]["stats"]), fast = class_times(runs[1]["stats"]);
                 for (const auto& [kind, us] : detailed) {

@@ -140,7 +140,8 @@ TEST(TilePipeline, LoadsRunAheadByAtMostTheInputBuffers) {
     failures.rethrow_if_failed();
     ASSERT_EQ(mem.loads.size(), 24u);
     ASSERT_GT(mem.stores.size(), 8u);
-    const sc_core::sc_time first_slow_store_done = mem.stores[8] + sc_core::sc_time(10'000.0, sc_core::SC_NS);
+    const sc_core::sc_time first_slow_store_done =
+        mem.stores[8] + sc_core::sc_time(10'000.0, sc_core::SC_NS);
     std::size_t early = 0;
     for (const auto& t : mem.loads) early += t < first_slow_store_done ? 1 : 0;
     EXPECT_EQ(early, 12u);

@@ -25,9 +25,9 @@
 namespace asim {
 namespace {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 
 constexpr uint64_t kLine = 512;
 constexpr uint64_t kCapacity = 1ULL << 30;
@@ -53,7 +53,8 @@ struct WaitingTarget : sc_core::sc_module {
     void b_transport(tlm::tlm_generic_payload& p, sc_time& delay) {
         wait(delay);
         delay = sc_core::SC_ZERO_TIME;
-        const uint64_t first = p.get_address() / kLine, last = (p.get_address() + p.get_data_length() - 1) / kLine;
+        const uint64_t first = p.get_address() / kLine,
+                       last = (p.get_address() + p.get_data_length() - 1) / kLine;
         if (p.is_write()) {
             write_bytes += p.get_data_length();
             wait(write_ns, SC_NS);
@@ -65,7 +66,8 @@ struct WaitingTarget : sc_core::sc_module {
             }
             wait(static_cast<double>(40 + rng() % 160), SC_NS);
             for (uint64_t l = first; l <= last; ++l) --in_flight[l];
-            reads.push_back({p.get_address(), p.get_data_length(), start, ClockDomain::to_ps(sc_core::sc_time_stamp())});
+            reads.push_back({p.get_address(), p.get_data_length(), start,
+                             ClockDomain::to_ps(sc_core::sc_time_stamp())});
         }
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
@@ -136,7 +138,8 @@ struct System {
         p.address_space_bytes = kCapacity;
         return p;
     }
-    System(Memory memory, std::size_t engine_count, uint32_t mshrs) : l2("l2", l2_params(mshrs), stats) {
+    System(Memory memory, std::size_t engine_count, uint32_t mshrs)
+        : l2("l2", l2_params(mshrs), stats) {
         if (memory == Memory::kFlat) {
             HbmFlatParams h;
             h.capacity_bytes = kCapacity;
@@ -183,7 +186,8 @@ TEST_P(L2BehindMemory, SecondReaderWaitsForTheFill) {
     s.engines[0]->accesses = {{0, 0, kLine, false}};
     s.engines[1]->accesses = {{5'000, 0, kLine, false}};
     s.run();
-    const Picoseconds first = s.engines[0]->accesses[0].done, second = s.engines[1]->accesses[0].done;
+    const Picoseconds first = s.engines[0]->accesses[0].done,
+                      second = s.engines[1]->accesses[0].done;
     EXPECT_EQ(s.hbm_read_bytes(), kLine);
     EXPECT_EQ(s.counter("l2.partition.shared.merged"), 1u);
     EXPECT_EQ(s.counter("l2.partition.shared.misses"), 1u);
@@ -210,7 +214,8 @@ TEST_P(L2BehindMemory, ConcurrentEnginesMergeAndComplete) {
     }
     s.run();
     for (const auto& e : s.engines) {
-        for (const auto& a : e->accesses) EXPECT_GE(a.done, a.at + 10'000u) << e->name() << " at " << a.at;
+        for (const auto& a : e->accesses)
+            EXPECT_GE(a.done, a.at + 10'000u) << e->name() << " at " << a.at;
     }
     // The 96 lines fit the cache, so each is fetched once at most, however many engines race.
     EXPECT_LE(s.hbm_read_bytes(), 96 * kLine);
@@ -227,7 +232,8 @@ TEST_P(L2BehindMemory, ConcurrentEnginesMergeAndComplete) {
 // time is fetched only after one of the first two fills has returned.
 TEST_P(L2BehindMemory, MshrsInFlightAreRespected) {
     System s(GetParam(), 3, 2);
-    for (std::size_t i = 0; i < 3; ++i) s.engines[i]->accesses = {{0, (i + 1) * (1 << 20), kLine, false}};
+    for (std::size_t i = 0; i < 3; ++i)
+        s.engines[i]->accesses = {{0, (i + 1) * (1 << 20), kLine, false}};
     s.run();
     std::vector<Picoseconds> done;
     for (const auto& e : s.engines) done.push_back(e->accesses[0].done);
@@ -237,7 +243,8 @@ TEST_P(L2BehindMemory, MshrsInFlightAreRespected) {
     if (s.waiting) {
         ASSERT_EQ(s.waiting->reads.size(), 3u);
         auto reads = s.waiting->reads;
-        std::sort(reads.begin(), reads.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+        std::sort(reads.begin(), reads.end(),
+                  [](const auto& a, const auto& b) { return a.start < b.start; });
         EXPECT_GE(reads[2].start, std::min(reads[0].end, reads[1].end));
     }
 }
@@ -252,16 +259,21 @@ TEST(L2BehindWaitingMemory, WriteBacksDoNotHoldUpTheRequestThatEvicted) {
     s.waiting->write_ns = 5'000;
     auto& a = s.engines[0]->accesses;
     for (uint64_t i = 0; i < 600; ++i) a.push_back({i * 1'000, i * kLine, kLine, true});
-    for (uint64_t i = 0; i < 8; ++i) a.push_back({1'000'000 + i * 1'000, (1000 + i) * kLine, kLine, false});
+    for (uint64_t i = 0; i < 8; ++i)
+        a.push_back({1'000'000 + i * 1'000, (1000 + i) * kLine, kLine, false});
     s.run();
-    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_LE(a[i].done, a[i].issued + 220'000u) << "access " << i;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        EXPECT_LE(a[i].done, a[i].issued + 220'000u) << "access " << i;
     const uint64_t write_backs = s.counter("l2.partition.shared.writebacks");
     EXPECT_GE(write_backs, 600u - 512u);
     EXPECT_EQ(s.waiting->write_bytes, write_backs * kLine);
 }
 
-INSTANTIATE_TEST_SUITE_P(Memories, L2BehindMemory, ::testing::Values(Memory::kFlat, Memory::kJedec, Memory::kWaiting),
-                         [](const ::testing::TestParamInfo<Memory>& param_info) { return std::string(name_of(param_info.param)); });
+INSTANTIATE_TEST_SUITE_P(Memories, L2BehindMemory,
+                         ::testing::Values(Memory::kFlat, Memory::kJedec, Memory::kWaiting),
+                         [](const ::testing::TestParamInfo<Memory>& param_info) {
+                             return std::string(name_of(param_info.param));
+                         });
 
 }  // namespace
 }  // namespace asim

@@ -43,14 +43,16 @@ TilePipeline::TilePipeline(sc_core::sc_module_name name, const ClockDomain& cloc
     SC_THREAD(run);
     if (m_lanes) {
         for (uint32_t i = 0; i < kMaxInputBuffers; ++i) {
-            sc_core::sc_spawn(sc_bind(&TilePipeline::load_lane, this), sc_core::sc_gen_unique_name("load_lane"));
+            sc_core::sc_spawn(sc_bind(&TilePipeline::load_lane, this),
+                              sc_core::sc_gen_unique_name("load_lane"));
         }
     }
 }
 
 void TilePipeline::start_load(const Tile& tile, uint64_t op_id, Picoseconds* end) {
     LaneLoad l;
-    std::copy(tile.loads.begin(), tile.loads.begin() + static_cast<std::ptrdiff_t>(tile.load_count), l.accesses.begin());
+    std::copy(tile.loads.begin(), tile.loads.begin() + static_cast<std::ptrdiff_t>(tile.load_count),
+              l.accesses.begin());
     l.count = tile.load_count;
     l.op_id = op_id;
     l.end = end;
@@ -242,7 +244,8 @@ void TilePipeline::execute(PipelineWork& work) {
             Slot& s = ring[next_compute % kRing];
             if (s.load_end == kInFlight) break;  // its load is still in a lane
             if (m_lanes && m_timeline) {
-                record_transfer(m_tracks.mte2, m_load_shown_until, s.load_issued, s.load_end, work.timeline_label);
+                record_transfer(m_tracks.mte2, m_load_shown_until, s.load_issued, s.load_end,
+                                work.timeline_label);
             }
             Picoseconds out_free = 0;
             const bool new_block = s.tile.starts_output_block && next_compute > 0;
@@ -314,8 +317,9 @@ void TilePipeline::execute(PipelineWork& work) {
         if (!do_store && next_load - next_compute >= in_bufs) {
             // The buffer dependency says load(i) waits for compute(i - input_buffers): a model
             // bug if broken (it once read a reused slot's earlier compute time).
-            throw SimulationError(std::string(name()) + ": a load would issue with all " + std::to_string(in_bufs) +
-                                  " input buffers full in op " + std::to_string(work.op_id));
+            throw SimulationError(std::string(name()) + ": a load would issue with all " +
+                                  std::to_string(in_bufs) + " input buffers full in op " +
+                                  std::to_string(work.op_id));
         }
         if (do_store) {
             Slot& s = ring[next_store % kRing];

@@ -68,7 +68,8 @@ void Hjsd::prefetch_released(std::size_t partition, uint64_t bytes) {
 void Hjsd::issue_from_lanes() {
     m_lanes = true;
     for (uint32_t i = 0; i < m_params.sdma_outstanding; ++i) {
-        sc_core::sc_spawn(sc_bind(&Hjsd::sdma_lane, this), sc_core::sc_gen_unique_name("sdma_lane"));
+        sc_core::sc_spawn(sc_bind(&Hjsd::sdma_lane, this),
+                          sc_core::sc_gen_unique_name("sdma_lane"));
     }
 }
 
@@ -162,7 +163,8 @@ void Hjsd::run() {
                 // Sleep until an input arrives, an SDMA slot frees, or the throttle may have dropped.
                 sc_core::sc_time timeout = sc_core::SC_ZERO_TIME;
                 if (out.request && !in.req_ready && !m_in_flight.empty()) {
-                    timeout = ClockDomain::from_ps(m_in_flight.top() - now);  // (a lane wakes us itself)
+                    timeout =
+                        ClockDomain::from_ps(m_in_flight.top() - now);  // (a lane wakes us itself)
                 } else if (in.throttle) {
                     timeout = ClockDomain::from_ps(m_monitor.window_ps() / 8);
                 }

@@ -75,7 +75,7 @@ public:
     // after another. Call during elaboration.
     void issue_from_lanes();
 
-private:
+  private:
     SC_HAS_PROCESS(Hjsd);
     void run();
     void issue(const hjsd::Request& r);

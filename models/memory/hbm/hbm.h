@@ -5,10 +5,11 @@
 // device accesses and hands each to its channel; an access whose channel is full waits in that
 // channel's line of pending accesses (the back-pressure) while the transaction's accesses to
 // other channels go on, as a controller with a queue per channel takes them. It then waits until
-// the last read access has returned its data. Writes are posted: they return once buffered. One SC_THREAD advances the controller to the next cycle
-// at which a busy channel has work; with every channel idle it waits for a request and costs no
-// kernel event (refresh that falls due meanwhile is accounted arithmetically).
-// `network_latency` is added to every read on top of the controller's latency.
+// the last read access has returned its data. Writes are posted: they return once buffered. One
+// SC_THREAD advances the controller to the next cycle at which a busy channel has work; with every
+// channel idle it waits for a request and costs no kernel event (refresh that falls due meanwhile
+// is accounted arithmetically). `network_latency` is added to every read on top of the controller's
+// latency.
 #pragma once
 
 #include <cstdint>
@@ -68,9 +69,9 @@ private:
     // tag -> waiter of each access in flight; a tag is a slot, reused once its access completed.
     std::vector<Waiter*> m_waiting;
     std::vector<uint64_t> m_free_tags;
-    std::vector<std::deque<Pending>> m_pending;       // per channel
-    std::vector<uint32_t> m_pending_channels;         // channels with a non-empty m_pending
-    sc_core::sc_event m_wake;   // a request arrived
+    std::vector<std::deque<Pending>> m_pending;  // per channel
+    std::vector<uint32_t> m_pending_channels;    // channels with a non-empty m_pending
+    sc_core::sc_event m_wake;                    // a request arrived
     Counter& m_reads;
     Counter& m_writes;
     Counter& m_read_bytes;

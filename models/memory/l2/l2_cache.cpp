@@ -102,8 +102,10 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_prefetched_in_set(params.sets(), 0),
       m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
       m_filling_in_set(params.sets(), 0),
-      m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
-      m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written by engines", "B")),
+      m_read_bytes(
+          stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
+      m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes",
+                                  "bytes written by engines", "B")),
       m_atomic_bytes(stats.counter(std::string(this->name()) + ".atomic_add_bytes",
                                    "bytes written by atomic adds (included in write_bytes)", "B")),
       m_noc_link_wait(stats.counter(std::string(this->name()) + ".noc_link_wait_ps",
@@ -116,8 +118,9 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
                                         "slice-cycles transferring, summed over slices", "cycles")),
       m_mshr_stalls(stats.counter(std::string(this->name()) + ".mshr_stalls",
                                   "misses that waited for a free MSHR")),
-      m_all_ways_filling(stats.counter(std::string(this->name()) + ".all_ways_filling",
-                                       "misses not allocated: every way of their partition's set was being filled")) {
+      m_all_ways_filling(stats.counter(
+          std::string(this->name()) + ".all_ways_filling",
+          "misses not allocated: every way of their partition's set was being filled")) {
     const double per_slice = params.slice_bandwidth_bytes_per_s / static_cast<double>(params.clock_hz);
     m_slices.assign(params.slices, BandwidthServer(&m_clock, per_slice));
 
@@ -206,8 +209,8 @@ std::size_t L2Cache::find(uint64_t line_number, std::size_t set) const {
     return kNone;
 }
 
-std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
-                              Request& r) {
+std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t part,
+                              Picoseconds when, Request& r) {
     const Partition& p = m_partitions[part];
     const std::size_t base = set * m_params.ways + p.first_way;
     std::size_t victim = kNone;
@@ -227,7 +230,8 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
             });
         }
         if (victim == kNone || victim == none) {
-            victim = fills_here ? m_policy->victim(base, p.ways, [this](std::size_t i) { return filling(i); })
+            victim = fills_here ? m_policy->victim(base, p.ways,
+                                                   [this](std::size_t i) { return filling(i); })
                                 : m_policy->victim(base, p.ways, nullptr);
         }
         if (victim == none) {
@@ -249,7 +253,9 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
                 const unsigned first = static_cast<unsigned>(__builtin_ctz(dirty));
                 unsigned run = 0;
                 while (dirty & (1u << (first + run))) dirty &= ~(1u << (first + run++));
-                r.posted.push_back({when, (uint64_t{m_tags[victim]} << m_line_shift) + (uint64_t{first} << m_sector_shift),
+                r.posted.push_back({when,
+                                    (uint64_t{m_tags[victim]} << m_line_shift) +
+                                        (uint64_t{first} << m_sector_shift),
                                     uint64_t{run} << m_sector_shift});
             }
         }
@@ -268,7 +274,8 @@ void L2Cache::mark_filling(std::size_t index, std::size_t set) {
 
 Picoseconds L2Cache::kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
 
-Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write, const Request& r) {
+Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
+                                const Request& r) {
     tlm::tlm_generic_payload* p = m_pool.acquire();
     p->set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     p->set_address(addr);
@@ -347,7 +354,8 @@ void L2Cache::flush_batch(Request& r) {
     if (r.batch.lines.empty()) return;
     const auto count = static_cast<uint32_t>(r.batch.lines.size());
     m_mshrs_in_flight += count;
-    const Picoseconds done = hbm_access(r.batch.issue, r.batch.begin, r.batch.end - r.batch.begin, false, r);
+    const Picoseconds done =
+        hbm_access(r.batch.issue, r.batch.begin, r.batch.end - r.batch.begin, false, r);
     m_mshrs_in_flight -= count;
     for (const Fill& f : r.batch.lines) {
         if (f.index == kNone || m_tags[f.index] != f.tag || !filling(f.index)) continue;
@@ -517,7 +525,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             if (atomic) m_lines[idx].dirty |= need;
             mark_filling(idx, set);
         } else if (atomic) {
-            r.posted.push_back({arrival, lo, hi - lo});  // not allocated: the sum is written through
+            r.posted.push_back(
+                {arrival, lo, hi - lo});  // not allocated: the sum is written through
         }
         // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
         const uint64_t first = line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
@@ -526,7 +535,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
         // per run, not per line): their tag checks are taken to finish at the request's mean
         // distance to the slices, so lines a hop nearer or farther still join one run.
         const Picoseconds issue = mshr_issue_time(issued + port_mean_hop + hit_latency, r);
-        if (!r.batch.lines.empty() && (r.batch.end != first || r.batch.issue != issue)) flush_batch(r);
+        if (!r.batch.lines.empty() && (r.batch.end != first || r.batch.issue != issue))
+            flush_batch(r);
         if (r.batch.lines.empty()) {
             r.batch.begin = first;
             r.batch.issue = issue;

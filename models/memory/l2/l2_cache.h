@@ -209,7 +209,8 @@ private:
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or npos
     // A line for `line_number` in partition `part` of `set`, evicting one if needed (its dirty
     // sectors join `r.posted`); kNone when every way of the partition is being filled.
-    std::size_t allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when, Request& r);
+    std::size_t allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
+                         Request& r);
     // Marks line `index` as being filled: until its fetch returns, later requests that read it
     // wait for the fill and no allocation evicts it.
     void mark_filling(std::size_t index, std::size_t set);
@@ -218,7 +219,8 @@ private:
     void wait_for_a_fill(Request& r);
     Picoseconds mshr_issue_time(Picoseconds t, Request& r);
     void flush_batch(Request& r);
-    Picoseconds hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write, const Request& r);
+    Picoseconds hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
+                           const Request& r);
     static Picoseconds kernel_now();
     uint8_t sector_mask(uint64_t lo, uint64_t hi, uint64_t line_addr) const;
 
