@@ -125,8 +125,8 @@ struct SlowStoreMemory : sc_core::sc_module {
 // output buffers waiting for slow stores: with 2 input and 2 output buffers, tiles 8 and 9 are
 // computed and stored slowly, tile 10's compute waits for block 8's store (10 us), so tiles 10
 // and 11 may be loaded (their buffers were freed by computes 8 and 9) and tile 12 may not: 12
-// loads before that store completes. (A tile slot reused from an earlier tile once let loads run
-// ahead on the earlier tile's compute time.)
+// loads before that store completes. The slow stores start after the ring of tile slots has
+// wrapped, so slots are reused from earlier tiles.
 TEST(TilePipeline, LoadsRunAheadByAtMostTheInputBuffers) {
     test::set_time_resolution();
     const ClockDomain clock("clk", 1'000'000'000);

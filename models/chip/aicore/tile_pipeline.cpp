@@ -316,7 +316,9 @@ void TilePipeline::execute(PipelineWork& work) {
         }
         if (!do_store && next_load - next_compute >= in_bufs) {
             // The buffer dependency says load(i) waits for compute(i - input_buffers): a model
-            // bug if broken (it once read a reused slot's earlier compute time).
+            // bug if broken. (With load lanes a tile may wait uncomputed while the next load is
+            // considered; its slot's times were reset, so it reads as not computed, not as the
+            // slot's previous tile.)
             throw SimulationError(std::string(name()) + ": a load would issue with all " +
                                   std::to_string(in_bufs) + " input buffers full in op " +
                                   std::to_string(work.op_id));
