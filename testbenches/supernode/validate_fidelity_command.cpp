@@ -121,7 +121,8 @@ Command add_validate_fidelity_command(CLI::App& app) {
     auto s = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("validate-fidelity",
                                        "run a trace set with every die detailed and again fast; report the fast "
-                                       "fidelity's error per op class and end to end");
+                                       "fidelity's error per op class and end to end (with --memory: one "
+                                       "die's trace with the JEDEC and the flat HBM)");
     cmd->add_option("--platform,-p", s->run.platform,
                     platform_help() + " (required for trace sets; with --memory default " +
                         kDefaultPlatform + ")");
