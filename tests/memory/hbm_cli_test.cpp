@@ -177,3 +177,49 @@ TEST(MemReplay, UnknownTargetIsRefused) {
 TEST(MemReplay, MissingTrace) { expect_bad("--mem-trace /nonexistent/trace.trc", "cannot open"); }
 
 }  // namespace
+
+namespace {
+
+// validate-fidelity --memory runs one die's trace with the JEDEC and the flat HBM and reports
+// both: the same bytes move, the JEDEC run (banks, refresh) is the slower one; a trace set or a
+// bad key is bad input.
+TEST(MemoryFidelity, ComparesTheJedecAndFlatHbmOnOneDiesTrace) {
+    const std::string out = asim::test::scratch_path("memfid", "out");
+    const CliResult r = run_cli("validate-fidelity --memory --trace " + std::string(ASIM_SOURCE_DIR) +
+                                "/traces/samples/tiny_mlp.jsonl --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string csv = asim::test::read_text(out + "/memory_fidelity.csv");
+    EXPECT_EQ(csv.rfind("metric,jedec,flat,flat_error_pct\n", 0), 0u) << csv;
+    std::map<std::string, std::pair<double, double>> rows;
+    std::stringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);  // header
+    while (std::getline(lines, line)) {
+        std::stringstream cells(line);
+        std::string name, jedec, flat;
+        std::getline(cells, name, ',');
+        std::getline(cells, jedec, ',');
+        std::getline(cells, flat, ',');
+        rows[name] = {std::stod(jedec), std::stod(flat)};
+    }
+    ASSERT_EQ(rows.count("step_us"), 1u) << csv;
+    ASSERT_EQ(rows.count("hbm_read_GiB"), 1u) << csv;
+    EXPECT_GT(rows["step_us"].second, 0.0);
+    EXPECT_GT(rows["step_us"].first, rows["step_us"].second);
+    EXPECT_NEAR(rows["hbm_read_GiB"].first, rows["hbm_read_GiB"].second, 0.01 * rows["hbm_read_GiB"].second);
+    fs::remove_all(out);
+
+    const std::string set = asim::test::scratch_path("memfid", "set");
+    ASSERT_EQ(run_cli("trace gen --model llama3-8b --phase decode --batch 1 --seq 128 --tp 2 --layers 1 --out " + set)
+                  .exit_code,
+              0);
+    const CliResult on_set = run_cli("validate-fidelity --memory --trace " + set);
+    EXPECT_EQ(on_set.exit_code, 2) << on_set.output;
+    EXPECT_NE(on_set.output.find("trace set"), std::string::npos) << on_set.output;
+    const CliResult bad = run_cli("validate-fidelity --memory --set die.hbm.nope=1");
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("die.hbm.nope"), std::string::npos) << bad.output;
+    fs::remove_all(set);
+}
+
+}  // namespace
