@@ -126,7 +126,7 @@ void Hbm::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     advance_to(now_cycle());
     for (uint64_t a = first; a < end; a += access) {
         ++w.outstanding;
-        const uint32_t channel = m_core.mapping().decode(a).channel;
+        const uint32_t channel = m_core.channel_of(a);  // decoded once for can_accept and accept
         auto& q = m_pending[channel];
         if (q.empty() && m_core.can_accept(a, is_write)) {
             accept(a, is_write, &w);

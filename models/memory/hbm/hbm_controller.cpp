@@ -90,7 +90,7 @@ void HbmController::turn_to(uint64_t now) {
 
 void HbmController::accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,
                            std::vector<HbmCompletion>& done) {
-    const DecodedAddress d = addr == m_decoded_addr ? m_decoded : m_map.decode(addr);
+    const DecodedAddress d = decoded(addr);
     HbmTxn t;
     t.tag = tag;
     t.addr = addr >> m_access_shift << m_access_shift;

@@ -26,11 +26,11 @@ public:
     const AddressMapping& mapping() const { return m_map; }
     uint64_t access_bytes() const { return m_access; }
 
-    // `addr` must be below the capacity; it is aligned down to one access.
+    // `addr` must be below the capacity; it is aligned down to one access. channel_of(),
+    // can_accept() and accept() of the same address decode it once.
+    uint32_t channel_of(uint64_t addr) const { return decoded(addr).channel; }
     bool can_accept(uint64_t addr, bool is_write) const {
-        m_decoded_addr = addr;  // accept() of the same address reuses the decoding
-        m_decoded = m_map.decode(addr);
-        return m_channels[m_decoded.channel].can_accept(is_write);
+        return m_channels[decoded(addr).channel].can_accept(is_write);
     }
     // Accepts at cycle `now`, after tick(now). Completions go to `done` (see HbmChannel).
     void accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,
@@ -78,7 +78,14 @@ private:
     uint64_t find_next();
     void turn_to(uint64_t now);  // m_base = now; far entries now inside the wheel move in
     void tick_late(uint64_t now, std::vector<HbmCompletion>& done);
-    mutable uint64_t m_decoded_addr = ~uint64_t{0};
+    const DecodedAddress& decoded(uint64_t addr) const {
+        if (addr != m_decoded_addr) {
+            m_decoded_addr = addr;
+            m_decoded = m_map.decode(addr);
+        }
+        return m_decoded;
+    }
+    mutable uint64_t m_decoded_addr = ~uint64_t{0};  // the last address decoded, and its decoding
     mutable DecodedAddress m_decoded{};
     uint64_t m_access;
     uint32_t m_access_shift;
