@@ -26,6 +26,23 @@ Platform load_platform(const std::string& name_or_path, const std::vector<std::s
         const Topology topology(p.network->topology);
         resolve_faults(topology, *p.network);
     }
+    if (const auto dsm = root.optional_child("dsm")) {
+        // One address space across the supernode: a window of remote_hbm per die (8 on a single
+        // die: the seed's node, whose other dies a port stands in for).
+        const uint32_t owners = p.network ? p.network->topology.dies : 8;
+        const uint64_t hbm = p.die.hbm.capacity_bytes();
+        p.die.dsm = parse_dsm_params(*dsm, hbm, owners);
+        p.die.l2.address_space_bytes = p.die.dsm.address_top(hbm);
+        if (p.die.dsm.staging.capacity > 0) {
+            const std::size_t staging_pool = p.die.l2.partition_layout().size();
+            if (staging_pool >= hjsd::kMaxPartitions) {
+                dsm->fail("staging",
+                          "the H-JSD has no credit pool left for staging (the L2 uses all " +
+                              std::to_string(hjsd::kMaxPartitions) + ")");
+            }
+            p.die.hjsd.registers.credit_limit[staging_pool] = p.die.dsm.staging.capacity;
+        }
+    }
     p.config.check_unused();
     return p;
 }

@@ -24,6 +24,7 @@ Command add_run_command(CLI::App& app) {
     struct State {
         RunOptions run;
         std::string max_sim_time;
+        std::string util_window;
         std::string timeline_window;
         std::string timeline_cores;
         std::string timeline_bucket;
@@ -63,6 +64,11 @@ Command add_run_command(CLI::App& app) {
     cmd->add_flag("--functional", s->run.functional,
                   "move real bytes and compute matmuls (int8, bf16, fp16, fp32; up to 2^30 multiply-adds each), "
                   "inputs seeded pseudo-random, every result checked against a reference matmul");
+    cmd->add_option("--util-window", s->util_window,
+                    "window of the Cube utilisation curve the summary reports (mean, std, min over "
+                    "windows); "
+                    "at least 100ns")
+        ->default_str("100us");
     cmd->add_flag("--timeline", s->run.timeline,
                   "also write timeline.json: a Perfetto / Chrome trace (ui.perfetto.dev) with a track per "
                   "pipe (MTE2, MTE1, Cube, Vector, MTE3, FixPipe) per core and L2 / HBM bandwidth counters");
@@ -95,6 +101,18 @@ Command add_run_command(CLI::App& app) {
                         throw InputError(std::string("--max-sim-time: ") + e.what());
                     }
                 }
+                if (!s->util_window.empty()) {
+                    int64_t window = 0;
+                    try {
+                        window = units::picoseconds(s->util_window);
+                    } catch (const units::UnitError& e) {
+                        throw InputError(std::string("--util-window: ") + e.what());
+                    }
+                    if (window < 100'000)
+                        throw InputError("--util-window: must be at least 100ns, got '" +
+                                         s->util_window + "'");
+                    s->run.util_window_ps = window;
+                }
                 s->run.progress = isatty(STDERR_FILENO) != 0;
                 if (is_trace_set(s->run.trace)) {
                     if (s->run.timeline || s->run.functional) {
@@ -107,6 +125,7 @@ Command add_run_command(CLI::App& app) {
                     so.die_overrides = s->die_overrides;
                     so.out_dir = s->run.out_dir;
                     so.max_sim_time_ps = s->run.max_sim_time_ps;
+                    so.util_window_ps = s->run.util_window_ps;
                     so.progress = s->run.progress;
                     so.fidelity = s->fidelity;
                     so.detailed_dies = s->detailed_dies;

@@ -10,11 +10,20 @@
 
 namespace asim {
 
-L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const DieParams& die, StatsRegistry& stats,
-                             std::vector<L2ReplayPhase> phases)
+namespace {
+// The replay drives the L2 and the die's HBM only (no memory pool): addresses beyond the HBM are
+// bad input.
+L2Params hbm_only(L2Params l2, const HbmParams& hbm) {
+    l2.address_space_bytes = hbm.capacity_bytes();
+    return l2;
+}
+}  // namespace
+
+L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const DieParams& die,
+                             StatsRegistry& stats, std::vector<L2ReplayPhase> phases)
     : sc_module(name),
       l2_out("l2_out"),
-      m_memory(make_l2_and_hbm(die.l2, die.hbm, stats)),
+      m_memory(make_l2_and_hbm(hbm_only(die.l2, die.hbm), die.hbm, stats)),
       m_clock(std::string(this->name()) + ".l2.clock", die.l2.clock_hz),
       m_phases(std::move(phases)),
       m_results(m_phases.size()) {

@@ -186,13 +186,18 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     for (std::size_t i = 0; i < fault_links.size(); ++i) network.set_link_down(fault_links[i], net.faults[i].at_ps);
     CollectiveEngine engine(network, net.collectives);
     NetworkBridge bridge("network", network, engine, net, failures);
+    // The pool's shared devices, and every detailed die's HBM as the others' remote_hbm.
+    std::unique_ptr<DsmPool> pool;
+    if (platform.die.dsm.enabled()) pool = std::make_unique<DsmPool>(platform.die.dsm, stats);
     std::vector<std::unique_ptr<Die>> detailed(set.files.size());
     std::vector<std::unique_ptr<FastDie>> fast(set.files.size());
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         const uint32_t die = set.files[i].first;
         const std::string name = "die" + std::to_string(die);
         if (readers[i]) {
-            detailed[i] = std::make_unique<Die>(name.c_str(), die_params[i], stats, failures);
+            detailed[i] = std::make_unique<Die>(name.c_str(), die_params[i], stats, failures,
+                                                pool.get(), die);
+            detailed[i]->set_util_window(options.util_window_ps);
             detailed[i]->dispatcher().set_trace(readers[i].get());
             detailed[i]->dispatcher().set_collective_service(&bridge.service_for(die));
         } else {
@@ -231,6 +236,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
             fast[i]->finalize_stats();
         }
     }
+    if (pool) pool->finalize_stats();
 
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     nlohmann::json per_die_summary = nlohmann::json::array();

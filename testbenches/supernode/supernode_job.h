@@ -23,6 +23,7 @@ struct SupernodeOptions {
     std::vector<std::string> die_overrides;  // "DIE:KEY=VALUE", for one die
     std::string out_dir;
     int64_t max_sim_time_ps = 0;
+    int64_t util_window_ps = 100'000'000;  // the Cube utilisation curve's window (--util-window)
     bool progress = false;
     std::string fidelity = "detailed";  // detailed | fast (the default for every die)
     std::vector<uint32_t> detailed_dies;  // with fidelity fast: these dies stay detailed

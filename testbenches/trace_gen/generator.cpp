@@ -1,6 +1,7 @@
 #include "testbenches/trace_gen/generator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 
 #include "models/common/errors.h"
+#include "models/memory/tiers/dsm_params.h"
 
 namespace asim::tracegen {
 
@@ -98,10 +100,39 @@ struct Weight {
     std::string bucket;
 };
 
+// Where die `die` of `world` places the tensors of a pool tier (traces/FORMAT.md, "Memory
+// tiers"): remote_hbm in the next die's window (die 1's for a one-die trace), above that die's own
+// long-lived tensors; host_ddr and pmem in a slice of the shared tier per die.
+constexpr uint64_t kRemoteHbmOffset = 128ULL << 30;
+uint64_t tier_arena(Tier tier, uint64_t die, uint64_t world) {
+    const auto i = static_cast<std::size_t>(tier);
+    if (tier == Tier::kHbm) return 0;
+    if (tier == Tier::kRemoteHbm) {
+        const uint64_t owner = (die + 1) % std::max<uint64_t>(world, 2);
+        return kDefaultTierBase[i] + owner * kRemoteHbmOwnerStride + kRemoteHbmOffset;
+    }
+    const uint64_t slice = std::max<uint64_t>(1ULL << 30, (kTiB / world) & ~((1ULL << 30) - 1));
+    return kDefaultTierBase[i] + die * slice;
+}
+
+Tier tier_named(const std::string& name, const char* option) {
+    for (std::size_t i = 0; i < kTierCount; ++i) {
+        if (name == kTierNames[i]) return static_cast<Tier>(i);
+    }
+    std::string list;
+    for (const char* n : kTierNames) list += (list.empty() ? "" : ", ") + std::string(n);
+    throw InputError(std::string("trace gen: ") + option + " '" + name +
+                     "' is not a memory tier (" + list + ")");
+}
+
 // Writes one die's ops; hands out addresses and keeps the die's weight and gradient tables.
 class DieWriter {
 public:
-    explicit DieWriter(std::ostream& out) : m_out(out) {}
+  DieWriter(std::ostream& out, uint64_t die, uint64_t world, uint64_t hbm_capacity)
+      : m_out(out), m_die(die), m_hbm_capacity(hbm_capacity) {
+      for (std::size_t i = 1; i < kTierCount; ++i)
+          m_tier_next[i] = tier_arena(static_cast<Tier>(i), die, world);
+  }
 
     Ten act(const std::string& name, uint64_t bytes) {
         // The activation arena is reused round-robin, as a framework's caching allocator reuses
@@ -114,11 +145,15 @@ public:
         if (bytes > kLongLivedBase - m_act) m_act = kActivationBase;
         return take(name, bytes, "activation", m_act);
     }
-    Ten general(const std::string& name, uint64_t bytes) { return take(name, bytes, "general", m_long_lived); }
-    Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bits, const std::string& bucket) {
+    Ten general(const std::string& name, uint64_t bytes, Tier tier = Tier::kHbm) {
+        return take_long_lived(name, bytes, "general", tier);
+    }
+    Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bits,
+               const std::string& bucket, Tier tier = Tier::kHbm) {
         auto it = m_weight_index.find(name);
         if (it != m_weight_index.end()) return m_weights[it->second].t;
-        Weight w{take(name, (elements * elem_bits + 7) / 8, "weight", m_long_lived), elements, bucket};
+        Weight w{take_long_lived(name, (elements * elem_bits + 7) / 8, "weight", tier), elements,
+                 bucket};
         m_weight_index.emplace(name, m_weights.size());
         m_weights.push_back(w);
         if (m_bucket_order.empty() || m_bucket_order.back() != bucket) {
@@ -179,6 +214,19 @@ private:
     static constexpr uint64_t kActivationBase = 0x1'0000'0000ULL;    //  4 GiB
     static constexpr uint64_t kLongLivedBase = 0x9'0000'0000ULL;     // 36 GiB
 
+    Ten take_long_lived(const std::string& name, uint64_t bytes, const char* stream, Tier tier) {
+        if (tier != Tier::kHbm)
+            return take(name, bytes, stream, m_tier_next[static_cast<std::size_t>(tier)]);
+        if (bytes > m_hbm_capacity || m_long_lived > m_hbm_capacity - bytes) {
+            throw InputError(
+                "trace gen: die " + std::to_string(m_die) + ": '" + name + "' does not fit the " +
+                std::to_string(m_hbm_capacity >> 30) +
+                " GiB of HBM after the tensors before it (weights, KV cache, gradients); place "
+                "weights in the memory pool with --weights / --expert-weights / --kv remote_hbm, "
+                "host_ddr or pmem, use more parallelism, or give --hbm-capacity");
+        }
+        return take(name, bytes, stream, m_long_lived);
+    }
     static Ten take(const std::string& name, uint64_t bytes, const char* stream, uint64_t& next) {
         Ten t;
         t.name = name;
@@ -189,6 +237,9 @@ private:
         return t;
     }
     std::ostream& m_out;
+    uint64_t m_die;
+    uint64_t m_hbm_capacity;
+    std::array<uint64_t, kTierCount> m_tier_next{};
     uint64_t m_next = 0;
     uint64_t m_act = kActivationBase;
     uint64_t m_long_lived = kLongLivedBase;
@@ -259,6 +310,9 @@ Generator::Generator(ModelConfig model, GenOptions options) : m_model(std::move(
         need(mb_tokens % o.tp == 0, "sequence parallelism needs tokens per microbatch (" + std::to_string(mb_tokens) +
                                         ") divisible by TP " + std::to_string(o.tp));
     }
+    tier_named(o.weights_tier, "--weights");
+    if (!o.expert_weights_tier.empty()) tier_named(o.expert_weights_tier, "--expert-weights");
+    tier_named(o.kv_tier, "--kv");
     for (int d : o.only_dies) {
         need(d >= 0 && static_cast<uint64_t>(d) < m_world,
              "die " + std::to_string(d) + " is outside the " + std::to_string(m_world) + " dies");
@@ -271,29 +325,36 @@ namespace {
 // the gradient synchronisation and the optimizer step.
 class DieGen {
 public:
-    DieGen(const Generator& g, uint64_t die, std::ostream& out)
-        : m_g(g), m_m(g.model()), m_o(g.options()), m_die(die), m_w(out), m_c(g.coord(die)) {
-        m_train = m_o.phase == Phase::kTrain;
-        m_decode = m_o.phase == Phase::kDecode;
-        m_wbits = dtype_bits(m_o.dtype);
-        m_mb_seqs = m_o.batch / m_o.dp / m_o.microbatches;
-        m_q_len = m_decode ? 1 : m_o.seq;
-        m_tokens = m_mb_seqs * m_q_len;
-        m_sp = m_o.sequence_parallel && m_o.tp > 1;
-        m_tn = m_sp ? m_tokens / m_o.tp : m_tokens;
-        m_stage_layers = m_g.decoder_layers() / m_o.pp;
-        m_first_layer = m_c.pp_rank * m_stage_layers;
-        m_first_stage = m_c.pp_rank == 0;
-        m_last_stage = m_c.pp_rank + 1 == m_o.pp;
-        m_tp_sfx = m_o.tp > 1 ? ".tp" + std::to_string(m_c.tp_rank) : "";
-        for (uint64_t r = 0; r < m_o.tp; ++r) m_tp_group.push_back(die_of(r, m_c.dp_rank, m_c.pp_rank));
-        for (uint64_t r = 0; r < m_o.dp; ++r) m_dp_group.push_back(die_of(m_c.tp_rank, r, m_c.pp_rank));
-        const uint64_t first = m_c.ep_group * m_o.ep;
-        for (uint64_t i = 0; i < m_o.ep; ++i) {
-            const uint64_t flat = first + i;
-            m_ep_group.push_back(die_of(flat % m_o.tp, flat / m_o.tp, m_c.pp_rank));
-        }
-    }
+  DieGen(const Generator& g, uint64_t die, std::ostream& out)
+      : m_g(g),
+        m_m(g.model()),
+        m_o(g.options()),
+        m_die(die),
+        m_w(out, die, g.dies(), g.options().hbm_capacity),
+        m_c(g.coord(die)) {
+      m_train = m_o.phase == Phase::kTrain;
+      m_decode = m_o.phase == Phase::kDecode;
+      m_wbits = dtype_bits(m_o.dtype);
+      m_mb_seqs = m_o.batch / m_o.dp / m_o.microbatches;
+      m_q_len = m_decode ? 1 : m_o.seq;
+      m_tokens = m_mb_seqs * m_q_len;
+      m_sp = m_o.sequence_parallel && m_o.tp > 1;
+      m_tn = m_sp ? m_tokens / m_o.tp : m_tokens;
+      m_stage_layers = m_g.decoder_layers() / m_o.pp;
+      m_first_layer = m_c.pp_rank * m_stage_layers;
+      m_first_stage = m_c.pp_rank == 0;
+      m_last_stage = m_c.pp_rank + 1 == m_o.pp;
+      m_tp_sfx = m_o.tp > 1 ? ".tp" + std::to_string(m_c.tp_rank) : "";
+      for (uint64_t r = 0; r < m_o.tp; ++r)
+          m_tp_group.push_back(die_of(r, m_c.dp_rank, m_c.pp_rank));
+      for (uint64_t r = 0; r < m_o.dp; ++r)
+          m_dp_group.push_back(die_of(m_c.tp_rank, r, m_c.pp_rank));
+      const uint64_t first = m_c.ep_group * m_o.ep;
+      for (uint64_t i = 0; i < m_o.ep; ++i) {
+          const uint64_t flat = first + i;
+          m_ep_group.push_back(die_of(flat % m_o.tp, flat / m_o.tp, m_c.pp_rank));
+      }
+  }
 
     void run() {
         OJ h;
@@ -336,7 +397,7 @@ private:
         return j;
     }
     Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bits) {
-        return m_w.weight(name, elements, elem_bits, m_bucket);
+        return m_w.weight(name, elements, elem_bits, m_bucket, m_weight_tier);
     }
 
     // ---- forward building blocks (each records what its backward needs) ----
@@ -496,7 +557,8 @@ private:
 
     Ten cache(const std::string& name, uint64_t bytes) {
         auto it = m_caches.find(name);
-        if (it == m_caches.end()) it = m_caches.emplace(name, m_w.general(name, bytes)).first;
+        if (it == m_caches.end())
+            it = m_caches.emplace(name, m_w.general(name, bytes, m_kv_tier)).first;
         return it->second;
     }
 
@@ -692,10 +754,13 @@ private:
     // A SwiGLU expert FFN (or `count` shared experts as one wider FFN) over n tokens.
     Ten expert(const std::string& E, uint64_t n, Ten& x, uint64_t count = 1) {
         const uint64_t h = m_m.hidden, I = m_m.moe.intermediate * count;
+        const Tier dense = m_weight_tier;
+        m_weight_tier = m_expert_tier;  // routed and shared experts: --expert-weights
         Ten w1 = weight(E + "w_gate_up", h * 2 * I, m_wbits);
+        Ten w2 = weight(E + "w_down", I * h, m_wbits);
+        m_weight_tier = dense;
         Ten gu = matmul(E + "gate_up_proj", n, 2 * I, h, x, w1, m_o.dtype);
         Ten act = vec("activation", "swiglu", E + "swiglu", n * I, {&gu}, n * I * kAct);
-        Ten w2 = weight(E + "w_down", I * h, m_wbits);
         return matmul(E + "down_proj", n, h, I, act, w2, m_o.dtype);
     }
 
@@ -1018,6 +1083,11 @@ private:
     const GenOptions& m_o;
     uint64_t m_die;
     DieWriter m_w;
+    Tier m_weight_tier = tier_named(m_o.weights_tier, "--weights");
+    Tier m_expert_tier =
+        tier_named(m_o.expert_weights_tier.empty() ? m_o.weights_tier : m_o.expert_weights_tier,
+                   "--expert-weights");
+    Tier m_kv_tier = tier_named(m_o.kv_tier, "--kv");
     DieCoord m_c;
     bool m_train = false, m_decode = false, m_sp = false;
     bool m_first_stage = true, m_last_stage = true;
@@ -1121,6 +1191,12 @@ nlohmann::ordered_json Generator::index(const std::string& file_pattern) const {
                            {"pp_rank", c.pp_rank}, {"ep_rank", c.ep_rank}});
     }
     j["files"] = std::move(files);
+    // Where the long-lived tensors live (traces/FORMAT.md, "Memory tiers").
+    j["placement"] =
+        OJ{{"weights", m_opt.weights_tier},
+           {"expert_weights",
+            m_opt.expert_weights_tier.empty() ? m_opt.weights_tier : m_opt.expert_weights_tier},
+           {"kv", m_opt.kv_tier}};
     auto groups = [&](auto same) {
         std::map<uint64_t, std::vector<uint64_t>> g;
         for (uint64_t d = 0; d < m_world; ++d) g[same(coord(d))].push_back(d);

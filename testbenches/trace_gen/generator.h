@@ -40,6 +40,12 @@ struct GenOptions {
     double skew = 1.2;           // Zipf exponent of expert popularity (skewed routing)
     uint64_t seed = 1;
     std::vector<int> only_dies;  // generate only these dies (empty: all)
+    // Placement in the memory tiers (DESIGN §5b; traces/FORMAT.md "Memory tiers"): hbm,
+    // remote_hbm, host_ddr or pmem. Expert weights default to the weights' tier.
+    std::string weights_tier = "hbm";
+    std::string expert_weights_tier;  // empty: as weights_tier
+    std::string kv_tier = "hbm";
+    uint64_t hbm_capacity = 288ULL << 30;  // long-lived tensors placed in hbm must fit it
     std::string name;            // header name; empty: a description of the options
 };
 

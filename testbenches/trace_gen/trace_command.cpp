@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "models/common/errors.h"
+#include "models/common/units.h"
 #include "testbenches/cli/command.h"
 #include "testbenches/trace_gen/et_import.h"
 #include "testbenches/trace_gen/generator.h"
@@ -72,6 +73,7 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
         std::string model, phase = "prefill", dtype = "bf16", routing = "uniform", out;
         tracegen::GenOptions o;
         bool no_collectives = false, no_embedding = false;
+        std::string hbm_capacity = "288GiB";
     };
     auto s = std::make_shared<State>();
     CLI::App* c = trace.add_subcommand(
@@ -102,6 +104,17 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
     c->add_option("--skew", s->o.skew, "Zipf exponent of expert popularity for --routing skewed")->capture_default_str();
     c->add_option("--seed", s->o.seed, "seed of the skewed routing")->capture_default_str();
     c->add_option("--die", s->o.only_dies, "generate only this die (repeatable)");
+    const std::string tiers =
+        "hbm, remote_hbm (the next die's HBM), host_ddr or pmem (traces/FORMAT.md, Memory tiers)";
+    c->add_option("--weights", s->o.weights_tier, "memory tier of the weights: " + tiers)
+        ->capture_default_str();
+    c->add_option("--expert-weights", s->o.expert_weights_tier,
+                  "memory tier of MoE expert weights (default: --weights)");
+    c->add_option("--kv", s->o.kv_tier, "memory tier of the KV cache")->capture_default_str();
+    c->add_option(
+         "--hbm-capacity", s->hbm_capacity,
+         "HBM per die that tensors placed in hbm must fit (e.g. 288GiB, the ascend960 preset's)")
+        ->capture_default_str();
     c->add_option("--out,-o", s->out, "output directory")->required();
     subs.emplace_back(c, [s] {
         tracegen::GenOptions o = s->o;
@@ -111,6 +124,11 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
         o.routing = s->routing == "skewed" ? tracegen::Routing::kSkewed : tracegen::Routing::kUniform;
         o.collectives = !s->no_collectives;
         o.embedding = !s->no_embedding;
+        try {
+            o.hbm_capacity = units::bytes(s->hbm_capacity);
+        } catch (const std::exception& e) {
+            throw InputError("--hbm-capacity '" + s->hbm_capacity + "': " + e.what());
+        }
         tracegen::ModelConfig model = tracegen::load_model(s->model);
         if (o.name.empty()) {
             o.name = model.name + " " + s->phase + " batch " + std::to_string(o.batch) + " seq " + std::to_string(o.seq) +

@@ -80,6 +80,7 @@ std::string run_job(const RunOptions& options) {
     StatsRegistry stats;
     FailureSink failures;
     Die die("die", platform.die, stats, failures);
+    die.set_util_window(options.util_window_ps);
     die.dispatcher().set_trace(reader.get());
     ProgressLine progress(options.progress);
     die.dispatcher().set_progress([&progress](uint64_t ops) { progress.update(ops); });

@@ -16,6 +16,7 @@ struct RunOptions {
     std::vector<std::string> overrides;  // "--set key=value"
     std::string out_dir;
     int64_t max_sim_time_ps = 0;         // watchdog; 0 = none
+    int64_t util_window_ps = 100'000'000;  // the Cube utilisation curve's window (--util-window)
     bool progress = false;               // progress line on stderr
     bool timeline = false;               // write timeline.json (Perfetto / Chrome trace events)
     TimelineOptions timeline_options;

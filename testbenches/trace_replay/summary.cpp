@@ -75,7 +75,9 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
             {"achieved_tflops", ratio(static_cast<double>(cs.flops.value()), t) * 1e-12}};
     }
 
-    return {
+    const BusyWindows::Summary util =
+        die.cube_windows().summarize(static_cast<Picoseconds>(d.end_time_ps()), p.ai_cores);
+    nlohmann::json summary = {
         {"sim_time_ns", sim_s * 1e9},
         {"wall_s", wall_s},
         {"ops", d.ops_completed()},
@@ -103,7 +105,31 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
         {"hbm_demand_bytes", die.l2().hbm_fetch_bytes_demand()},
         {"l2_weight_hit_rate", weight_hit_rate},
         {"time_by_op_class", by_class},
+        // The utilisation curve (`run --util-window`): Cube busy per window over all cores.
+        {"cube_utilization_windows",
+         {{"window_us", static_cast<double>(die.cube_windows().window()) * 1e-6},
+          {"windows", util.windows},
+          {"mean", util.mean},
+          {"std", util.std},
+          {"min", util.min},
+          {"max", util.max}}},
     };
+    if (const TierRouter* tiers = die.tiers()) {
+        // The memory pool (DESIGN §5b): traffic per tier, and what local copies served.
+        nlohmann::json t = nlohmann::json::object();
+        for (const TierParams& tp : p.dsm.tiers) {
+            const TierRouter::TierTotals& tot = tiers->totals(tp.tier);
+            nlohmann::json one = {{"read_bytes", tot.read_bytes},
+                                  {"write_bytes", tot.write_bytes},
+                                  {"hits", tot.copy_hits},
+                                  {"migrations_in", tot.migrations_in},
+                                  {"migrations_out", tot.migrations_out}};
+            if (tp.tier == Tier::kPmem) one["max_block_writes"] = tot.max_block_writes;
+            t[to_string(tp.tier)] = std::move(one);
+        }
+        summary["tiers"] = std::move(t);
+    }
+    return summary;
 }
 
 std::string format_summary(const nlohmann::json& s, const std::string& platform_line,
@@ -120,6 +146,13 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
                        s["peak_dtype"].get<std::string>(),
                        100.0 * ratio(s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>()));
     out += fmt::format("  {:<22}{:.1f} %\n", "Cube utilisation", 100.0 * s["cube_utilization"].get<double>());
+    if (const auto& w = s["cube_utilization_windows"]; w["windows"].get<uint64_t>() > 1) {
+        out += fmt::format(
+            "  {:<22}mean {:.1f} %, std {:.1f}, min {:.1f} % over {} windows of {:g} us\n",
+            "  per window", 100.0 * w["mean"].get<double>(), 100.0 * w["std"].get<double>(),
+            100.0 * w["min"].get<double>(), w["windows"].get<uint64_t>(),
+            w["window_us"].get<double>());
+    }
     out += fmt::format("  {:<22}{} read, {} written\n", "HBM traffic",
                        units::format_bytes(s["hbm_read_bytes"].get<uint64_t>()),
                        units::format_bytes(s["hbm_write_bytes"].get<uint64_t>()));
@@ -127,7 +160,16 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
                        s["hbm_bw_gbps"].get<double>(),
                        100.0 * ratio(s["hbm_bw_gbps"].get<double>(), s["hbm_peak_gbps"].get<double>()),
                        s["hbm_peak_gbps"].get<double>());
-    out += fmt::format("  {:<22}{:.1f} %\n\n", "L2 hit rate", 100.0 * s["l2_hit_rate"].get<double>());
+    out += fmt::format("  {:<22}{:.1f} %\n", "L2 hit rate", 100.0 * s["l2_hit_rate"].get<double>());
+    if (s.contains("tiers")) {
+        for (const auto& [tier, v] : s["tiers"].items()) {
+            out += fmt::format("  {:<22}{} read, {} written, {} served from local copies\n",
+                               "pool " + tier, units::format_bytes(v["read_bytes"].get<uint64_t>()),
+                               units::format_bytes(v["write_bytes"].get<uint64_t>()),
+                               v["hits"].get<uint64_t>());
+        }
+    }
+    out += "\n";
     out += fmt::format("  {:<18}{:>5}{:>14}{:>9}{:>10}\n", "time by op class", "ops", "time", "share", "TFLOPS");
     for (const auto& [cls, v] : s["time_by_op_class"].items()) {
         out += fmt::format("  {:<18}{:>5}{:>14}{:>8.1f}%{:>10.1f}\n", cls, v["ops"].get<uint64_t>(),

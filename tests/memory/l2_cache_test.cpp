@@ -317,9 +317,13 @@ TEST(L2Cache, ParamsValidation) {
     const auto problems = p.validate();
     ASSERT_FALSE(problems.empty());
     EXPECT_EQ(problems[0].first, "line");
-    // Tags hold 32-bit line numbers: 2^41 B of HBM in 512 B lines is too many.
+    // Tags hold 48-bit line numbers (32 in the tag, 16 in the line): 2^57 B in 512 B lines is too
+    // many; 2^56 B fits (a memory pool far above the HBM, DESIGN §5b).
+    L2Params fits = Fixture::l2_params();
+    fits.address_space_bytes = uint64_t{1} << 56;
+    EXPECT_TRUE(fits.validate().empty());
     L2Params big = Fixture::l2_params();
-    big.address_space_bytes = uint64_t{1} << 41;
+    big.address_space_bytes = uint64_t{1} << 57;
     const auto too_big = big.validate();
     ASSERT_EQ(too_big.size(), 1u);
     EXPECT_EQ(too_big[0].first, "line");

@@ -283,6 +283,8 @@ void TilePipeline::execute(PipelineWork& work) {
                 m_timeline->slice(m_tracks.vector, ps(vec_start), ps(m_vector_free), label);
             }
             m_cube_busy += s.tile.cube_cycles;
+            if (m_cube_windows && s.tile.cube_cycles)
+                m_cube_windows->add(ps(cube_start), ps(m_cube_free));
             m_vector_busy += s.tile.vector_cycles;
             m_mte1_busy += s.tile.mte1_cycles;
             ++m_tiles;

@@ -28,6 +28,8 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "models/common/busy_windows.h"
+
 #include "models/chip/aicore/tile.h"
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
@@ -81,6 +83,8 @@ public:
     // Functional run: loads and stores move real bytes from / to `memory` at their simulated
     // time and the Cube computes matmul tiles (functional_cube.h). Null: timing only.
     void set_functional_memory(FunctionalMemory* memory) { m_memory = memory; }
+    // Adds the Cube's busy intervals to `windows` (the die's utilisation curve).
+    void set_cube_windows(BusyWindows* windows) { m_cube_windows = windows; }
     void record_to(Timeline* timeline, const PipelineTracks& tracks) {
         m_timeline = timeline;
         m_tracks = tracks;
@@ -140,6 +144,7 @@ private:
 
     Counter& m_tiles;
     Counter& m_cube_busy;
+    BusyWindows* m_cube_windows = nullptr;
     Counter& m_vector_busy;
     Counter& m_mte1_busy;
     Counter& m_load_bytes;

@@ -15,20 +15,40 @@ double DieParams::vector_peak_ops(uint32_t elem_bytes) const {
 }
 
 Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
-         FailureSink& failures)
-    : sc_module(name), m_params(params), m_clock(std::string(this->name()) + ".clock", params.clock_hz) {
-    L2AndHbm memory = make_l2_and_hbm(params.l2, params.hbm, stats);
+         FailureSink& failures, DsmPool* pool, uint32_t index)
+    : sc_module(name),
+      m_params(params),
+      m_clock(std::string(this->name()) + ".clock", params.clock_hz) {
+    // The K split's 32-bit accumulators: one L0C's worth per core at the top of HBM; the pool's
+    // staging and tiering regions below them.
+    const uint64_t workspace = uint64_t{params.ai_cores} * params.core.l0c_bytes;
+    const uint64_t capacity = params.hbm.capacity_bytes();
+    const uint64_t workspace_base = capacity > workspace ? capacity - workspace : 0;
+    if (params.dsm.enabled() && !pool) {
+        m_own_pool = std::make_unique<DsmPool>(params.dsm, stats);
+        pool = m_own_pool.get();
+    }
+    L2AndHbm memory = make_l2_and_hbm(params.l2, params.hbm, stats,
+                                      PoolAccess{&params.dsm, pool, index, workspace_base});
     m_hbm = std::move(memory.hbm);
     m_l2 = std::move(memory.l2);
+    m_tiers = std::move(memory.tiers);
 
     // The H-JSD prefetches weights into the L2 through its own SDMA port; the L2 returns its
     // credits and feeds the HBM load monitor that throttles it.
     m_hbm_monitor = std::make_unique<HbmLoadMonitor>(params.hbm.bandwidth_bytes_per_s(),
                                                      static_cast<Picoseconds>(params.hjsd.throttle_window_ps));
     m_l2->set_load_monitor(m_hbm_monitor.get());
-    m_hjsd = std::make_unique<Hjsd>("hjsd", params.hjsd, static_cast<uint32_t>(m_l2->partition_count()),
-                                    m_clock, *m_hbm_monitor, stats, failures);
+    // With a staging region the H-JSD has one more credit pool, after the L2's partitions.
+    const auto l2_partitions = static_cast<uint32_t>(m_l2->partition_count());
+    const bool staging = m_tiers && params.dsm.staging.capacity > 0;
+    m_hjsd = std::make_unique<Hjsd>("hjsd", params.hjsd, l2_partitions + (staging ? 1 : 0), m_clock,
+                                    *m_hbm_monitor, stats, failures);
     m_hjsd->l2_out.bind(m_l2->core_in);
+    if (staging) {
+        m_hjsd->set_staging_target(*m_tiers, l2_partitions);
+        m_tiers->set_staging_listener(m_hjsd.get(), l2_partitions);
+    }
     if (m_hbm->waits()) m_hjsd->issue_from_lanes();
     m_l2->set_prefetch_listener(m_hjsd.get());
 
@@ -41,6 +61,7 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
             std::make_unique<TilePipeline>((core + "_aic").c_str(), m_clock, aic, stats, failures));
         m_cube_pipes.back()->l2_out.bind(m_l2->core_in);
         cube.push_back(m_cube_pipes.back().get());
+        m_cube_pipes.back()->set_cube_windows(&m_cube_windows);
         for (uint32_t v = 0; v < params.core.vector_cores; ++v) {
             m_vector_pipes.push_back(std::make_unique<TilePipeline>(
                 (core + "_aiv" + std::to_string(v)).c_str(), m_clock, aiv, stats, failures));
@@ -49,14 +70,17 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
         }
     }
     if (params.noc) connect_network(*params.noc);
-    // The K split's 32-bit accumulators: one L0C's worth per core at the top of HBM.
-    const uint64_t workspace = uint64_t{params.ai_cores} * params.core.l0c_bytes;
-    const uint64_t capacity = params.hbm.capacity_bytes();
     m_tiler = std::make_unique<Tiler>(m_params.core, params.ai_cores,
-                                      Workspace{capacity > workspace ? capacity - workspace : 0, std::min(workspace, capacity)});
+                                      Workspace{workspace_base, std::min(workspace, capacity)});
     m_dispatcher = std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
-    m_dispatcher->set_address_space(params.hbm.capacity_bytes());
-    m_dispatcher->set_prefetcher(m_hjsd.get(), static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight)));
+    m_dispatcher->set_address_space(params.hbm.capacity_bytes(), m_tiers.get());
+    const auto weight_partition = static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight));
+    m_dispatcher->set_prefetcher(m_hjsd.get(), weight_partition);
+    if (staging) {
+        // A candidate in the pool larger than the weight partition's credit goes to staging.
+        m_dispatcher->set_staging(l2_partitions,
+                                  params.hjsd.registers.credit_limit[weight_partition]);
+    }
 }
 
 // The L2's target ports, in binding order: the H-JSD's SDMA port, then per core its Cube and
@@ -127,6 +151,8 @@ void Die::finalize_stats() {
     m_dispatcher->finalize_stats();
     m_hjsd->finalize_stats();
     m_l2->finalize_stats();
+    if (m_tiers) m_tiers->finalize_stats();
+    if (m_own_pool) m_own_pool->finalize_stats();
     m_hbm->finalize_stats();
 }
 

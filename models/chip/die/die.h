@@ -27,6 +27,9 @@
 #include "models/memory/hbm/hbm_model.h"
 #include "models/memory/hbm_load_monitor.h"
 #include "models/memory/l2/l2_cache.h"
+#include "models/memory/tiers/dsm_params.h"
+#include "models/memory/tiers/dsm_pool.h"
+#include "models/memory/tiers/tier_router.h"
 
 namespace asim {
 
@@ -40,6 +43,7 @@ struct DieParams {
     HjsdParams hjsd;
     HbmParams hbm;  // die.hbm: the device, and the fidelity it runs at
     std::optional<NocParams> noc;  // die.noc; absent: engines reach the L2 with no network latency
+    DsmParams dsm;                 // the platform's `dsm:` (memory pool tiers); empty: HBM only
 
     // Derived figures for `info` and the summary.
     double peak_flops(DType dtype) const;  // matrix engine only; 0 when it lacks the dtype
@@ -51,24 +55,32 @@ DieParams parse_die_params(const ConfigNode& die);
 
 class Die : public sc_core::sc_module {
 public:
-    Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
-        FailureSink& failures);
+  // `pool`: the supernode's shared pool devices (null: the die makes its own, a single die);
+  // `index`: the die's number among the owners of the pool's remote_hbm windows.
+  Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
+      FailureSink& failures, DsmPool* pool = nullptr, uint32_t index = 0);
 
-    const DieParams& params() const { return m_params; }
-    const ClockDomain& clock() const { return m_clock; }
-    OpDispatcher& dispatcher() { return *m_dispatcher; }
-    const OpDispatcher& dispatcher() const { return *m_dispatcher; }
-    const L2Cache& l2() const { return *m_l2; }
-    const Hjsd& hjsd() const { return *m_hjsd; }
-    const HbmModel& hbm() const { return *m_hbm; }
-    Cycles cube_busy_cycles() const;
-    // Records every pipe of the selected cores (Timeline::core_selected) as a track of group
-    // `die.coreN` (AIC MTE2 / MTE1 / Cube / FixPipe, AIVm MTE2 / Vector / MTE3), and the L2 and
-    // HBM traffic as counters of groups `die.l2` and `die.hbm`.
-    void record_to(Timeline* timeline);
-    // Functional run: every engine moves real bytes from / to `memory` and the Cube computes.
-    void set_functional_memory(FunctionalMemory* memory);
-    void finalize_stats();
+  const DieParams& params() const { return m_params; }
+  const ClockDomain& clock() const { return m_clock; }
+  OpDispatcher& dispatcher() { return *m_dispatcher; }
+  const OpDispatcher& dispatcher() const { return *m_dispatcher; }
+  const L2Cache& l2() const { return *m_l2; }
+  const Hjsd& hjsd() const { return *m_hjsd; }
+  const HbmModel& hbm() const { return *m_hbm; }
+  // The memory pool's router, or null on a platform without `dsm:`.
+  const TierRouter* tiers() const { return m_tiers.get(); }
+  Cycles cube_busy_cycles() const;
+  // The Cube engines' busy time per window of `window` ps (default 100 us): the utilisation
+  // curve. Set before the simulation starts.
+  void set_util_window(Picoseconds window) { m_cube_windows = BusyWindows(window); }
+  const BusyWindows& cube_windows() const { return m_cube_windows; }
+  // Records every pipe of the selected cores (Timeline::core_selected) as a track of group
+  // `die.coreN` (AIC MTE2 / MTE1 / Cube / FixPipe, AIVm MTE2 / Vector / MTE3), and the L2 and
+  // HBM traffic as counters of groups `die.l2` and `die.hbm`.
+  void record_to(Timeline* timeline);
+  // Functional run: every engine moves real bytes from / to `memory` and the Cube computes.
+  void set_functional_memory(FunctionalMemory* memory);
+  void finalize_stats();
 
 private:
     void connect_network(const NocParams& noc);
@@ -77,11 +89,14 @@ private:
     ClockDomain m_clock;
     std::unique_ptr<HbmModel> m_hbm;
     std::unique_ptr<L2Cache> m_l2;
+    std::unique_ptr<DsmPool> m_own_pool;
+    std::unique_ptr<TierRouter> m_tiers;
     std::unique_ptr<HbmLoadMonitor> m_hbm_monitor;
     std::unique_ptr<Hjsd> m_hjsd;
     std::vector<std::unique_ptr<TilePipeline>> m_cube_pipes;
     std::vector<std::unique_ptr<TilePipeline>> m_vector_pipes;
     std::unique_ptr<Tiler> m_tiler;
+    BusyWindows m_cube_windows{100'000'000};
     std::unique_ptr<OpDispatcher> m_dispatcher;
 };
 

@@ -86,9 +86,11 @@ void OpDispatcher::fill_lookahead() {
         const uint64_t seq = m_ops_read++;
         if (m_hjsd) {
             for (const trace::Tensor& t : op.inputs) {
-                if (t.stream == StreamClass::kWeight) {
-                    m_hjsd->add_candidate({seq, t.addr, t.bytes, m_weight_partition});
-                }
+                if (t.stream != StreamClass::kWeight) continue;
+                const Tier tier = m_tiers ? m_tiers->decode(t.addr, t.bytes).tier : Tier::kHbm;
+                const bool stage = m_staging && tier != Tier::kHbm && t.bytes > m_l2_weight_credit;
+                m_hjsd->add_candidate(
+                    {seq, t.addr, t.bytes, stage ? m_staging_pool : m_weight_partition});
             }
         }
         m_lookahead.emplace_back(seq, std::move(op));
@@ -98,13 +100,16 @@ void OpDispatcher::fill_lookahead() {
 void OpDispatcher::check_deps_exist(const trace::Op& op) {
     for (const auto* list : {&op.inputs, &op.outputs}) {
         for (const trace::Tensor& t : *list) {
-            if (t.addr >= m_address_space || t.bytes > m_address_space - t.addr) {
+            const bool in_hbm = t.addr < m_address_space && t.bytes <= m_address_space - t.addr;
+            if (!in_hbm && !(m_tiers && m_tiers->decode(t.addr, t.bytes).valid)) {
                 char range[64];
                 std::snprintf(range, sizeof range, "[0x%llx, +%llu B)", static_cast<unsigned long long>(t.addr),
                               static_cast<unsigned long long>(t.bytes));
-                throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": op " +
-                                 std::to_string(op.id) + ": tensor '" + t.name + "' " + range +
-                                 " lies beyond the platform's HBM (" + std::to_string(m_address_space) + " B)");
+                throw InputError(
+                    m_reader->display_name() + ":" + std::to_string(op.line) + ": op " +
+                    std::to_string(op.id) + ": tensor '" + t.name + "' " + range +
+                    " lies beyond the platform's HBM (" + std::to_string(m_address_space) + " B)" +
+                    (m_tiers ? " and outside every memory tier of its dsm: address map" : ""));
             }
         }
     }

@@ -28,6 +28,7 @@
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
 #include "models/common/trace.h"
+#include "models/memory/tiers/tier_router.h"
 
 namespace asim {
 
@@ -77,8 +78,19 @@ public:
         m_hjsd = hjsd;
         m_weight_partition = weight_partition;
     }
-    // Tensors must lie below this (the HBM capacity); one beyond it is an input error.
-    void set_address_space(uint64_t bytes) { m_address_space = bytes; }
+    // Tensors must lie below `hbm_bytes` (the HBM capacity) or, with a memory pool (`tiers`
+    // non-null), in one of its tiers; any other is an input error naming the trace line.
+    void set_address_space(uint64_t hbm_bytes, const TierRouter* tiers = nullptr) {
+        m_address_space = hbm_bytes;
+        m_tiers = tiers;
+    }
+    // The H-JSD's staging credit pool: a weight in the pool larger than `l2_credit` (the weight
+    // partition's) is prefetched into the staging region of local HBM instead of the L2.
+    void set_staging(uint32_t staging_pool, uint64_t l2_credit) {
+        m_staging_pool = staging_pool;
+        m_l2_weight_credit = l2_credit;
+        m_staging = true;
+    }
     // Called after each op completes, with the number completed so far.
     void set_progress(std::function<void(uint64_t)> progress) { m_progress = std::move(progress); }
     // Names each op's work on the timeline the pipelines record to ("<name> #<id>").
@@ -132,6 +144,10 @@ private:
     Logger m_log;
     Hjsd* m_hjsd = nullptr;
     uint64_t m_address_space = ~uint64_t{0};
+    const TierRouter* m_tiers = nullptr;
+    bool m_staging = false;
+    uint32_t m_staging_pool = 0;
+    uint64_t m_l2_weight_credit = 0;
     uint32_t m_weight_partition = 0;
     // Ops read but not yet dispatched, with their sequence numbers (trace order, from 0): the
     // H-JSD needs to see prefetch_depth ops ahead of the one running.

@@ -114,7 +114,11 @@ Picoseconds Hjsd::transport(const hjsd::Request& r) {
     info->engine = name();
     info->issue_time = sc_core::sc_time_stamp();
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    l2_out->b_transport(*p, delay);
+    if (m_stage_target && r.partition == m_staging_pool) {
+        m_stage_target->stage_transport(*p, delay);
+    } else {
+        l2_out->b_transport(*p, delay);
+    }
     check_response(*p, name());
     p->release();
     return ClockDomain::to_ps(sc_core::sc_time_stamp() + delay);

@@ -34,6 +34,7 @@
 #include "models/common/stats.h"
 #include "models/memory/hbm_load_monitor.h"
 #include "models/memory/l2/l2_cache.h"
+#include "models/memory/tiers/tier_router.h"
 
 namespace asim {
 
@@ -74,6 +75,12 @@ public:
     // `sdma_outstanding` SDMA lanes (threads), so they are in flight together instead of one
     // after another. Call during elaboration.
     void issue_from_lanes();
+    // The second prefetch level (DESIGN §5b): requests of credit pool `pool` go to `target` (the
+    // memory pool's staging port), which copies them into local HBM, instead of into the L2.
+    void set_staging_target(StagingPort& target, uint32_t pool) {
+        m_stage_target = &target;
+        m_staging_pool = pool;
+    }
 
   private:
     SC_HAS_PROCESS(Hjsd);
@@ -106,6 +113,8 @@ public:
     sc_core::sc_event m_input;
     uint64_t m_input_generation = 0;  // bumped by every input, to see those that came while the engine settled
     PayloadPool m_pool;
+    StagingPort* m_stage_target = nullptr;
+    uint32_t m_staging_pool = ~uint32_t{0};
     struct StatRefs {
         Counter& issued_chunks;
         Counter& issued_bytes;

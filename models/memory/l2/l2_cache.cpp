@@ -36,9 +36,10 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     }
     if (!(slice_bandwidth_bytes_per_s > 0)) problems.emplace_back("slice_bandwidth", "must be greater than zero");
     if (mshrs == 0) problems.emplace_back("mshrs", "must be at least 1");
-    if (pow2(line_bytes) && address_space_bytes / line_bytes >= (uint64_t{1} << 32) - 1) {
-        problems.emplace_back("line", "too small for the address space: line numbers must fit 32 bits (" +
-                                          std::to_string(address_space_bytes) + " B of HBM)");
+    if (pow2(line_bytes) && address_space_bytes / line_bytes >= (uint64_t{1} << 48) - 1) {
+        problems.emplace_back("line",
+                              "too small for the address space: line numbers must fit 48 bits (" +
+                                  std::to_string(address_space_bytes) + " B of memory)");
     }
     const auto& names = replacement_policy_names();
     if (std::find(names.begin(), names.end(), replacement) == names.end()) {
@@ -204,7 +205,9 @@ std::size_t L2Cache::slice_of(uint64_t line_number) const {
 std::size_t L2Cache::find(uint64_t line_number, std::size_t set) const {
     const std::size_t base = set * m_params.ways;
     for (std::size_t i = base; i < base + m_params.ways; ++i) {
-        if (m_tags[i] == static_cast<uint32_t>(line_number)) return i;
+        if (m_tags[i] == static_cast<uint32_t>(line_number) &&
+            m_lines[i].tag_high == (line_number >> 32))
+            return i;
     }
     return kNone;
 }
@@ -253,14 +256,16 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
                 const unsigned first = static_cast<unsigned>(__builtin_ctz(dirty));
                 unsigned run = 0;
                 while (dirty & (1u << (first + run))) dirty &= ~(1u << (first + run++));
-                r.posted.push_back({when,
-                                    (uint64_t{m_tags[victim]} << m_line_shift) +
-                                        (uint64_t{first} << m_sector_shift),
-                                    uint64_t{run} << m_sector_shift});
+                r.posted.push_back(
+                    {when,
+                     (((uint64_t{v.tag_high} << 32) | m_tags[victim]) << m_line_shift) +
+                         (uint64_t{first} << m_sector_shift),
+                     uint64_t{run} << m_sector_shift});
             }
         }
     }
     m_lines[victim] = Line{0, 0, 0, static_cast<uint8_t>(part), false, 0};
+    m_lines[victim].tag_high = static_cast<uint16_t>(line_number >> 32);
     m_tags[victim] = static_cast<uint32_t>(line_number);
     m_policy->on_fill(victim);
     return victim;
@@ -358,7 +363,10 @@ void L2Cache::flush_batch(Request& r) {
         hbm_access(r.batch.issue, r.batch.begin, r.batch.end - r.batch.begin, false, r);
     m_mshrs_in_flight -= count;
     for (const Fill& f : r.batch.lines) {
-        if (f.index == kNone || m_tags[f.index] != f.tag || !filling(f.index)) continue;
+        if (f.index == kNone || m_tags[f.index] != static_cast<uint32_t>(f.line_number) ||
+            m_lines[f.index].tag_high != (f.line_number >> 32) || !filling(f.index)) {
+            continue;
+        }
         m_lines[f.index].ready = done;
         --m_filling_in_set[f.index / m_params.ways];
     }
@@ -542,7 +550,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             r.batch.issue = issue;
         }
         r.batch.end = last;
-        r.batch.lines.push_back({idx, static_cast<uint32_t>(line_number)});
+        r.batch.lines.push_back({idx, line_number});
         done = std::max(done, grant.end + hit_latency + hop);
     }
     flush_batch(r);

@@ -148,7 +148,9 @@ private:
     // A line's tag (its line number, or kInvalidTag) lives in m_tags, apart from the rest of its
     // state: the tag compare of every access then touches 4 B per way (a 16-way set is one host
     // cache line), not a whole Line (the scan of a set was a quarter of a GEMM run's time,
-    // waiting on memory). Line numbers fit 32 bits: validate() bounds the address space.
+    // waiting on memory). The tag holds a line number's low 32 bits; the high 16 are in its
+    // Line (`tag_high`, read only when the low bits match), so memory pools far above the HBM
+    // (DESIGN §5b) fit: validate() bounds line numbers to 48 bits.
     static constexpr uint32_t kInvalidTag = ~uint32_t{0};
     static constexpr Picoseconds kFilling = ~Picoseconds{0};
     static constexpr std::size_t kNone = ~std::size_t{0};
@@ -159,6 +161,7 @@ private:
         uint8_t partition = 0;
         bool prefetched = false;      // filled by prefetch, not yet demanded
         uint16_t prefetch_bytes = 0;  // bytes of prefetch requests this line holds (for credits)
+        uint16_t tag_high = 0;        // line number bits 32..47 (see kInvalidTag)
     };
     // Bits of a line number that choose its set and its slice (masks when the counts are powers
     // of two, as they are in every preset: a 64-bit division per line showed in profiles).
@@ -179,7 +182,7 @@ private:
     // that was evicted meanwhile).
     struct Fill {
         std::size_t index;
-        uint32_t tag;
+        uint64_t line_number;
     };
     // A run of contiguous bytes to fetch from HBM at one issue time, for the lines in it.
     struct FetchBatch {

@@ -1,0 +1,96 @@
+// A bandwidth server with two classes, demand and background (prefetch, migration): demand
+// first, as DESIGN §5 asks of every arbiter a prefetch shares with demand.
+//
+// Non-preemptive priority at transfer granularity, computed arithmetically like
+// BandwidthServer: a demand transfer waits for the demand work reserved before it and for the
+// background transfer in service when it arrives (it does not wait for background work queued
+// behind that one); the background transfers reserved after it queue behind it. A background
+// transfer waits for everything reserved before it.
+//
+// Approximation: latencies are computed when a transfer is reserved, so background transfers
+// already granted are not pushed back by demand that arrives later; in a window where both
+// overlap the server can move up to one background backlog more than its rate. The background
+// backlog is bounded by its issuers (the H-JSD's SDMA slots, the migration budget), so the excess
+// is bounded too; `overlap_bytes()` reports how much of it there was.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+
+#include "models/common/bandwidth_server.h"
+#include "models/common/clock_domain.h"
+
+namespace asim {
+
+class PriorityBandwidthServer {
+  public:
+    PriorityBandwidthServer(const ClockDomain* clock, double bytes_per_cycle)
+        : m_server(clock, bytes_per_cycle), m_clock(clock) {}
+
+    using Grant = BandwidthServer::Grant;
+
+    Grant reserve(Picoseconds arrival, uint64_t bytes, bool background) {
+        const Cycles at = m_clock->ps_to_cycles_ceil(arrival);
+        const Cycles busy = m_server.occupancy_cycles(bytes);
+        Cycles start;
+        if (background) {
+            start = std::max(at, m_all_free);
+            m_all_free = start + busy;
+            m_background.push_back({start, m_all_free});
+            if (m_background.size() > kKeep) m_background.pop_front();
+        } else {
+            // The background transfer in service at `at`, if any, finishes first.
+            Cycles in_service_end = 0;
+            for (auto it = m_background.rbegin(); it != m_background.rend(); ++it) {
+                if (it->start <= at && at < it->end) {
+                    in_service_end = it->end;
+                    break;
+                }
+                if (it->end <= at) break;
+            }
+            start = std::max({at, m_demand_free, in_service_end});
+            m_demand_free = start + busy;
+            // Background work not yet started moves behind this transfer.
+            if (m_all_free > start) {
+                m_overlap_cycles += std::min(busy, m_all_free - start);
+                m_all_free += busy;
+            } else {
+                m_all_free = m_demand_free;
+            }
+        }
+        m_busy_cycles += busy;
+        m_bytes += bytes;
+        return {m_clock->cycles_to_ps(start), m_clock->cycles_to_ps(start + busy)};
+    }
+
+    Picoseconds free_at() const {
+        return m_clock->cycles_to_ps(std::max(m_all_free, m_demand_free));
+    }
+    Cycles busy_cycles() const { return m_busy_cycles; }
+    uint64_t bytes() const { return m_bytes; }
+    // Bytes' worth of demand time that overlapped background transfers already granted.
+    uint64_t overlap_bytes() const {
+        return static_cast<uint64_t>(static_cast<double>(m_overlap_cycles) *
+                                     m_server.bytes_per_cycle());
+    }
+    double bytes_per_cycle() const { return m_server.bytes_per_cycle(); }
+    const ClockDomain& clock() const { return *m_clock; }
+
+  private:
+    static constexpr std::size_t kKeep = 64;  // recent background transfers, for "in service"
+    struct Span {
+        Cycles start;
+        Cycles end;
+    };
+    BandwidthServer m_server;  // occupancy arithmetic only
+    const ClockDomain* m_clock;
+    Cycles m_demand_free = 0;
+    Cycles m_all_free = 0;
+    Cycles m_busy_cycles = 0;
+    Cycles m_overlap_cycles = 0;
+    uint64_t m_bytes = 0;
+    std::deque<Span> m_background;
+};
+
+}  // namespace asim

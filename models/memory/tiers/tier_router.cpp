@@ -1,0 +1,302 @@
+#include "models/memory/tiers/tier_router.h"
+
+#include <algorithm>
+
+#include "models/common/errors.h"
+
+namespace asim {
+
+namespace {
+constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;
+// A promotion is skipped when the migration budget is already booked this far ahead.
+constexpr Picoseconds kMigrationHorizonPs = 10'000'000;  // 10 us
+}  // namespace
+
+TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, DsmPool& pool,
+                       uint32_t die, uint64_t local_hbm_bytes, uint64_t region_top,
+                       StatsRegistry& stats)
+    : sc_module(name),
+      l2_in("l2_in"),
+      hbm_out("hbm_out"),
+      m_params(params),
+      m_pool(pool),
+      m_die(die),
+      m_local_bytes(local_hbm_bytes),
+      m_port_read(&pool.clock(), params.port.read_bytes_per_s / kPicosecondClock),
+      m_port_write(&pool.clock(), params.port.write_bytes_per_s / kPicosecondClock),
+      m_staged(region_top - params.staging.capacity, params.staging.capacity, params.staging.block,
+               false),
+      m_promoted(region_top - params.staging.capacity -
+                     (params.tiering.enable ? params.tiering.capacity : 0),
+                 params.tiering.enable ? params.tiering.capacity : 0, params.tiering.block, true),
+      m_migration_budget(&pool.clock(), params.tiering.migration_bytes_per_s / kPicosecondClock),
+      m_stats{
+          stats.counter(std::string(this->name()) + ".staged_blocks",
+                        "blocks the H-JSD staged into local HBM"),
+          stats.counter(std::string(this->name()) + ".staging_hits",
+                        "pool reads served from a staged copy"),
+          stats.counter(std::string(this->name()) + ".staging_unused",
+                        "staged blocks evicted before any demand read"),
+          stats.counter(std::string(this->name()) + ".promoted_hits",
+                        "pool reads served from a promoted copy"),
+          stats.counter(std::string(this->name()) + ".migrations_skipped",
+                        "promotions skipped: migration budget booked"),
+          stats.counter(std::string(this->name()) + ".port_read_bytes",
+                        "bytes into the die through its pool port", "B"),
+          stats.counter(std::string(this->name()) + ".port_write_bytes",
+                        "bytes out of the die through its pool port", "B"),
+          stats.histogram(std::string(this->name()) + ".pool_read_latency_ns",
+                          "demand reads of a pool tier (no local copy): arrival to data", "ns")},
+      m_registry(stats) {
+    m_staging_base = region_top - params.staging.capacity;
+    l2_in.register_b_transport(this, &TierRouter::b_transport);
+}
+
+TierRouter::Decoded TierRouter::decode(uint64_t addr, uint64_t bytes) const {
+    Decoded d;
+    if (bytes == 0 || addr > ~uint64_t{0} - bytes) return d;
+    if (addr + bytes <= m_local_bytes) return {Tier::kHbm, m_die, addr, true};
+    for (const TierParams& t : m_params.tiers) {
+        if (addr < t.base) continue;
+        const uint64_t rel = addr - t.base;
+        if (t.tier == Tier::kRemoteHbm) {
+            const uint64_t owner = rel / kRemoteHbmOwnerStride, off = rel % kRemoteHbmOwnerStride;
+            if (owner >= m_params.owners || off + bytes > t.capacity) continue;
+            if (owner == m_die) return {Tier::kHbm, m_die, off, off + bytes <= m_local_bytes};
+            return {Tier::kRemoteHbm, static_cast<uint32_t>(owner), off, true};
+        }
+        if (rel + bytes <= t.capacity) return {t.tier, 0, rel, true};
+    }
+    return d;
+}
+
+Picoseconds TierRouter::local_access(uint64_t addr, Picoseconds arrival, uint64_t bytes, bool write,
+                                     const TransactionInfo* info) {
+    tlm::tlm_generic_payload* p = m_payloads.acquire();
+    p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    p->set_address(addr);
+    p->set_data_length(static_cast<unsigned>(bytes));
+    p->set_streaming_width(static_cast<unsigned>(bytes));
+    if (info) *info_of(*p) = *info;
+    info_of(*p)->engine = name();
+    const Picoseconds now = kernel_now();
+    sc_core::sc_time delay = ClockDomain::from_ps(arrival > now ? arrival - now : 0);
+    hbm_out->b_transport(*p, delay);
+    check_response(*p, name());
+    p->release();
+    return kernel_now() + ClockDomain::to_ps(delay);
+}
+
+Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes,
+                                    bool write, bool background) {
+    const TierParams& tp = *m_params.find(d.tier);
+    const auto port = (write ? m_port_write : m_port_read).reserve(arrival, bytes, background);
+    (write ? m_stats.port_write_bytes : m_stats.port_read_bytes) += bytes;
+    Picoseconds device_done = port.end;
+    tlm::tlm_fw_transport_if<>* owner_hbm =
+        d.tier == Tier::kRemoteHbm ? m_pool.hbm_of(d.owner) : nullptr;
+    if (owner_hbm) {
+        // The owner die's HBM model serves it, in contention with that die's own traffic.
+        tlm::tlm_generic_payload* p = m_payloads.acquire();
+        p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        p->set_address(d.offset);
+        p->set_data_length(static_cast<unsigned>(bytes));
+        p->set_streaming_width(static_cast<unsigned>(bytes));
+        info_of(*p)->stream = background ? StreamClass::kPrefetch : StreamClass::kWeight;
+        info_of(*p)->engine = name();
+        const Picoseconds now = kernel_now();
+        sc_core::sc_time delay = ClockDomain::from_ps(arrival > now ? arrival - now : 0);
+        owner_hbm->b_transport(*p, delay);
+        check_response(*p, name());
+        p->release();
+        device_done = kernel_now() + ClockDomain::to_ps(delay);
+    } else {
+        DsmPool::Device& dev = *m_pool.device(d.tier);
+        device_done = (write ? dev.write : dev.read).reserve(arrival, bytes, background).end;
+    }
+    const Picoseconds done =
+        std::max(port.end, device_done) + (write ? tp.write_latency_ps : tp.read_latency_ps);
+    TierTotals& tot = m_totals[static_cast<std::size_t>(d.tier)];
+    if (write) {
+        ++tot.writes;
+        tot.write_bytes += bytes;
+        if (d.tier == Tier::kPmem && tp.endurance_block) {
+            const uint32_t n = ++m_pmem_writes[d.offset / tp.endurance_block];
+            tot.max_block_writes = std::max<uint64_t>(tot.max_block_writes, n);
+        }
+    } else {
+        ++tot.reads;
+        tot.read_bytes += bytes;
+        if (!background) m_stats.pool_read_latency_ns.sample((done - arrival) / 1000);
+    }
+    return done;
+}
+
+void TierRouter::evict_staged(const LocalCopies::Copy& c) {
+    if (!c.used) ++m_stats.staging_unused;
+    if (c.credit && m_listener) m_listener->prefetch_released(m_staging_pool, c.credit);
+}
+
+void TierRouter::count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds when) {
+    if (!m_params.tiering.enable) return;
+    const uint64_t block = m_promoted.block_of(addr);
+    if (++m_block_reads[block] < m_params.tiering.promote_after) return;
+    if (m_promoted.find(block, false)) return;
+    const uint64_t bytes = m_promoted.block_bytes();
+    if (m_migration_budget.free_at() > when + kMigrationHorizonPs) {
+        ++m_stats.migrations_skipped;
+        return;
+    }
+    m_block_reads.erase(block);
+    const auto budget = m_migration_budget.reserve(when, bytes);
+    if (auto victim = m_promoted.make_room()) {
+        const uint64_t victim_addr = victim->block * bytes;
+        const Decoded vd = decode(victim_addr, bytes);
+        ++m_totals[static_cast<std::size_t>(vd.tier)].migrations_out;
+        if (victim->dirty && vd.valid && vd.tier != Tier::kHbm) {
+            const Picoseconds read =
+                local_access(victim->slot_addr, budget.start, bytes, false, nullptr);
+            pool_access(vd, read, bytes, true, true);
+        }
+    }
+    const uint64_t block_addr = block * bytes;
+    Decoded bd = decode(block_addr, bytes);
+    if (!bd.valid || bd.tier == Tier::kHbm)
+        bd = d;  // a block straddling a window edge: time it as the access's tier
+    const Picoseconds read_done = pool_access(bd, budget.start, bytes, false, true);
+    LocalCopies::Copy& c = m_promoted.insert(block, 0);
+    c.ready = local_access(c.slot_addr, read_done, bytes, true, nullptr);
+    ++m_totals[static_cast<std::size_t>(d.tier)].migrations_in;
+}
+
+Picoseconds TierRouter::remote_piece(uint64_t addr, const Decoded& d, Picoseconds arrival,
+                                     uint64_t bytes, bool write, bool background,
+                                     const TransactionInfo* info) {
+    for (LocalCopies* copies : {&m_staged, &m_promoted}) {
+        if (!copies->enabled()) continue;
+        LocalCopies::Copy* c = copies->find(copies->block_of(addr), !background);
+        if (!c) continue;
+        const Picoseconds at = std::max(arrival, c->ready);
+        const Picoseconds done =
+            local_access(c->slot_addr + addr % copies->block_bytes(), at, bytes, write, info);
+        if (write) c->dirty = true;
+        ++m_totals[static_cast<std::size_t>(d.tier)].copy_hits;
+        ++(copies == &m_staged ? m_stats.staging_hits : m_stats.promoted_hits);
+        if (!background && !c->used) {
+            c->used = true;
+            if (c->credit && m_listener) m_listener->prefetch_released(m_staging_pool, c->credit);
+            c->credit = 0;
+        }
+        return done;
+    }
+    if (!write && !background) count_for_tiering(addr, d, arrival);
+    return pool_access(d, arrival, bytes, write, background);
+}
+
+void TierRouter::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    const uint64_t addr = p.get_address();
+    const uint64_t bytes = p.get_data_length();
+    const Decoded d = decode(addr, bytes);
+    if (!d.valid) {
+        p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    if (d.tier == Tier::kHbm) {
+        if (d.offset == addr) return hbm_out->b_transport(p, delay);
+        p.set_address(d.offset);  // the die's own window of remote_hbm
+        hbm_out->b_transport(p, delay);
+        p.set_address(addr);
+        return;
+    }
+    const TransactionInfo* info = info_of(p);
+    const bool background = info && info->stream == StreamClass::kPrefetch;
+    const bool write = p.is_write();
+    const Picoseconds arrival = kernel_now() + ClockDomain::to_ps(delay);
+    // Pieces no larger than a copy block, so each looks up its own copy.
+    uint64_t piece = ~uint64_t{0};
+    if (m_staged.enabled()) piece = std::min(piece, m_staged.block_bytes());
+    if (m_promoted.enabled()) piece = std::min(piece, m_promoted.block_bytes());
+    Picoseconds done = arrival;
+    for (uint64_t a = addr; a < addr + bytes;) {
+        const uint64_t end =
+            piece == ~uint64_t{0} ? addr + bytes : std::min(addr + bytes, (a / piece + 1) * piece);
+        const Decoded pd = a == addr ? d : decode(a, end - a);
+        done = std::max(done, remote_piece(a, pd, arrival, end - a, write, background, info));
+        a = end;
+    }
+    delay = ClockDomain::from_ps(done - kernel_now());
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void TierRouter::stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    const uint64_t addr = p.get_address();
+    const uint64_t bytes = p.get_data_length();
+    const Decoded d = decode(addr, bytes);
+    if (!d.valid || !m_staged.enabled()) {
+        p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    const Picoseconds arrival = kernel_now() + ClockDomain::to_ps(delay);
+    const uint64_t block_bytes = m_staged.block_bytes();
+    Picoseconds done = arrival;
+    for (uint64_t a = addr; a < addr + bytes;) {
+        const uint64_t end = std::min(addr + bytes, (a / block_bytes + 1) * block_bytes);
+        const uint64_t block = m_staged.block_of(a);
+        if (LocalCopies::Copy* c = m_staged.find(block, false)) {
+            // Already staged: nothing moves, and the credit comes back at once.
+            if (m_listener) m_listener->prefetch_released(m_staging_pool, end - a);
+            done = std::max(done, c->ready);
+        } else {
+            if (auto victim = m_staged.make_room()) evict_staged(*victim);
+            const Decoded pd = a == addr ? d : decode(a, end - a);
+            Picoseconds ready;
+            if (pd.tier == Tier::kHbm) {  // local already: a copy would gain nothing
+                ready = arrival;
+            } else {
+                const Picoseconds read_done = pool_access(pd, arrival, end - a, false, true);
+                LocalCopies::Copy& copy = m_staged.insert(block, 0);
+                copy.ready = local_access(copy.slot_addr + a % block_bytes, read_done, end - a,
+                                          true, info_of(p));
+                copy.credit = end - a;
+                ready = copy.ready;
+                ++m_stats.staged_blocks;
+            }
+            if (pd.tier == Tier::kHbm && m_listener)
+                m_listener->prefetch_released(m_staging_pool, end - a);
+            done = std::max(done, ready);
+        }
+        a = end;
+    }
+    delay = ClockDomain::from_ps(done - kernel_now());
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void TierRouter::finalize_stats() {
+    for (const TierParams& t : m_params.tiers) {
+        const TierTotals& tot = totals(t.tier);
+        const std::string base = std::string(name()) + "." + to_string(t.tier);
+        m_registry
+            .counter(base + ".read_bytes",
+                     "bytes read from the tier (pool reads, migrations and staging included)", "B")
+            .set(tot.read_bytes);
+        m_registry.counter(base + ".write_bytes", "bytes written to the tier", "B")
+            .set(tot.write_bytes);
+        m_registry.counter(base + ".reads", "read transactions at the tier").set(tot.reads);
+        m_registry.counter(base + ".writes", "write transactions at the tier").set(tot.writes);
+        m_registry
+            .counter(base + ".hits", "accesses to the tier's addresses served from a local copy")
+            .set(tot.copy_hits);
+        m_registry.counter(base + ".migrations_in", "blocks promoted from the tier into local HBM")
+            .set(tot.migrations_in);
+        m_registry
+            .counter(base + ".migrations_out", "promoted blocks of the tier demoted from local HBM")
+            .set(tot.migrations_out);
+        if (t.tier == Tier::kPmem) {
+            m_registry
+                .counter(base + ".max_block_writes", "writes to the most written endurance block")
+                .set(tot.max_block_writes);
+        }
+    }
+}
+
+}  // namespace asim

@@ -1,0 +1,133 @@
+// The die's way to its memory tiers (DESIGN §5b): a TLM module between the L2 and the HBM that
+// decodes each access's address with the platform's address map and times it at its tier.
+//
+//  - hbm: forwarded to the die's HBM unchanged (a die reading its own remote_hbm window too).
+//  - remote_hbm / host_ddr / pmem: the die's pool port (UB; one demand-first server per
+//    direction), then the tier's device (another die's HBM model in a supernode, the shared DDR or
+//    persistent-memory device otherwise), plus the tier's unloaded latency. Demand goes before
+//    prefetch and migration traffic on the port and on the device.
+//  - A block of the pool with a copy in local HBM (staged by the H-JSD or promoted by tiering)
+//    is read from that copy, at local HBM timing, once the copy is complete.
+//
+// The H-JSD's second prefetch level arrives through StagingPort: a read of pool blocks that the
+// router copies into the staging region (pool read, then a local HBM write); the staging credit
+// goes back to the H-JSD when a demand read first uses a staged block or when it is evicted unused.
+//
+// Hardware tiering: per-block counters of demand reads; a block read `promote_after` times is
+// migrated into the tiering region while the migration budget (bytes/s) allows; the least
+// recently used promoted block is demoted (written back when dirty). Migrations are pool reads
+// and local HBM writes at background priority.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "models/common/bandwidth_server.h"
+#include "models/common/clock_domain.h"
+#include "models/common/payload.h"
+#include "models/common/priority_bandwidth_server.h"
+#include "models/common/stats.h"
+#include "models/memory/l2/l2_cache.h"
+#include "models/memory/tiers/dsm_params.h"
+#include "models/memory/tiers/dsm_pool.h"
+#include "models/memory/tiers/local_copies.h"
+
+namespace asim {
+
+// Where the H-JSD sends its second-level prefetches (a b_transport without a socket: the port
+// exists only on dies whose platform turns staging on).
+class StagingPort {
+  public:
+    virtual ~StagingPort() = default;
+    virtual void stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) = 0;
+};
+
+class TierRouter : public sc_core::sc_module, public StagingPort {
+  public:
+    tlm_utils::simple_target_socket<TierRouter> l2_in;  // from the L2 (its misses, write-backs)
+    tlm_utils::simple_initiator_socket<TierRouter> hbm_out;
+
+    // `die`: this die's index among the owners of remote_hbm. `local_hbm_bytes`: its HBM;
+    // `region_top`: the staging and tiering regions are carved below it.
+    TierRouter(sc_core::sc_module_name name, const DsmParams& params, DsmPool& pool, uint32_t die,
+               uint64_t local_hbm_bytes, uint64_t region_top, StatsRegistry& stats);
+
+    // Where staging credit goes (the H-JSD) and as which of its credit pools.
+    void set_staging_listener(L2PrefetchListener* listener, std::size_t pool) {
+        m_listener = listener;
+        m_staging_pool = pool;
+    }
+    // Whether a pool address is valid; the tier of `addr` (kHbm for the die's own memory).
+    struct Decoded {
+        Tier tier = Tier::kHbm;
+        uint32_t owner = 0;
+        uint64_t offset = 0;  // within the owner's HBM for remote_hbm
+        bool valid = false;
+    };
+    Decoded decode(uint64_t addr, uint64_t bytes) const;
+    uint64_t staging_region_base() const { return m_staging_base; }
+
+    struct TierTotals {
+        uint64_t read_bytes = 0, write_bytes = 0, reads = 0, writes = 0;
+        uint64_t copy_hits = 0;  // accesses served from a local copy (staged or promoted)
+        uint64_t migrations_in = 0, migrations_out = 0;
+        uint64_t max_block_writes = 0;  // pmem endurance: most writes to one counted block
+    };
+    const TierTotals& totals(Tier t) const { return m_totals[static_cast<std::size_t>(t)]; }
+    void finalize_stats();
+
+    // Staging prefetches from the H-JSD (StagingPort).
+    void stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) override;
+
+  private:
+    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    // Times one access of a pool tier (no local copy); returns its completion.
+    Picoseconds pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes, bool write,
+                            bool background);
+    // A local HBM access through hbm_out; returns its completion.
+    Picoseconds local_access(uint64_t addr, Picoseconds arrival, uint64_t bytes, bool write,
+                             const TransactionInfo* info);
+    Picoseconds remote_piece(uint64_t addr, const Decoded& d, Picoseconds arrival, uint64_t bytes,
+                             bool write, bool background, const TransactionInfo* info);
+    void count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds when);
+    void evict_staged(const LocalCopies::Copy& c);
+    static Picoseconds kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
+
+    DsmParams m_params;
+    DsmPool& m_pool;
+    uint32_t m_die;
+    uint64_t m_local_bytes;
+    uint64_t m_staging_base = 0;
+    PriorityBandwidthServer m_port_read;
+    PriorityBandwidthServer m_port_write;
+    LocalCopies m_staged;
+    LocalCopies m_promoted;
+    std::unordered_map<uint64_t, uint32_t> m_block_reads;  // tiering counters, per pool block
+    std::unordered_map<uint64_t, uint32_t> m_pmem_writes;  // endurance counters
+    BandwidthServer m_migration_budget;
+    L2PrefetchListener* m_listener = nullptr;
+    std::size_t m_staging_pool = 0;
+    PayloadPool m_payloads;
+    std::array<TierTotals, kTierCount> m_totals{};
+    struct StatRefs {
+        Counter& staged_blocks;
+        Counter& staging_hits;
+        Counter& staging_unused;
+        Counter& promoted_hits;
+        Counter& migrations_skipped;
+        Counter& port_read_bytes;
+        Counter& port_write_bytes;
+        Histogram& pool_read_latency_ns;
+    } m_stats;
+    StatsRegistry& m_registry;
+};
+
+}  // namespace asim

@@ -1,0 +1,251 @@
+// The memory pool's router (models/memory/tiers): address decoding across tiers and owners, the
+// timing of a pool access (latency, the die's port, the tier's device), demand before prefetch,
+// the H-JSD's staging copies, hardware tiering and a supernode's remote read landing on the
+// owner die's HBM. A driver thread issues accesses through the router's L2 socket.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "models/common/payload.h"
+#include "models/common/stats.h"
+#include "models/memory/hbm_flat/hbm_flat.h"
+#include "models/memory/tiers/dsm_pool.h"
+#include "models/memory/tiers/tier_router.h"
+#include "tests/harness/sc_harness.h"
+
+namespace asim {
+namespace {
+
+constexpr uint64_t kHbm = 64ULL << 30;
+constexpr uint64_t kDdr = kDefaultTierBase[static_cast<std::size_t>(Tier::kHostDdr)];
+constexpr uint64_t kPmem = kDefaultTierBase[static_cast<std::size_t>(Tier::kPmem)];
+constexpr uint64_t kRemote = kDefaultTierBase[static_cast<std::size_t>(Tier::kRemoteHbm)];
+
+DsmParams pool_params() {
+    DsmParams p;
+    p.owners = 4;
+    p.port = {100e9, 50e9};  // 100 GB/s in, 50 GB/s out
+    TierParams remote{Tier::kRemoteHbm, kRemote, kHbm, 1'000'000, 1'100'000, 1e12, 1e12, 0};
+    TierParams ddr{Tier::kHostDdr, kDdr, 1ULL << 40, 800'000, 900'000, 400e9, 400e9, 0};
+    TierParams pmem{Tier::kPmem, kPmem, 2ULL << 40, 1'300'000, 1'200'000, 40e9, 10e9, 2ULL << 20};
+    p.tiers = {remote, ddr, pmem};
+    return p;
+}
+
+struct Listener : L2PrefetchListener {
+    uint64_t released = 0;
+    void prefetch_released(std::size_t, uint64_t bytes) override { released += bytes; }
+};
+
+// One die: the router "dsm" in front of a flat HBM; `other` is a second die's HBM (owner 1).
+struct Bench : sc_core::sc_module {
+    SC_HAS_PROCESS(Bench);
+    tlm_utils::simple_initiator_socket<Bench> out{"out"};
+    std::unique_ptr<tlm_utils::simple_initiator_socket<Bench>>
+        other_l2;  // the second die's L2 (unused)
+    StatsRegistry stats;
+    DsmParams params;
+    std::unique_ptr<DsmPool> pool;
+    std::unique_ptr<HbmFlat> hbm, other;
+    std::unique_ptr<TierRouter> router;
+    PayloadPool payloads;
+    std::function<void(Bench&)> body;
+    Listener listener;
+
+    Bench(sc_core::sc_module_name name, const DsmParams& p, bool second_die = false)
+        : sc_module(name), params(p) {
+        test::set_time_resolution();
+        pool = std::make_unique<DsmPool>(params, stats);
+        HbmFlatParams h;
+        h.capacity_bytes = kHbm;
+        hbm = std::make_unique<HbmFlat>("hbm", h, stats);
+        router =
+            std::make_unique<TierRouter>("dsm", params, *pool, 0, kHbm, kHbm - (1ULL << 30), stats);
+        router->hbm_out.bind(hbm->l2_in);
+        out.bind(router->l2_in);
+        pool->attach_hbm(0, hbm->l2_in);
+        if (second_die) {
+            other = std::make_unique<HbmFlat>("other_hbm", h, stats);
+            pool->attach_hbm(1, other->l2_in);
+            other_l2 = std::make_unique<tlm_utils::simple_initiator_socket<Bench>>("other_l2");
+            other_l2->bind(other->l2_in);
+        }
+        router->set_staging_listener(&listener, 3);
+        SC_THREAD(run);
+    }
+    void run() { body(*this); }
+
+    // Issues one access at `at` (ps from now); returns its completion time.
+    Picoseconds access(uint64_t addr, uint64_t bytes, bool write, bool prefetch, Picoseconds at = 0,
+                       bool stage = false) {
+        tlm::tlm_generic_payload* p = payloads.acquire();
+        p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        p->set_address(addr);
+        p->set_data_length(static_cast<unsigned>(bytes));
+        p->set_streaming_width(static_cast<unsigned>(bytes));
+        info_of(*p)->stream = prefetch ? StreamClass::kPrefetch : StreamClass::kWeight;
+        const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+        sc_core::sc_time delay = ClockDomain::from_ps(at);
+        if (stage) {
+            router->stage_transport(*p, delay);
+        } else {
+            out->b_transport(*p, delay);
+        }
+        EXPECT_TRUE(p->is_response_ok()) << "access to 0x" << std::hex << addr;
+        p->release();
+        return ClockDomain::to_ps(sc_core::sc_time_stamp() + delay) - now;
+    }
+    void run_body(std::function<void(Bench&)> f) {
+        body = std::move(f);
+        test::run_simulation(sc_core::sc_time(1, sc_core::SC_SEC));
+    }
+};
+
+TEST(TierRouter, DecodesTiersAndOwners) {
+    Bench b("bench", pool_params());
+    const TierRouter& r = *b.router;
+    EXPECT_EQ(r.decode(0x1000, 64).tier, Tier::kHbm);
+    EXPECT_FALSE(r.decode(kHbm - 32, 64).valid);  // passes the HBM's end
+    // Owner 0 is this die: its own window is its HBM at the window's offset.
+    const auto own = r.decode(kRemote + 0x2000, 64);
+    EXPECT_TRUE(own.valid);
+    EXPECT_EQ(own.tier, Tier::kHbm);
+    EXPECT_EQ(own.offset, 0x2000u);
+    const auto other = r.decode(kRemote + 2 * kRemoteHbmOwnerStride + 0x3000, 64);
+    EXPECT_EQ(other.tier, Tier::kRemoteHbm);
+    EXPECT_EQ(other.owner, 2u);
+    EXPECT_EQ(other.offset, 0x3000u);
+    EXPECT_FALSE(r.decode(kRemote + 4 * kRemoteHbmOwnerStride, 64).valid);  // owner 4 of 4
+    EXPECT_FALSE(
+        r.decode(kRemote + kRemoteHbmOwnerStride + kHbm, 64).valid);  // beyond the owner's HBM
+    EXPECT_EQ(r.decode(kDdr + 5, 64).tier, Tier::kHostDdr);
+    EXPECT_EQ(r.decode(kPmem, 64).tier, Tier::kPmem);
+    EXPECT_FALSE(r.decode(kDdr - 64, 64).valid);  // in no window
+    b.run_body([](Bench&) {});
+}
+
+// A pool read takes the tier's latency plus the transfer at the slower of the port and the
+// device: 1 MiB from host DDR at 100 GB/s into the die is 10.49 us + 0.8 us.
+TEST(TierRouter, PoolReadTakesLatencyAndThePortsBandwidth) {
+    Bench b("bench", pool_params());
+    b.run_body([](Bench& x) {
+        const Picoseconds small = x.access(kDdr, 512, false, false);
+        EXPECT_NEAR(static_cast<double>(small), 800'000 + 5'120, 2.0);
+        const Picoseconds big = x.access(kDdr + (1 << 20), 1 << 20, false, false, 20'000'000);
+        EXPECT_NEAR(static_cast<double>(big), 20'000'000 + 10'485'760 + 800'000, 10.0);
+        // pmem writes: its device writes at 10 GB/s, slower than the port's 50.
+        const Picoseconds w = x.access(kPmem, 1 << 20, true, false, 40'000'000);
+        EXPECT_NEAR(static_cast<double>(w), 40'000'000 + 104'857'600 + 1'200'000, 10.0);
+    });
+    EXPECT_EQ(b.router->totals(Tier::kHostDdr).read_bytes, 512u + (1u << 20));
+    EXPECT_EQ(b.router->totals(Tier::kPmem).write_bytes, 1u << 20);
+    EXPECT_EQ(b.router->totals(Tier::kPmem).max_block_writes, 1u);
+    EXPECT_EQ(b.hbm->read_bytes(), 0u);
+}
+
+// Eight 64 KiB prefetches queue on the port at t = 0, then a demand read arrives: it waits only
+// for the prefetch in service, not for the other seven (FCFS would make it wait 5.2 us).
+TEST(TierRouter, DemandGoesBeforePrefetch) {
+    Bench b("bench", pool_params());
+    b.run_body([](Bench& x) {
+        for (int i = 0; i < 8; ++i) x.access(kDdr + (uint64_t(i) << 16), 1 << 16, false, true);
+        const Picoseconds demand = x.access(kDdr + (1 << 24), 512, false, false, 100'000);
+        // One 64 KiB transfer (655 ns) in service, then its own 5 ns, plus the latency.
+        EXPECT_LT(demand, 100'000 + 800'000 + 700'000);
+        // A prefetch issued after the demand queues behind all eight and the demand.
+        const Picoseconds late = x.access(kDdr + (1 << 25), 1 << 16, false, true, 100'000);
+        EXPECT_GT(late, 9 * 655'000);
+    });
+}
+
+// A staged block is read from local HBM once its copy is complete, and the staging credit comes
+// back at the first demand read of it.
+TEST(TierRouter, StagedBlockIsReadFromLocalHbm) {
+    DsmParams p = pool_params();
+    p.staging.capacity = 1 << 20;
+    p.staging.block = 1 << 16;
+    Bench b("bench", p);
+    b.run_body([](Bench& x) {
+        const uint64_t addr = kRemote + kRemoteHbmOwnerStride + (1 << 20);  // owner 1
+        const Picoseconds staged = x.access(addr, 1 << 16, false, true, 0, true);
+        EXPECT_GT(staged, 1'000'000);  // a pool read, then a local write
+        EXPECT_EQ(x.listener.released, 0u);
+        sc_core::wait(ClockDomain::from_ps(staged));
+        const Picoseconds hit = x.access(addr + 4096, 512, false, false);
+        EXPECT_LT(hit, 300'000);  // local HBM, not the pool's 1 us
+        EXPECT_EQ(x.listener.released, uint64_t{1} << 16);
+        // A block nobody staged still goes to the pool.
+        EXPECT_GT(x.access(addr + (1 << 16), 512, false, false), 1'000'000);
+    });
+    EXPECT_EQ(b.router->totals(Tier::kRemoteHbm).copy_hits, 1u);
+    EXPECT_EQ(b.hbm->write_bytes(), 1u << 16);
+}
+
+// Staging more blocks than the region holds evicts the oldest; an evicted block that no demand
+// read used returns its credit and counts as unused.
+TEST(TierRouter, StagingEvictsOldestAndReturnsItsCredit) {
+    DsmParams p = pool_params();
+    p.staging.capacity = 2 << 16;
+    p.staging.block = 1 << 16;
+    Bench b("bench", p);
+    b.run_body([](Bench& x) {
+        for (int i = 0; i < 3; ++i)
+            x.access(kDdr + (uint64_t(i) << 16), 1 << 16, false, true, 0, true);
+        EXPECT_EQ(x.listener.released, uint64_t{1} << 16);  // block 0, evicted unused
+    });
+    const auto* unused = static_cast<const Counter*>(b.stats.find("bench.dsm.staging_unused"));
+    ASSERT_NE(unused, nullptr);
+    EXPECT_EQ(unused->value(), 1u);
+}
+
+// A block read `promote_after` times is migrated into local HBM (pool read + local write, at
+// background priority) and later reads are served from the copy.
+TEST(TierRouter, TieringPromotesAHotBlock) {
+    DsmParams p = pool_params();
+    p.tiering = {true, 1 << 20, 2, 8 << 20, 100e9};
+    Bench b("bench", p);
+    b.run_body([](Bench& x) {
+        x.access(kDdr, 512, false, false);
+        x.access(kDdr + 1024, 512, false, false);  // the second read: promoted
+        sc_core::wait(sc_core::sc_time(100, sc_core::SC_US));
+        EXPECT_LT(x.access(kDdr + 2048, 512, false, false), 300'000);
+    });
+    const auto& t = b.router->totals(Tier::kHostDdr);
+    EXPECT_EQ(t.migrations_in, 1u);
+    EXPECT_EQ(t.copy_hits, 1u);
+    EXPECT_EQ(t.read_bytes, 1024u + (1u << 20));  // two demand reads and the migrated block
+    EXPECT_EQ(b.hbm->write_bytes(), 1u << 20);
+}
+
+// In a supernode a read of owner 1's window is served by owner 1's HBM model.
+TEST(TierRouter, RemoteReadLandsOnTheOwnersHbm) {
+    Bench b("bench", pool_params(), true);
+    b.run_body(
+        [](Bench& x) { x.access(kRemote + kRemoteHbmOwnerStride + 4096, 4096, false, false); });
+    EXPECT_EQ(b.other->read_bytes(), 4096u);
+    EXPECT_EQ(b.hbm->read_bytes(), 0u);
+    EXPECT_EQ(b.router->totals(Tier::kRemoteHbm).read_bytes, 4096u);
+}
+
+TEST(DsmParams, OverlappingWindowsAndBadBlocksAreProblems) {
+    DsmParams p = pool_params();
+    p.tiers[1].base = kRemote;  // host_ddr on top of remote_hbm
+    p.staging.block = 3000;
+    const auto problems = p.validate(kHbm);
+    auto has = [&](const std::string& key) {
+        for (const auto& [k, m] : problems) {
+            if (k == key) return true;
+        }
+        return false;
+    };
+    EXPECT_TRUE(has("tiers.host_ddr.base"));
+    EXPECT_TRUE(has("staging.block"));
+}
+
+}  // namespace
+}  // namespace asim
