@@ -36,6 +36,7 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     }
     if (!(slice_bandwidth_bytes_per_s > 0)) problems.emplace_back("slice_bandwidth", "must be greater than zero");
     if (mshrs == 0) problems.emplace_back("mshrs", "must be at least 1");
+    if (demand_mshrs >= mshrs) problems.emplace_back("demand_mshrs", "must leave prefetches at least one of the mshrs");
     if (pow2(line_bytes) && address_space_bytes / line_bytes >= (uint64_t{1} << 48) - 1) {
         problems.emplace_back("line",
                               "too small for the address space: line numbers must fit 48 bits (" +
@@ -320,18 +321,20 @@ Picoseconds L2Cache::mshr_issue_time(Picoseconds t, Request& r) {
         }
     };
     retire();
-    if (m_mshrs_held + m_mshrs_in_flight + r.batch.lines.size() < m_params.mshrs) return t;
+    // Demand first (DESIGN §5): a prefetch leaves `demand_mshrs` free for demand misses.
+    const uint64_t limit = r.prefetch ? m_params.mshrs - m_params.demand_mshrs : m_params.mshrs;
+    if (m_mshrs_held + m_mshrs_in_flight + r.batch.lines.size() < limit) return t;
     flush_batch(r);  // learn when the batch's fills complete
     retire();
-    if (m_mshrs_held + m_mshrs_in_flight < m_params.mshrs) return t;
+    if (m_mshrs_held + m_mshrs_in_flight < limit) return t;
     ++m_mshr_stalls;
     // Every MSHR is taken by fetches still in flight (a target that waits): wait for one.
-    while (m_mshr_holds.empty() && m_mshrs_in_flight >= m_params.mshrs) {
+    while (m_mshr_holds.empty() && m_mshrs_in_flight >= limit) {
         wait_for_a_fill(r);
         t = std::max(t, kernel_now());
         retire();
     }
-    if (m_mshrs_held + m_mshrs_in_flight < m_params.mshrs) return t;
+    if (m_mshrs_held + m_mshrs_in_flight < limit) return t;
     // Take one MSHR of the earliest-freed batch (its time, not its order, decides).
     MshrHold& first = m_mshr_holds.front();
     const Picoseconds free_at = first.until;

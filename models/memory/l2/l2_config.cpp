@@ -14,6 +14,7 @@ L2Params parse_l2_params(const ConfigNode& node, uint64_t address_space_bytes) {
     p.clock_hz = static_cast<uint64_t>(node.frequency_hz("clock"));
     p.hit_latency_cycles = static_cast<uint32_t>(node.integer("hit_latency_cycles", Range{0, 100000}));
     p.mshrs = static_cast<uint32_t>(node.integer("mshrs", p.mshrs, Range{1, 1 << 20}));
+    p.demand_mshrs = static_cast<uint32_t>(node.integer("demand_mshrs", p.demand_mshrs, Range{0, 1 << 20}));
     p.replacement = node.string("replacement", p.replacement);
     p.protect_prefetched = node.boolean("protect_prefetched", p.protect_prefetched);
     if (const auto parts = node.optional_child("partitions")) {
