@@ -57,6 +57,30 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
                        units::format_bytes(d.core.l1_bytes), units::format_bytes(d.core.l0a_bytes),
                        units::format_bytes(d.core.l0b_bytes), units::format_bytes(d.core.l0c_bytes),
                        units::format_bytes(d.core.ub_bytes));
+    if (d.dsm.enabled()) {
+        // The memory pool (DESIGN §5b) as one die sees it.
+        out += fmt::format("\nmemory pool (dsm)\n");
+        out += fmt::format("  {:<28}{} in, {} out\n", "die port",
+                           units::format_byte_rate(d.dsm.port.read_bytes_per_s),
+                           units::format_byte_rate(d.dsm.port.write_bytes_per_s));
+        for (const TierParams& t : d.dsm.tiers) {
+            const bool remote = t.tier == Tier::kRemoteHbm;
+            out += fmt::format("  {:<28}{}{} from {} TiB; latency {} read, {} write; device {}\n", to_string(t.tier),
+                               units::format_bytes(t.capacity), remote ? fmt::format(" x {} owners", d.dsm.owners) : "",
+                               t.base >> 40, units::format_time_ps(t.read_latency_ps),
+                               units::format_time_ps(t.write_latency_ps),
+                               remote ? std::string("the owner's HBM (a stand-in on a single die)")
+                                      : units::format_byte_rate(t.read_bytes_per_s) + " read, " +
+                                            units::format_byte_rate(t.write_bytes_per_s) + " write");
+        }
+        out += fmt::format("  {:<28}{}\n", "H-JSD staging region",
+                           d.dsm.staging.capacity ? units::format_bytes(d.dsm.staging.capacity) : std::string("off"));
+        out += fmt::format("  {:<28}{}\n", "hardware tiering",
+                           d.dsm.tiering.enable ? units::format_bytes(d.dsm.tiering.capacity) + " of local HBM, " +
+                                                      units::format_byte_rate(d.dsm.tiering.migration_bytes_per_s) +
+                                                      " migration budget"
+                                                : std::string("off"));
+    }
     out += fmt::format("\nbalance\n");
     const double bf16 = d.peak_flops(DType::kBf16);
     out += fmt::format("  {:<28}{:.0f} FLOP/B (bf16 peak / HBM bandwidth)\n", "ridge point",

@@ -267,7 +267,19 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         flops += s["flops"].get<double>();
         per_die_summary.push_back(s);
     }
-    const nlohmann::json summary = {
+    // The pool's traffic over every detailed die, per tier (summary.tiers).
+    nlohmann::json tiers = nlohmann::json::object();
+    for (const auto& s : per_die_summary) {
+        if (!s.contains("tiers")) continue;
+        for (const auto& [tier, v] : s["tiers"].items()) {
+            for (const auto& [key, value] : v.items()) {
+                const uint64_t before = tiers[tier].contains(key) ? tiers[tier][key].get<uint64_t>() : 0;
+                tiers[tier][key] = key == "max_block_writes" ? std::max(before, value.get<uint64_t>())
+                                                             : before + value.get<uint64_t>();
+            }
+        }
+    }
+    nlohmann::json summary = {
         {"sim_time_ns", step_ns},
         {"wall_s", wall_s},
         {"dies", set.files.size()},
@@ -277,6 +289,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         {"network_events", network.stats().events},
         {"per_die", per_die_summary},
     };
+    if (!tiers.empty()) summary["tiers"] = std::move(tiers);
     const uint64_t deltas = sc_core::sc_delta_count();
     std::string text = fmt::format("  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
                                    platform.name, platform.description, set.name, set.files.size(),
