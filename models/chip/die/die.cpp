@@ -78,8 +78,8 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     m_dispatcher->set_prefetcher(m_hjsd.get(), weight_partition);
     if (staging) {
         // A candidate in the pool larger than the weight partition's credit goes to staging.
-        m_dispatcher->set_staging(l2_partitions,
-                                  params.hjsd.registers.credit_limit[weight_partition]);
+        m_dispatcher->set_staging(l2_partitions, params.hjsd.registers.credit_limit[weight_partition],
+                                  params.dsm.staging.all);
     }
 }
 

@@ -86,9 +86,10 @@ public:
     }
     // The H-JSD's staging credit pool: a weight in the pool larger than `l2_credit` (the weight
     // partition's) is prefetched into the staging region of local HBM instead of the L2.
-    void set_staging(uint32_t staging_pool, uint64_t l2_credit) {
+    // With `all`, every weight in the pool goes to staging.
+    void set_staging(uint32_t staging_pool, uint64_t l2_credit, bool all) {
         m_staging_pool = staging_pool;
-        m_l2_weight_credit = l2_credit;
+        m_l2_weight_credit = all ? 0 : l2_credit;
         m_staging = true;
     }
     // Called after each op completes, with the number completed so far.

@@ -131,6 +131,7 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, uin
     if (const auto s = node.optional_child("staging")) {
         p.staging.capacity = s->size_bytes_or_zero("capacity", 0);
         p.staging.block = s->size_bytes("block", p.staging.block);
+        p.staging.all = s->choice("use", {"oversize", "all"}, "oversize") == "all";
     }
     if (const auto t = node.optional_child("tiering")) {
         p.tiering.enable = t->boolean("enable", false);

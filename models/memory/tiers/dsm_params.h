@@ -52,6 +52,9 @@ struct DsmPortParams {             // the die's way into the pool (UB): per dire
 struct DsmStagingParams {   // H-JSD second level: a region of local HBM
     uint64_t capacity = 0;  // 0: off (candidates larger than the L2 partition are dropped)
     uint64_t block = 64 * 1024;
+    // Which prefetch candidates in the pool go to staging: those larger than the L2 weight
+    // partition's credit (`oversize`), or every one (`all`: the L2 then holds only local weights).
+    bool all = false;
 };
 
 struct DsmTieringParams {  // hardware tiering into local HBM by access counters
