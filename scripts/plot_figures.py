@@ -6,7 +6,8 @@ The table is recognised by its file stem: hbm_load_latency (latency against offe
 one line per pattern), hbm_peak (sustained against pin peak bandwidth per pattern), l2_load_latency (latency against
 achieved bandwidth for the L2-resident and the miss stream), l2_latency (unloaded hit and miss
 latency), gemm and systolic_gemm (utilisation per GEMM shape), links (latency and bandwidth
-against size per path and op), collectives_* (time and bus bandwidth against size); any other table
+against size per path and op), collectives_* (time and bus bandwidth against size), dsm (aggregate
+pool read bandwidth against readers per tier and size); any other table
 is drawn as its first numeric column against the others."""
 import csv, os, sys
 
@@ -65,6 +66,30 @@ def main():
         ax.set_ylabel("GB/s")
         ax.set_title(stem.replace("collectives_", "") + " (nccl-tests conventions)")
         ax.legend()
+    elif stem == "dsm":
+        def size_label(b):
+            for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+                if b >= scale and b % scale == 0:
+                    return f"{b // scale} {unit}"
+            return f"{b} B"
+        tiers = list(dict.fromkeys(r["tier"] for r in rows))
+        sizes = sorted({int(r["size_bytes"]) for r in rows})
+        for key in [(t, s) for t in tiers for s in sizes]:
+            pts = sorted((r for r in rows if (r["tier"], int(r["size_bytes"])) == key), key=lambda r: int(r["readers"]))
+            if not pts:
+                continue
+            lat = float(pts[0]["latency_us"])
+            ax.plot([int(r["readers"]) for r in pts], [float(r["aggregate_GBps"]) for r in pts],
+                    color=f"C{tiers.index(key[0])}", linestyle=["-", "--", ":", "-."][sizes.index(key[1]) % 4],
+                    marker="o", label=f"{key[0]} {size_label(key[1])} per reader (512 B: {lat:.2f} us)")
+        readers = sorted({int(r["readers"]) for r in rows})
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(readers)
+        ax.set_xticklabels([str(n) for n in readers])
+        ax.set_xlabel("readers (dies reading at once)")
+        ax.set_ylabel("aggregate read bandwidth (GB/s)")
+        ax.set_title("memory pool stream reads (dsmbandwidth -t read)")
+        ax.legend(fontsize=7)
     elif stem == "hbm_peak":
         names = [r["pattern"] for r in rows]
         ax.bar(names, [float(r["sustained_gbps"]) for r in rows], label="sustained")

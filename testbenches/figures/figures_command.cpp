@@ -1,4 +1,4 @@
-// `ascend-sim figures hbm|l2|gemm|systolic|links|collectives`: tables for other tools. CSV on stdout; with --out DIR,
+// `ascend-sim figures hbm|l2|gemm|systolic|links|collectives|dsm`: tables for other tools. CSV on stdout; with --out DIR,
 // DIR/<table>.csv, DIR/<table>.json and a PNG plot drawn by scripts/plot_figures.py (matplotlib),
 // all written atomically.
 #include <unistd.h>
@@ -16,6 +16,7 @@
 #include "platforms/platform.h"
 #include "testbenches/cli/command.h"
 #include "testbenches/figures/collective_figures.h"
+#include "testbenches/figures/dsm_figures.h"
 #include "testbenches/figures/gemm_figures.h"
 #include "testbenches/figures/hbm_figures.h"
 #include "testbenches/figures/l2_figures.h"
@@ -62,6 +63,7 @@ Command add_figures_command(CLI::App& app) {
         SystolicFiguresOptions systolic;
         LinkFiguresOptions links;
         CollectiveFiguresOptions collectives;
+        DsmFiguresOptions dsm;
         std::string out_dir;
     };
     auto s = std::make_shared<State>();
@@ -144,7 +146,35 @@ Command add_figures_command(CLI::App& app) {
                       "(default: network.collectives.allreduce_algorithm for allreduce, ring when that is hierarchical "
                       "and the group is not whole nodes; else the op's first)");
     colls->add_option("--out,-o", s->out_dir, "output directory");
-    return {cmd, [s, hbm, l2, gemm, systolic, links, colls, sizes] {
+    CLI::App* dsm = cmd->add_subcommand(
+        "dsm",
+        "memory pool bandwidth test (dsmbandwidth -t read): N dies each stream-read SIZE bytes from a "
+        "pool tier at once, through each die's pool port (TierRouter) and the tier's device (the "
+        "owner die's HBM model for remote_hbm; reader k reads owner (k+1) mod owners); table dsm: "
+        "tier,readers,size_bytes,latency_us (one 512 B read alone),aggregate_GBps (readers x size / "
+        "the slowest reader's time),per_reader_GBps (aggregate / readers)");
+    dsm->add_option("--platform,-p", s->dsm.platform, platform_help())->required();
+    dsm->add_option("--set", s->dsm.overrides, "override a config key: KEY=VALUE (repeatable)");
+    dsm->add_option("--tier,-t", s->dsm.tiers,
+                    "pool tier(s) to read: remote_hbm, host_ddr or pmem, or a list T,T (default: every "
+                    "pool tier in the platform's dsm: section)")
+        ->type_name("T");
+    dsm->add_option("--readers", s->dsm.readers,
+                    "dies reading at the same time, N or a list like 1,2,4,8, each from 1 to the "
+                    "pool's dies (remote_hbm owners; 8 on a single-die platform) (default: the "
+                    "platform's die count with a network: section, else 1)")
+        ->type_name("N");
+    dsm->add_option("--sizes,-s", s->dsm.sizes,
+                    "bytes each reader reads, A,B,... or A..B (powers of two), with units (64MiB, "
+                    "128GB); at most the tier's capacity (remote_hbm: the owner's HBM)")
+        ->capture_default_str();
+    dsm->add_option("--chunk", s->dsm.chunk, "bytes per demand read (1B to 1GiB)")->capture_default_str();
+    dsm->add_option("--outstanding", s->dsm.outstanding,
+                    "demand reads each reader keeps in flight (the next is issued when the earliest "
+                    "completes)")
+        ->capture_default_str();
+    dsm->add_option("--out,-o", s->out_dir, "output directory: dsm.csv, dsm.json and dsm.png");
+    return {cmd, [s, hbm, l2, gemm, systolic, links, colls, sizes, dsm] {
                 s->collectives.sizes_given = sizes->count() > 0;
                 std::vector<FigureTable> tables;
                 if (hbm->parsed()) {
@@ -159,8 +189,11 @@ Command add_figures_command(CLI::App& app) {
                     tables = link_figures(s->links);
                 } else if (colls->parsed()) {
                     tables = collective_figures(s->collectives);
+                } else if (dsm->parsed()) {
+                    tables = dsm_figures(s->dsm);
                 } else {
-                    throw InputError("figures: name a table set (hbm, l2, gemm, systolic, links or collectives)");
+                    throw InputError(
+                        "figures: name a table set (hbm, l2, gemm, systolic, links, collectives or dsm)");
                 }
                 for (const auto& t : tables) std::cout << "# " << t.name << "\n" << t.csv() << "\n";
                 if (!s->out_dir.empty()) {
