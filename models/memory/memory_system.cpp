@@ -19,7 +19,7 @@ L2AndHbm make_l2_and_hbm(const L2Params& l2, const HbmParams& hbm, StatsRegistry
                                                hbm.capacity_bytes(), pool.region_top, stats);
         m.l2->hbm_out.bind(m.tiers->l2_in);
         m.tiers->hbm_out.bind(m.hbm->l2_target());
-        pool.pool->attach_hbm(pool.die, m.hbm->l2_target());
+        pool.pool->attach_hbm(pool.die, m.hbm->l2_target(), hbm.flat_params().latency_ps);
     } else {
         m.l2->hbm_out.bind(m.hbm->l2_target());
     }

@@ -153,7 +153,7 @@ class PointBench : public sc_core::sc_module {
         for (uint32_t d = 0; d < dies; ++d) {
             m_hbms.push_back(
                 std::make_unique<HbmFlat>(fmt::format("die{}_hbm", d).c_str(), hbm, m_stats));
-            m_pool->attach_hbm(d, m_hbms.back()->l2_in);
+            m_pool->attach_hbm(d, m_hbms.back()->l2_in, hbm.latency_ps);
             if (d >= pt.readers) {  // an owner only: its L2 side stays idle
                 m_idle.push_back(std::make_unique<tlm_utils::simple_initiator_socket<PointBench>>(
                     fmt::format("die{}_l2", d).c_str()));

@@ -68,10 +68,10 @@ struct Bench : sc_core::sc_module {
             std::make_unique<TierRouter>("dsm", params, *pool, 0, kHbm, kHbm - (1ULL << 30), stats);
         router->hbm_out.bind(hbm->l2_in);
         out.bind(router->l2_in);
-        pool->attach_hbm(0, hbm->l2_in);
+        pool->attach_hbm(0, hbm->l2_in, h.latency_ps);
         if (second_die) {
             other = std::make_unique<HbmFlat>("other_hbm", h, stats);
-            pool->attach_hbm(1, other->l2_in);
+            pool->attach_hbm(1, other->l2_in, h.latency_ps);
             other_l2 = std::make_unique<tlm_utils::simple_initiator_socket<Bench>>("other_l2");
             other_l2->bind(other->l2_in);
         }

@@ -91,8 +91,10 @@ std::vector<std::pair<std::string, std::string>> DsmParams::validate(
     return problems;
 }
 
-DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, uint32_t owners) {
+DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, uint32_t owners,
+                           uint32_t dies_per_node) {
     DsmParams p;
+    p.dies_per_node = dies_per_node;
     p.owners = owners;
     if (const auto tiers = node.optional_child("tiers")) {
         for (const std::string& name : tiers->keys()) {

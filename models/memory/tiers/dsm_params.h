@@ -70,7 +70,8 @@ struct DsmParams {
     DsmPortParams port;
     DsmStagingParams staging;
     DsmTieringParams tiering;
-    uint32_t owners = 1;  // remote_hbm windows: the dies of the supernode (1 on a single die)
+    uint32_t owners = 1;  // remote_hbm windows: the dies of the supernode (8 on a single die)
+    uint32_t dies_per_node = 8;  // dies sharing one node's host_ddr and pmem devices
 
     bool enabled() const { return !tiers.empty(); }
     const TierParams* find(Tier t) const;
@@ -80,7 +81,9 @@ struct DsmParams {
     std::vector<std::pair<std::string, std::string>> validate(uint64_t local_hbm_bytes) const;
 };
 
-// Reads `dsm`. `owners` is the supernode's die count (1 without a network).
-DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, uint32_t owners);
+// Reads `dsm`. `owners` is the supernode's die count (8 without a network), `dies_per_node` the
+// dies of one node (whose CPUs hold one host_ddr and one pmem).
+DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, uint32_t owners,
+                           uint32_t dies_per_node);
 
 }  // namespace asim

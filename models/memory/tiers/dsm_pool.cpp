@@ -1,5 +1,7 @@
 #include "models/memory/tiers/dsm_pool.h"
 
+#include <algorithm>
+
 namespace asim {
 
 namespace {
@@ -7,27 +9,51 @@ constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;  // servers count in
 }
 
 DsmPool::DsmPool(const DsmParams& params, StatsRegistry& stats)
-    : m_params(params), m_clock("dsm.clock", kPicosecondClock) {
-    for (const TierParams& t : params.tiers) {
-        const std::string base = std::string("dsm.") + to_string(t.tier);
-        m_devices[static_cast<std::size_t>(t.tier)] = std::unique_ptr<Device>(
-            new Device{PriorityBandwidthServer(&m_clock, t.read_bytes_per_s / kPicosecondClock),
-                       PriorityBandwidthServer(&m_clock, t.write_bytes_per_s / kPicosecondClock),
-                       stats.counter(base + ".device_busy_ps",
-                                     "time the tier's device spent transferring, read plus write "
-                                     "(remote_hbm: the stand-in for another die's HBM)",
-                                     "ps")});
+    : m_params(params), m_stats(stats), m_clock("dsm.clock", kPicosecondClock) {}
+
+DsmPool::Device* DsmPool::device(Tier t, uint32_t die) {
+    const TierParams* tp = m_params.find(t);
+    if (!tp) return nullptr;
+    const uint32_t per_node = std::max<uint32_t>(1, m_params.dies_per_node);
+    const uint32_t node = t == Tier::kRemoteHbm ? 0 : die / per_node;
+    std::unique_ptr<Device>& d = m_devices[{t, node}];
+    if (!d) {
+        d = std::unique_ptr<Device>(
+            new Device{PriorityBandwidthServer(&m_clock, tp->read_bytes_per_s / kPicosecondClock),
+                       PriorityBandwidthServer(&m_clock, tp->write_bytes_per_s / kPicosecondClock)});
     }
+    return d.get();
 }
 
-void DsmPool::attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm) {
-    if (m_hbms.size() <= die) m_hbms.resize(die + 1, nullptr);
-    m_hbms[die] = &hbm;
+void DsmPool::attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm, int64_t unloaded_latency_ps) {
+    if (m_members.size() <= die) m_members.resize(die + 1);
+    m_members[die].hbm = &hbm;
+    m_members[die].hbm_latency_ps = unloaded_latency_ps;
+}
+
+void DsmPool::attach_egress(uint32_t die, PriorityBandwidthServer& egress) {
+    if (m_members.size() <= die) m_members.resize(die + 1);
+    m_members[die].egress = &egress;
+}
+
+DsmPool::Owner DsmPool::owner(uint32_t die) const {
+    if (die >= m_members.size()) return {};
+    const Member& m = m_members[die];
+    return {m.hbm ? m.hbm->get_base_export().operator->() : nullptr, m.hbm_latency_ps, m.egress};
 }
 
 void DsmPool::finalize_stats() {
-    for (auto& d : m_devices) {
-        if (d) d->busy_ps.set(d->read.busy_cycles() + d->write.busy_cycles());
+    std::map<Tier, uint64_t> busy;  // per tier, summed over its nodes' devices
+    for (const auto& [key, d] : m_devices) {
+        busy[key.first] += d->read.busy_cycles() + d->write.busy_cycles();
+    }
+    for (const auto& [tier, ps] : busy) {
+        m_stats
+            .counter(std::string("dsm.") + to_string(tier) + ".device_busy_ps",
+                     "time the tier's devices spent transferring, read plus write, summed over "
+                     "nodes (remote_hbm: the stand-in for another die's HBM)",
+                     "ps")
+            .set(ps);
     }
 }
 

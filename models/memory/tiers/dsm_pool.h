@@ -1,12 +1,14 @@
-// The pool's shared parts, one per simulation: the devices every die's router reaches (the host
-// DDR, the persistent memory, and for a die with no other dies modelled, a stand-in for another
-// die's HBM), and the dies' HBM models, so that a read of die k's window lands on die k's HBM.
+// The pool's shared parts, one per simulation: the devices the dies' routers reach (each node's
+// host DDR and persistent memory, and for a die with no other dies modelled, a stand-in for another
+// die's HBM), and the dies' HBM models and pool ports, so that a read of die k's window lands on
+// die k's HBM and leaves through die k's port.
 //
 // Every device is a pair of demand-first bandwidth servers (read, write) at 1 ps granularity:
 // several dies reading the DDR pool queue on it; the unloaded latency is the tier's.
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,28 +28,40 @@ class DsmPool {
     struct Device {
         PriorityBandwidthServer read;
         PriorityBandwidthServer write;
-        Counter& busy_ps;
     };
 
     DsmPool(const DsmParams& params, StatsRegistry& stats);
 
     const DsmParams& params() const { return m_params; }
-    // The device of a pool tier (remote_hbm: the stand-in), or null if the tier is absent.
-    Device* device(Tier t) { return m_devices[static_cast<std::size_t>(t)].get(); }
-    // Die `die`'s HBM, reached by other dies' reads of its window.
-    void attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm);
-    tlm::tlm_fw_transport_if<>* hbm_of(uint32_t die) const {
-        return die < m_hbms.size() && m_hbms[die] ? m_hbms[die]->get_base_export().operator->()
-                                                  : nullptr;
-    }
+    // The device of a pool tier that die `die` reaches: host_ddr and pmem are per node (the
+    // node's CPUs', `dies_per_node` dies each); remote_hbm's stand-in is one per pool. Null if
+    // the platform lacks the tier.
+    Device* device(Tier t, uint32_t die);
+    // Die `die`'s HBM, reached by other dies' reads of its window; `unloaded_latency_ps` is what
+    // its model adds to an idle access (the tier's latency already counts the memory's).
+    void attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm, int64_t unloaded_latency_ps);
+    // Die `die`'s pool port out of the die (its router's): reads of its HBM by others use it.
+    void attach_egress(uint32_t die, PriorityBandwidthServer& egress);
+    struct Owner {
+        tlm::tlm_fw_transport_if<>* hbm = nullptr;
+        int64_t hbm_latency_ps = 0;
+        PriorityBandwidthServer* egress = nullptr;  // null: the owner has no router in this run
+    };
+    Owner owner(uint32_t die) const;
     const ClockDomain& clock() const { return m_clock; }
     void finalize_stats();
 
   private:
+    struct Member {
+        tlm::tlm_target_socket<>* hbm = nullptr;
+        int64_t hbm_latency_ps = 0;
+        PriorityBandwidthServer* egress = nullptr;
+    };
     DsmParams m_params;
+    StatsRegistry& m_stats;
     ClockDomain m_clock;
-    std::array<std::unique_ptr<Device>, kTierCount> m_devices;
-    std::vector<tlm::tlm_target_socket<>*> m_hbms;
+    std::map<std::pair<Tier, uint32_t>, std::unique_ptr<Device>> m_devices;  // (tier, node)
+    std::vector<Member> m_members;
 };
 
 }  // namespace asim

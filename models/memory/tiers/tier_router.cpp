@@ -24,6 +24,7 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
       m_local_bytes(local_hbm_bytes),
       m_port_read(&pool.clock(), params.port.read_bytes_per_s / kPicosecondClock),
       m_port_write(&pool.clock(), params.port.write_bytes_per_s / kPicosecondClock),
+      m_port_serve(&pool.clock(), params.port.read_bytes_per_s / kPicosecondClock),
       m_staged(region_top - params.staging.capacity, params.staging.capacity, params.staging.block,
                false),
       m_promoted(region_top - params.staging.capacity -
@@ -49,6 +50,7 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
                           "demand reads of a pool tier (no local copy): arrival to data", "ns")},
       m_registry(stats) {
     m_staging_base = region_top - params.staging.capacity;
+    pool.attach_egress(die, m_port_serve);
     l2_in.register_b_transport(this, &TierRouter::b_transport);
 }
 
@@ -89,13 +91,28 @@ Picoseconds TierRouter::local_access(uint64_t addr, Picoseconds arrival, uint64_
 
 Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes,
                                     bool write, bool background) {
+    if (background && bytes > kBackgroundPiece) {
+        // Background transfers go in pieces: a demand access waits for one piece, not a block.
+        Picoseconds done = arrival;
+        for (uint64_t off = 0; off < bytes; off += kBackgroundPiece) {
+            Decoded piece = d;
+            piece.offset += off;
+            done = std::max(done, pool_access(piece, arrival, std::min(kBackgroundPiece, bytes - off),
+                                              write, true));
+        }
+        return done;
+    }
     const TierParams& tp = *m_params.find(d.tier);
     const auto port = (write ? m_port_write : m_port_read).reserve(arrival, bytes, background);
     (write ? m_stats.port_write_bytes : m_stats.port_read_bytes) += bytes;
     Picoseconds device_done = port.end;
-    tlm::tlm_fw_transport_if<>* owner_hbm =
-        d.tier == Tier::kRemoteHbm ? m_pool.hbm_of(d.owner) : nullptr;
-    if (owner_hbm) {
+    const DsmPool::Owner owner =
+        d.tier == Tier::kRemoteHbm ? m_pool.owner(d.owner) : DsmPool::Owner{};
+    // A read of another die's HBM also leaves through that die's pool port.
+    if (owner.egress && !write) {
+        device_done = std::max(device_done, owner.egress->reserve(arrival, bytes, background).end);
+    }
+    if (tlm::tlm_fw_transport_if<>* owner_hbm = owner.hbm) {
         // The owner die's HBM model serves it, in contention with that die's own traffic.
         tlm::tlm_generic_payload* p = m_payloads.acquire();
         p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -109,9 +126,12 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
         owner_hbm->b_transport(*p, delay);
         check_response(*p, name());
         p->release();
-        device_done = kernel_now() + ClockDomain::to_ps(delay);
+        // The tier's latency is end to end: the owner's idle HBM latency is already in it.
+        const Picoseconds hbm_done = kernel_now() + ClockDomain::to_ps(delay);
+        const auto hbm_latency = static_cast<Picoseconds>(owner.hbm_latency_ps);
+        device_done = std::max(device_done, hbm_done - std::min(hbm_done - arrival, hbm_latency));
     } else {
-        DsmPool::Device& dev = *m_pool.device(d.tier);
+        DsmPool::Device& dev = *m_pool.device(d.tier, m_die);
         device_done = (write ? dev.write : dev.read).reserve(arrival, bytes, background).end;
     }
     const Picoseconds done =

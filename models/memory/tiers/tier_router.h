@@ -100,6 +100,7 @@ class TierRouter : public sc_core::sc_module, public StagingPort {
     void count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds when);
     void evict_staged(const LocalCopies::Copy& c);
     static Picoseconds kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
+    static constexpr uint64_t kBackgroundPiece = 64 * 1024;  // see pool_access
 
     DsmParams m_params;
     DsmPool& m_pool;
@@ -108,6 +109,10 @@ class TierRouter : public sc_core::sc_module, public StagingPort {
     uint64_t m_staging_base = 0;
     PriorityBandwidthServer m_port_read;
     PriorityBandwidthServer m_port_write;
+    // Out of the die, the data of other dies' reads of this die's HBM, at the read rate (the
+    // port's measured read bandwidth is what the serving side sustains too). Kept apart from
+    // m_port_write: this die's own writes and the reads it serves do not share a server.
+    PriorityBandwidthServer m_port_serve;
     LocalCopies m_staged;
     LocalCopies m_promoted;
     std::unordered_map<uint64_t, uint32_t> m_block_reads;  // tiering counters, per pool block
