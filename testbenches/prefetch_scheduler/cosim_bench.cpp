@@ -24,9 +24,10 @@ using hjsd::Registers;
 using hjsd::Request;
 
 std::string format_request(const Request& r) {
-    char s[160];
-    std::snprintf(s, sizeof s, "op %llu addr 0x%llx bytes %llu part %u", static_cast<unsigned long long>(r.op_seq),
-                  static_cast<unsigned long long>(r.addr), static_cast<unsigned long long>(r.bytes), r.partition);
+    char s[176];
+    std::snprintf(s, sizeof s, "op %llu addr 0x%llx bytes %llu part %u tier %u",
+                  static_cast<unsigned long long>(r.op_seq), static_cast<unsigned long long>(r.addr),
+                  static_cast<unsigned long long>(r.bytes), r.partition, r.tier);
     return s;
 }
 
@@ -34,7 +35,7 @@ std::string format_inputs(const Inputs& in) {
     std::ostringstream s;
     if (in.candidate) {
         s << "cand{op " << in.candidate->op_seq << " 0x" << std::hex << in.candidate->addr << std::dec << " "
-          << in.candidate->bytes << "B p" << in.candidate->partition << "} ";
+          << in.candidate->bytes << "B p" << in.candidate->partition << " t" << in.candidate->tier << "} ";
     }
     if (in.op_start) s << "op_start " << *in.op_start << " ";
     if (in.credit_return) s << "credit{p" << in.credit_return->first << " +" << in.credit_return->second << "} ";
@@ -48,6 +49,7 @@ std::string format_outputs(const Outputs& o) {
     s << (o.cand_ready ? "rdy" : "FULL");
     if (o.request) s << (o.issued ? " ISSUE " : " valid ") << format_request(*o.request);
     if (o.late_drop) s << " drop";
+    if (o.oversize_drop) s << " drop-oversize";
     return s.str();
 }
 
@@ -140,6 +142,9 @@ private:
         } else if (ref.late_drop != got.late_drop) {
             what = std::string("late drop: reference ") + (ref.late_drop ? "drops" : "keeps") + " the head, RTL " +
                    (got.late_drop ? "drops" : "keeps") + " it";
+        } else if (ref.oversize_drop != got.oversize_drop) {
+            what = std::string("oversize drop: reference ") + (ref.oversize_drop ? "drops" : "keeps") +
+                   " the head, RTL " + (got.oversize_drop ? "drops" : "keeps") + " it";
         }
         if (ref.issued) m_expected.push_back({cycle, *ref.request});
         if (got.issued) m_actual.push_back({cycle, *got.request});
@@ -183,6 +188,7 @@ private:
             {"issued_chunks", {r.issued_chunks, g.issued_chunks}},
             {"issued_bytes", {r.issued_bytes, g.issued_bytes}},
             {"late_drops", {r.late_drops, g.late_drops}},
+            {"oversize_drops", {r.oversize_drops, g.oversize_drops}},
             {"credit_stalls", {r.credit_stalls, g.credit_stalls}},
             {"throttle_stalls", {r.throttle_stalls, g.throttle_stalls}},
             {"port_stalls", {r.port_stalls, g.port_stalls}},

@@ -19,6 +19,9 @@ Coverage::Coverage() {
         {"depth.change", "a register write changed the depth", 1, 0},
         {"enable.off", "an eligible head while enable is low", 1, 0},
         {"late.drop", "a late head dropped", 1, 0},
+        {"oversize.drop", "a head larger than its partition's credit limit dropped", 1, 0},
+        {"oversize.late_first", "a late head that is also oversize dropped as late", 1, 0},
+        {"oversize.exact_fit", "a candidate exactly its partition's credit limit issued", 1, 0},
         {"credit.exhausted", "an issue left its partition less credit than a chunk", 1, 0},
         {"credit.return_unblocks", "a credit return let a credit-stalled partition issue", 1, 0},
         {"credit.saturate", "a credit return clipped at the limit", 1, 0},
@@ -27,6 +30,7 @@ Coverage::Coverage() {
         {"candidate.zero_bytes", "a zero-byte candidate accepted and discarded", 1, 0},
         {"op_start.jump", "op_start skipping ahead by more than one op", 1, 0},
         {"op_start.with_issue", "op_start and an issue in the same cycle", 1, 0},
+        {"tier.nonzero", "a request issued from a non-zero source tier", 1, 0},
     };
 }
 
@@ -51,10 +55,13 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
     if (queued_before > 0 && queued_after == 0) ++bin("queue.empty");
     if (regs.prefetch_depth == 0 && queued_before > 0) ++bin("depth.zero");
     if (out.issued && regs.prefetch_depth == hjsd::kMaxDepth) ++bin("depth.max");
-    if (!regs.enable && queued_before > 0 && !out.late_drop && after.window_waits == before.window_waits) {
+    if (!regs.enable && queued_before > 0 && !out.drop() && after.window_waits == before.window_waits) {
         ++bin("enable.off");
     }
     if (out.late_drop) ++bin("late.drop");
+    if (out.oversize_drop) ++bin("oversize.drop");
+    const bool head_oversize = head_before && head_before->bytes > regs.credit_limit[head_before->partition];
+    if (out.late_drop && head_oversize) ++bin("oversize.late_first");
     if (in.candidate && out.cand_ready && in.candidate->bytes == 0) ++bin("candidate.zero_bytes");
 
     const std::size_t parts = credit_before.size();
@@ -65,6 +72,8 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
         m_was_credit_stalled[p] = false;
         if (m_issued_last) ++bin("issue.back_to_back");
         if (out.request->bytes < regs.chunk_bytes) ++bin("issue.split");
+        if (head_before && head_before->bytes == regs.credit_limit[p]) ++bin("oversize.exact_fit");
+        if (out.request->tier != 0) ++bin("tier.nonzero");
     }
     // Only a credit return can raise a partition's credit, so a stalled partition that issues
     // later was unblocked by one.
