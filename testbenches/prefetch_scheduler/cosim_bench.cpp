@@ -91,6 +91,11 @@ private:
 
     void run() {
         const sc_core::sc_time half(500, sc_core::SC_PS);
+        // Both out of reset with the initial registers, as the chip does (hjsd.cpp), before the
+        // stimulus may write others in cycle 0: the core took its credits from them when built,
+        // and the RTL loads them from the limits on its pins at the reset edge.
+        m_ref.reset();
+        m_rtl.reset();
         uint64_t cycle = 0;
         for (; cycle < m_options.cycles; ++cycle) {
             if (m_stimulus.done(m_ref.core().queued())) break;
@@ -227,6 +232,16 @@ private:
         };
         list("reference", m_expected);
         list("RTL", m_actual);
+        // The reference's state going into the mismatching cycle (the RTL's is in the waveforms).
+        const hjsd::PrefetchSchedulerCore& core = m_ref.core();
+        s << "  reference state: current " << (core.has_current() ? std::to_string(core.current_op()) : "-1")
+          << ", " << core.queued() << " queued (RTL " << m_rtl.queued() << "), credits";
+        for (uint32_t p = 0; p < rtl::RtlBuild::kPartitions; ++p) s << " " << core.credit(p);
+        if (const hjsd::Candidate* h = core.head()) {
+            s << ", head op " << h->op_seq << " 0x" << std::hex << h->addr << std::dec << " " << h->bytes << "B p"
+              << h->partition << " t" << h->tier;
+        }
+        s << "\n";
         m_result.mismatch = s.str();
     }
 
