@@ -1,12 +1,15 @@
 // H-JSD prefetch scheduler (DESIGN §5, cycle semantics in models/chip/hjsd/README.md and
 // rtl/README.md). One clock, synchronous active-high reset, no latches.
 //
-// Candidates {op_seq, addr, bytes, partition} queue in program order; the head is served strictly
-// in order, cut into chunk-aligned pieces, and issued as one request per cycle when it lies in the
-// window current < op_seq <= current + depth, its partition has credit for the chunk, throttle is
-// low and the request port is ready. Credit is taken at issue and given back by credit returns.
-// A head whose op already started (op_seq <= current) is dropped. Configuration inputs are used
-// combinationally (a write counts from the next edge); credits are clamped to the limits as read.
+// Candidates {op_seq, addr, bytes, partition, tier} queue in program order; the head is served
+// strictly in order, cut into chunk-aligned pieces, and issued as one request per cycle when it
+// lies in the window current < op_seq <= current + depth, its partition has credit for the chunk,
+// throttle is low and the request port is ready. Credit is taken at issue and given back by credit
+// returns. A head whose op already started (op_seq <= current) is dropped (late); else a head
+// larger than its partition's credit limit, which the partition can never hold, is dropped
+// (oversize), whatever the enable and the window. The source tier is carried to the requests.
+// Configuration inputs are used combinationally (a write counts from the next edge); credits are
+// clamped to the limits as read.
 module prefetch_scheduler #(
     parameter int MAX_DEPTH   = 15,  // largest prefetch_depth
     parameter int QUEUE_DEPTH = 16,  // candidate queue entries
@@ -16,6 +19,7 @@ module prefetch_scheduler #(
     parameter int NPART       = 4,   // L2 partitions with credit
     parameter int CREDIT_W    = 40,  // credit and credit-return bytes
     parameter int CNT_W       = 64,  // event counters
+    parameter int TIER_W      = 2,   // source tier (0 = local HBM)
     localparam int DEPTH_W = $clog2(MAX_DEPTH + 1),
     localparam int PART_W  = NPART > 1 ? $clog2(NPART) : 1,
     localparam int QPTR_W  = QUEUE_DEPTH > 1 ? $clog2(QUEUE_DEPTH) : 1,
@@ -37,6 +41,7 @@ module prefetch_scheduler #(
     input  logic [ADDR_W-1:0]         cand_addr,
     input  logic [LEN_W-1:0]          cand_bytes,
     input  logic [PART_W-1:0]         cand_partition,
+    input  logic [TIER_W-1:0]         cand_tier,
 
     // the compute side began op op_start_seq
     input  logic                      op_start_valid,
@@ -59,9 +64,11 @@ module prefetch_scheduler #(
     output logic [LEN_W-1:0]          req_bytes,
     output logic [PART_W-1:0]         req_partition,
     output logic [SEQ_W-1:0]          req_op_seq,
+    output logic [TIER_W-1:0]         req_tier,
 
-    // status: the head is dropped at this edge (late)
+    // status: the head is dropped at this edge, late or (not late and) oversize
     output logic                      late_drop,
+    output logic                      oversize_drop,
     output logic [QCNT_W-1:0]         queue_count,
 
     // counters
@@ -72,7 +79,8 @@ module prefetch_scheduler #(
     output logic [CNT_W-1:0]          cnt_throttle_stalls,
     output logic [CNT_W-1:0]          cnt_port_stalls,
     output logic [CNT_W-1:0]          cnt_window_waits,
-    output logic [CNT_W-1:0]          cnt_candidates
+    output logic [CNT_W-1:0]          cnt_candidates,
+    output logic [CNT_W-1:0]          cnt_oversize_drops
 );
 
     // ---- state ----
@@ -80,6 +88,7 @@ module prefetch_scheduler #(
     logic [ADDR_W-1:0]   q_addr [QUEUE_DEPTH];
     logic [LEN_W-1:0]    q_bytes[QUEUE_DEPTH];
     logic [PART_W-1:0]   q_part [QUEUE_DEPTH];
+    logic [TIER_W-1:0]   q_tier [QUEUE_DEPTH];
     logic [QPTR_W-1:0]   rd_ptr, wr_ptr;
     logic [QCNT_W-1:0]   count;
     logic [LEN_W-1:0]    head_off;   // bytes of the head already issued
@@ -88,11 +97,12 @@ module prefetch_scheduler #(
     logic [CREDIT_W-1:0] credit[NPART];
 
     // ---- head decode ----
-    logic              head_valid, head_late, head_in_window, head_eligible;
+    logic              head_valid, head_late, head_oversize, head_in_window, head_eligible;
     logic [SEQ_W-1:0]  h_seq;
     logic [ADDR_W-1:0] h_addr, at;
     logic [LEN_W-1:0]  h_bytes, remaining, to_boundary, chunk_len;
     logic [PART_W-1:0] h_part;
+    logic [TIER_W-1:0] h_tier;
     logic [SEQ_W:0]    window_hi;
     logic [CREDIT_W-1:0] limit[NPART];
     logic [CREDIT_W-1:0] eff_credit[NPART];
@@ -110,8 +120,14 @@ module prefetch_scheduler #(
     assign h_addr  = q_addr[rd_ptr];
     assign h_bytes = q_bytes[rd_ptr];
     assign h_part  = q_part[rd_ptr];
+    assign h_tier  = q_tier[rd_ptr];
 
     assign head_late = head_valid && has_cur && h_seq <= cur_seq;
+    // Bytes-bounded lookahead: a head larger than its partition's (current) credit limit can never
+    // be held there; it is dropped like a late one (late first).
+    assign head_oversize = head_valid && !head_late &&
+                           {{(LEN_W > CREDIT_W ? 1 : CREDIT_W - LEN_W + 1){1'b0}}, h_bytes}
+                           > {{(CREDIT_W > LEN_W ? 1 : LEN_W - CREDIT_W + 1){1'b0}}, limit[h_part]};
     assign window_hi = {1'b0, cur_seq} + {{(SEQ_W + 1 - DEPTH_W){1'b0}}, cfg_depth};
 `ifdef ASIM_HJSD_INJECT_BUG
     // Injected bug (CMake ASIM_RTL_BUG_VARIANT): the window's upper end is exclusive, so the
@@ -122,7 +138,7 @@ module prefetch_scheduler #(
     assign head_in_window = has_cur ? {1'b0, h_seq} <= window_hi
                                     : {1'b0, h_seq} < {{(SEQ_W + 1 - DEPTH_W){1'b0}}, cfg_depth};
 `endif
-    assign head_eligible = head_valid && !head_late && head_in_window;
+    assign head_eligible = head_valid && !head_late && !head_oversize && head_in_window;
 
     // The head chunk runs to the next multiple of cfg_chunk or to the end of the region.
     assign at          = h_addr + {{(ADDR_W - LEN_W){1'b0}}, head_off};
@@ -137,15 +153,17 @@ module prefetch_scheduler #(
     assign req_bytes     = chunk_len;
     assign req_partition = h_part;
     assign req_op_seq    = h_seq;
+    assign req_tier      = h_tier;
     assign issue         = req_valid && req_ready;
-    assign drop          = head_late;
+    assign drop          = head_late || head_oversize;
     assign head_done     = issue && chunk_len == remaining;
 
     assign cand_ready     = count < QCNT_W'(QUEUE_DEPTH);
     assign op_start_ready = 1'b1;
     assign credit_ready   = 1'b1;
     assign push           = cand_valid && cand_ready && cand_bytes != '0;
-    assign late_drop      = drop;
+    assign late_drop      = head_late;
+    assign oversize_drop  = head_oversize;
     assign queue_count    = count;
 
     // ---- credit next state ----
@@ -182,6 +200,7 @@ module prefetch_scheduler #(
             cnt_port_stalls     <= '0;
             cnt_window_waits    <= '0;
             cnt_candidates      <= '0;
+            cnt_oversize_drops  <= '0;
         end else begin
             // head: issue a chunk, or drop a late head, or count why not
             if (issue) begin
@@ -189,13 +208,14 @@ module prefetch_scheduler #(
                 cnt_issued_bytes  <= cnt_issued_bytes + CNT_W'(chunk_len);
                 head_off          <= head_done ? '0 : head_off + chunk_len;
             end else if (drop) begin
-                cnt_late_drops <= cnt_late_drops + 1'b1;
-                head_off       <= '0;
+                if (head_late) cnt_late_drops     <= cnt_late_drops + 1'b1;
+                else           cnt_oversize_drops <= cnt_oversize_drops + 1'b1;
+                head_off <= '0;
             end else if (head_eligible && cfg_enable) begin
                 if (throttle)        cnt_throttle_stalls <= cnt_throttle_stalls + 1'b1;
                 else if (!credit_ok) cnt_credit_stalls   <= cnt_credit_stalls + 1'b1;
                 else                 cnt_port_stalls     <= cnt_port_stalls + 1'b1;
-            end else if (head_valid && !head_late && !head_in_window) begin
+            end else if (head_valid && !head_in_window) begin  // neither late nor oversize: not dropped
                 cnt_window_waits <= cnt_window_waits + 1'b1;
             end
 
@@ -206,6 +226,7 @@ module prefetch_scheduler #(
                 q_addr[wr_ptr]  <= cand_addr;
                 q_bytes[wr_ptr] <= cand_bytes;
                 q_part[wr_ptr]  <= cand_partition;
+                q_tier[wr_ptr]  <= cand_tier;
                 wr_ptr <= wr_ptr == QPTR_W'(QUEUE_DEPTH - 1) ? '0 : wr_ptr + 1'b1;
             end
             count <= count + QCNT_W'(push) - QCNT_W'(head_done || drop);

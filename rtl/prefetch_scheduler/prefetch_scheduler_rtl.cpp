@@ -57,7 +57,7 @@ std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Regis
 
 bool candidate_fits(const hjsd::Candidate& c) {
     return c.op_seq <= mask(RtlBuild::kSeqBits) && c.bytes <= mask(RtlBuild::kLenBits) &&
-           c.partition < RtlBuild::kPartitions;
+           c.partition < RtlBuild::kPartitions && c.tier <= mask(RtlBuild::kTierBits);
 }
 
 // The pin-level signals; the model behind them is one of the variants.
@@ -67,7 +67,7 @@ struct PrefetchSchedulerRtl::Impl {
     sc_core::sc_signal<uint64_t> cfg_chunk{"cfg_chunk"};
     sc_core::sc_signal<sc_dt::sc_bv<kLimitBits>> cfg_credit_limit{"cfg_credit_limit"};
     sc_core::sc_signal<bool> cand_valid{"cand_valid"}, cand_ready{"cand_ready"};
-    sc_core::sc_signal<uint32_t> cand_op_seq{"cand_op_seq"}, cand_partition{"cand_partition"};
+    sc_core::sc_signal<uint32_t> cand_op_seq{"cand_op_seq"}, cand_partition{"cand_partition"}, cand_tier{"cand_tier"};
     sc_core::sc_signal<uint64_t> cand_addr{"cand_addr"}, cand_bytes{"cand_bytes"};
     sc_core::sc_signal<bool> op_start_valid{"op_start_valid"}, op_start_ready{"op_start_ready"};
     sc_core::sc_signal<uint32_t> op_start_seq{"op_start_seq"};
@@ -77,13 +77,14 @@ struct PrefetchSchedulerRtl::Impl {
     sc_core::sc_signal<bool> throttle{"throttle"};
     sc_core::sc_signal<bool> req_valid{"req_valid"}, req_ready{"req_ready"};
     sc_core::sc_signal<uint64_t> req_addr{"req_addr"}, req_bytes{"req_bytes"};
-    sc_core::sc_signal<uint32_t> req_partition{"req_partition"}, req_op_seq{"req_op_seq"};
-    sc_core::sc_signal<bool> late_drop{"late_drop"};
+    sc_core::sc_signal<uint32_t> req_partition{"req_partition"}, req_op_seq{"req_op_seq"}, req_tier{"req_tier"};
+    sc_core::sc_signal<bool> late_drop{"late_drop"}, oversize_drop{"oversize_drop"};
     sc_core::sc_signal<uint32_t> queue_count{"queue_count"};
     sc_core::sc_signal<uint64_t> cnt_issued_chunks{"cnt_issued_chunks"}, cnt_issued_bytes{"cnt_issued_bytes"},
         cnt_late_drops{"cnt_late_drops"}, cnt_credit_stalls{"cnt_credit_stalls"},
         cnt_throttle_stalls{"cnt_throttle_stalls"}, cnt_port_stalls{"cnt_port_stalls"},
-        cnt_window_waits{"cnt_window_waits"}, cnt_candidates{"cnt_candidates"};
+        cnt_window_waits{"cnt_window_waits"}, cnt_candidates{"cnt_candidates"},
+        cnt_oversize_drops{"cnt_oversize_drops"};
 
     virtual ~Impl() = default;
     virtual void trace(VerilatedVcdC* tfp) = 0;
@@ -104,6 +105,7 @@ struct PrefetchSchedulerRtl::Impl {
         m.cand_addr(cand_addr);
         m.cand_bytes(cand_bytes);
         m.cand_partition(cand_partition);
+        m.cand_tier(cand_tier);
         m.op_start_valid(op_start_valid);
         m.op_start_ready(op_start_ready);
         m.op_start_seq(op_start_seq);
@@ -118,7 +120,9 @@ struct PrefetchSchedulerRtl::Impl {
         m.req_bytes(req_bytes);
         m.req_partition(req_partition);
         m.req_op_seq(req_op_seq);
+        m.req_tier(req_tier);
         m.late_drop(late_drop);
+        m.oversize_drop(oversize_drop);
         m.queue_count(queue_count);
         m.cnt_issued_chunks(cnt_issued_chunks);
         m.cnt_issued_bytes(cnt_issued_bytes);
@@ -128,6 +132,7 @@ struct PrefetchSchedulerRtl::Impl {
         m.cnt_port_stalls(cnt_port_stalls);
         m.cnt_window_waits(cnt_window_waits);
         m.cnt_candidates(cnt_candidates);
+        m.cnt_oversize_drops(cnt_oversize_drops);
     }
 };
 
@@ -208,6 +213,7 @@ hjsd::Outputs PrefetchSchedulerRtl::evaluate(const hjsd::Inputs& in) {
         s.cand_addr.write(in.candidate->addr);
         s.cand_bytes.write(in.candidate->bytes);
         s.cand_partition.write(in.candidate->partition);
+        s.cand_tier.write(in.candidate->tier);
     }
     s.op_start_valid.write(in.op_start.has_value());
     if (in.op_start) s.op_start_seq.write(static_cast<uint32_t>(*in.op_start));
@@ -224,10 +230,12 @@ hjsd::Outputs PrefetchSchedulerRtl::evaluate(const hjsd::Inputs& in) {
     hjsd::Outputs out;
     out.cand_ready = s.cand_ready.read();
     if (s.req_valid.read()) {
-        out.request = hjsd::Request{s.req_addr.read(), s.req_bytes.read(), s.req_partition.read(), s.req_op_seq.read()};
+        out.request = hjsd::Request{s.req_addr.read(), s.req_bytes.read(), s.req_partition.read(), s.req_op_seq.read(),
+                                    s.req_tier.read()};
         out.issued = in.req_ready;
     }
     out.late_drop = s.late_drop.read();
+    out.oversize_drop = s.oversize_drop.read();
     return out;
 }
 
@@ -248,6 +256,7 @@ hjsd::Counters PrefetchSchedulerRtl::counters() const {
     c.port_stalls = s.cnt_port_stalls.read();
     c.window_waits = s.cnt_window_waits.read();
     c.candidates_accepted = s.cnt_candidates.read();
+    c.oversize_drops = s.cnt_oversize_drops.read();
     return c;
 }
 

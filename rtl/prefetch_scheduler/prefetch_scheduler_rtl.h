@@ -33,6 +33,7 @@ struct RtlBuild {
     static constexpr uint32_t kSeqBits = 32;
     static constexpr uint32_t kPartitions = 4;
     static constexpr uint32_t kCreditBits = 40;
+    static constexpr uint32_t kTierBits = 2;
 };
 
 enum class RtlVariant {

@@ -24,9 +24,10 @@ using hjsd::Registers;
 using hjsd::Request;
 
 std::string format_request(const Request& r) {
-    char s[160];
-    std::snprintf(s, sizeof s, "op %llu addr 0x%llx bytes %llu part %u", static_cast<unsigned long long>(r.op_seq),
-                  static_cast<unsigned long long>(r.addr), static_cast<unsigned long long>(r.bytes), r.partition);
+    char s[176];
+    std::snprintf(s, sizeof s, "op %llu addr 0x%llx bytes %llu part %u tier %u",
+                  static_cast<unsigned long long>(r.op_seq), static_cast<unsigned long long>(r.addr),
+                  static_cast<unsigned long long>(r.bytes), r.partition, r.tier);
     return s;
 }
 
@@ -34,7 +35,7 @@ std::string format_inputs(const Inputs& in) {
     std::ostringstream s;
     if (in.candidate) {
         s << "cand{op " << in.candidate->op_seq << " 0x" << std::hex << in.candidate->addr << std::dec << " "
-          << in.candidate->bytes << "B p" << in.candidate->partition << "} ";
+          << in.candidate->bytes << "B p" << in.candidate->partition << " t" << in.candidate->tier << "} ";
     }
     if (in.op_start) s << "op_start " << *in.op_start << " ";
     if (in.credit_return) s << "credit{p" << in.credit_return->first << " +" << in.credit_return->second << "} ";
@@ -48,6 +49,7 @@ std::string format_outputs(const Outputs& o) {
     s << (o.cand_ready ? "rdy" : "FULL");
     if (o.request) s << (o.issued ? " ISSUE " : " valid ") << format_request(*o.request);
     if (o.late_drop) s << " drop";
+    if (o.oversize_drop) s << " drop-oversize";
     return s.str();
 }
 
@@ -89,6 +91,11 @@ private:
 
     void run() {
         const sc_core::sc_time half(500, sc_core::SC_PS);
+        // Both out of reset with the initial registers, as the chip does (hjsd.cpp), before the
+        // stimulus may write others in cycle 0: the core took its credits from them when built,
+        // and the RTL loads them from the limits on its pins at the reset edge.
+        m_ref.reset();
+        m_rtl.reset();
         uint64_t cycle = 0;
         for (; cycle < m_options.cycles; ++cycle) {
             if (m_stimulus.done(m_ref.core().queued())) break;
@@ -140,6 +147,9 @@ private:
         } else if (ref.late_drop != got.late_drop) {
             what = std::string("late drop: reference ") + (ref.late_drop ? "drops" : "keeps") + " the head, RTL " +
                    (got.late_drop ? "drops" : "keeps") + " it";
+        } else if (ref.oversize_drop != got.oversize_drop) {
+            what = std::string("oversize drop: reference ") + (ref.oversize_drop ? "drops" : "keeps") +
+                   " the head, RTL " + (got.oversize_drop ? "drops" : "keeps") + " it";
         }
         if (ref.issued) m_expected.push_back({cycle, *ref.request});
         if (got.issued) m_actual.push_back({cycle, *got.request});
@@ -183,6 +193,7 @@ private:
             {"issued_chunks", {r.issued_chunks, g.issued_chunks}},
             {"issued_bytes", {r.issued_bytes, g.issued_bytes}},
             {"late_drops", {r.late_drops, g.late_drops}},
+            {"oversize_drops", {r.oversize_drops, g.oversize_drops}},
             {"credit_stalls", {r.credit_stalls, g.credit_stalls}},
             {"throttle_stalls", {r.throttle_stalls, g.throttle_stalls}},
             {"port_stalls", {r.port_stalls, g.port_stalls}},
@@ -221,6 +232,16 @@ private:
         };
         list("reference", m_expected);
         list("RTL", m_actual);
+        // The reference's state going into the mismatching cycle (the RTL's is in the waveforms).
+        const hjsd::PrefetchSchedulerCore& core = m_ref.core();
+        s << "  reference state: current " << (core.has_current() ? std::to_string(core.current_op()) : "-1")
+          << ", " << core.queued() << " queued (RTL " << m_rtl.queued() << "), credits";
+        for (uint32_t p = 0; p < rtl::RtlBuild::kPartitions; ++p) s << " " << core.credit(p);
+        if (const hjsd::Candidate* h = core.head()) {
+            s << ", head op " << h->op_seq << " 0x" << std::hex << h->addr << std::dec << " " << h->bytes << "B p"
+              << h->partition << " t" << h->tier;
+        }
+        s << "\n";
         m_result.mismatch = s.str();
     }
 

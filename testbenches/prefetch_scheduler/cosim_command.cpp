@@ -40,12 +40,13 @@ Command add_cosim_command(CLI::App& app) {
                 if (!r.passed) std::cout << r.mismatch;
                 char line[256];
                 std::snprintf(line, sizeof line,
-                              "%s: %llu cycles, %llu requests (%llu bytes), %llu late drops; issue-cycle tolerance "
-                              "%llu\n",
+                              "%s: %llu cycles, %llu requests (%llu bytes), %llu late drops, %llu oversize drops; "
+                              "issue-cycle tolerance %llu\n",
                               r.passed ? "PASS" : "FAIL", static_cast<unsigned long long>(r.cycles),
                               static_cast<unsigned long long>(r.issued),
                               static_cast<unsigned long long>(r.reference.issued_bytes),
                               static_cast<unsigned long long>(r.reference.late_drops),
+                              static_cast<unsigned long long>(r.reference.oversize_drops),
                               static_cast<unsigned long long>(cosim::kIssueCycleTolerance));
                 std::cout << line << r.coverage.report();
                 std::snprintf(line, sizeof line, "speed: %.0f cycles/s (%.2f s wall)\n", r.cycles_per_s(), r.wall_s);

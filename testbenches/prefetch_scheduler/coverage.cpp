@@ -5,6 +5,39 @@
 
 namespace asim::cosim {
 
+namespace {
+
+// The bins in the order the constructor lists them: sample() counts by index, not by name.
+enum BinIndex : std::size_t {
+    kStallThrottle,
+    kStallCredit,
+    kStallPort,
+    kStallWindow,
+    kQueueFull,
+    kQueueEmpty,
+    kQueuePushWhileFull,
+    kDepthZero,
+    kDepthMax,
+    kDepthChange,
+    kEnableOff,
+    kLateDrop,
+    kOversizeDrop,
+    kOversizeLateFirst,
+    kOversizeExactFit,
+    kCreditExhausted,
+    kCreditReturnUnblocks,
+    kCreditSaturate,
+    kIssueBackToBack,
+    kIssueSplit,
+    kCandidateZeroBytes,
+    kOpStartJump,
+    kOpStartWithIssue,
+    kTierNonzero,
+    kBinCount
+};
+
+}  // namespace
+
 Coverage::Coverage() {
     m_bins = {
         {"stall.throttle", "an eligible head held by throttle", 1, 0},
@@ -19,6 +52,9 @@ Coverage::Coverage() {
         {"depth.change", "a register write changed the depth", 1, 0},
         {"enable.off", "an eligible head while enable is low", 1, 0},
         {"late.drop", "a late head dropped", 1, 0},
+        {"oversize.drop", "a head larger than its partition's credit limit dropped", 1, 0},
+        {"oversize.late_first", "a late head that is also oversize dropped as late", 1, 0},
+        {"oversize.exact_fit", "a candidate exactly its partition's credit limit issued", 1, 0},
         {"credit.exhausted", "an issue left its partition less credit than a chunk", 1, 0},
         {"credit.return_unblocks", "a credit return let a credit-stalled partition issue", 1, 0},
         {"credit.saturate", "a credit return clipped at the limit", 1, 0},
@@ -27,55 +63,57 @@ Coverage::Coverage() {
         {"candidate.zero_bytes", "a zero-byte candidate accepted and discarded", 1, 0},
         {"op_start.jump", "op_start skipping ahead by more than one op", 1, 0},
         {"op_start.with_issue", "op_start and an issue in the same cycle", 1, 0},
+        {"tier.nonzero", "a request issued from a non-zero source tier", 1, 0},
     };
+    if (m_bins.size() != kBinCount) throw std::logic_error("coverage: the bin list and its index disagree");
 }
 
-uint64_t& Coverage::bin(const char* name) {
-    for (Bin& b : m_bins) {
-        if (b.name == name) return b.hits;
-    }
-    throw std::logic_error(std::string("no coverage bin ") + name);
-}
+uint64_t& Coverage::bin(std::size_t index) { return m_bins[index].hits; }
 
 void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hjsd::Registers& regs,
                       const hjsd::Counters& before, const hjsd::Counters& after, const hjsd::Candidate* head_before,
                       std::size_t queued_before, std::size_t queued_after, const std::vector<uint64_t>& credit_before) {
-    if (after.throttle_stalls > before.throttle_stalls) ++bin("stall.throttle");
-    if (after.credit_stalls > before.credit_stalls) ++bin("stall.credit");
-    if (after.port_stalls > before.port_stalls) ++bin("stall.port");
-    if (after.window_waits > before.window_waits) ++bin("stall.window");
+    if (after.throttle_stalls > before.throttle_stalls) ++bin(kStallThrottle);
+    if (after.credit_stalls > before.credit_stalls) ++bin(kStallCredit);
+    if (after.port_stalls > before.port_stalls) ++bin(kStallPort);
+    if (after.window_waits > before.window_waits) ++bin(kStallWindow);
     if (!out.cand_ready) {
-        ++bin("queue.full");
-        if (in.candidate) ++bin("queue.push_while_full");
+        ++bin(kQueueFull);
+        if (in.candidate) ++bin(kQueuePushWhileFull);
     }
-    if (queued_before > 0 && queued_after == 0) ++bin("queue.empty");
-    if (regs.prefetch_depth == 0 && queued_before > 0) ++bin("depth.zero");
-    if (out.issued && regs.prefetch_depth == hjsd::kMaxDepth) ++bin("depth.max");
-    if (!regs.enable && queued_before > 0 && !out.late_drop && after.window_waits == before.window_waits) {
-        ++bin("enable.off");
+    if (queued_before > 0 && queued_after == 0) ++bin(kQueueEmpty);
+    if (regs.prefetch_depth == 0 && queued_before > 0) ++bin(kDepthZero);
+    if (out.issued && regs.prefetch_depth == hjsd::kMaxDepth) ++bin(kDepthMax);
+    if (!regs.enable && queued_before > 0 && !out.drop() && after.window_waits == before.window_waits) {
+        ++bin(kEnableOff);
     }
-    if (out.late_drop) ++bin("late.drop");
-    if (in.candidate && out.cand_ready && in.candidate->bytes == 0) ++bin("candidate.zero_bytes");
+    if (out.late_drop) ++bin(kLateDrop);
+    if (out.oversize_drop) ++bin(kOversizeDrop);
+    const bool head_oversize = head_before && head_before->bytes > regs.credit_limit[head_before->partition];
+    if (out.late_drop && head_oversize) ++bin(kOversizeLateFirst);
+    if (in.candidate && out.cand_ready && in.candidate->bytes == 0) ++bin(kCandidateZeroBytes);
 
     const std::size_t parts = credit_before.size();
     if (out.issued) {
         const uint32_t p = out.request->partition;
-        if (credit_before[p] - out.request->bytes < regs.chunk_bytes) ++bin("credit.exhausted");
-        if (m_was_credit_stalled[p]) ++bin("credit.return_unblocks");
+        if (credit_before[p] - out.request->bytes < regs.chunk_bytes) ++bin(kCreditExhausted);
+        if (m_was_credit_stalled[p]) ++bin(kCreditReturnUnblocks);
         m_was_credit_stalled[p] = false;
-        if (m_issued_last) ++bin("issue.back_to_back");
-        if (out.request->bytes < regs.chunk_bytes) ++bin("issue.split");
+        if (m_issued_last) ++bin(kIssueBackToBack);
+        if (out.request->bytes < regs.chunk_bytes) ++bin(kIssueSplit);
+        if (head_before && head_before->bytes == regs.credit_limit[p]) ++bin(kOversizeExactFit);
+        if (out.request->tier != 0) ++bin(kTierNonzero);
     }
     // Only a credit return can raise a partition's credit, so a stalled partition that issues
     // later was unblocked by one.
     if (after.credit_stalls > before.credit_stalls && head_before) m_was_credit_stalled[head_before->partition] = true;
     if (in.credit_return) {
         const uint32_t p = in.credit_return->first;
-        if (p < parts && credit_before[p] + in.credit_return->second > regs.credit_limit[p]) ++bin("credit.saturate");
+        if (p < parts && credit_before[p] + in.credit_return->second > regs.credit_limit[p]) ++bin(kCreditSaturate);
     }
     if (in.op_start) {
-        if (m_had_current && *in.op_start > m_last_op_start + 1) ++bin("op_start.jump");
-        if (out.issued) ++bin("op_start.with_issue");
+        if (m_had_current && *in.op_start > m_last_op_start + 1) ++bin(kOpStartJump);
+        if (out.issued) ++bin(kOpStartWithIssue);
         m_had_current = true;
         m_last_op_start = *in.op_start;
     }
@@ -83,7 +121,7 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
 }
 
 void Coverage::register_write(const hjsd::Registers& before, const hjsd::Registers& after) {
-    if (before.prefetch_depth != after.prefetch_depth) ++bin("depth.change");
+    if (before.prefetch_depth != after.prefetch_depth) ++bin(kDepthChange);
 }
 
 std::size_t Coverage::bins_hit() const {

@@ -31,7 +31,7 @@ public:
     std::string report() const;
 
 private:
-    uint64_t& bin(const char* name);
+    uint64_t& bin(std::size_t index);  // hits of the bin at this index (coverage.cpp lists them)
     std::vector<Bin> m_bins;
     bool m_was_credit_stalled[hjsd::kMaxPartitions] = {};
     bool m_issued_last = false;

@@ -149,6 +149,16 @@ private:
         const uint64_t chunk = m_regs.chunk_bytes;
         c.bytes = m_rng.chance(0.01) ? 0 : m_rng.chance(0.3) ? m_rng.range(1, chunk) : m_rng.range(1, 6 * chunk);
         c.partition = static_cast<uint32_t>(m_rng.below(hjsd::kMaxPartitions));
+        // Now and then exactly the partition's credit limit (it fits: issued), or just above it
+        // (it can never be held: dropped as oversize), as the limit stands now.
+        const uint64_t limit = m_regs.credit_limit[c.partition];
+        const uint64_t size_draw = m_rng.below(100);
+        if (size_draw < 1) {
+            c.bytes = limit;
+        } else if (size_draw < 3) {
+            c.bytes = limit + m_rng.range(1, chunk);
+        }
+        c.tier = static_cast<uint32_t>(m_rng.below(hjsd::kMaxTiers));
         return c;
     }
 

@@ -1,6 +1,9 @@
 // The H-JSD decision core against DESIGN §5, cycle by cycle.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+
 #include "models/chip/hjsd/prefetch_scheduler_core.h"
 
 namespace asim::hjsd {
@@ -14,9 +17,9 @@ Registers regs(uint32_t depth, uint64_t chunk = 4096, uint64_t credit = 1 << 20)
     return r;
 }
 
-Inputs cand(uint64_t seq, uint64_t addr, uint64_t bytes, uint32_t partition = 0) {
+Inputs cand(uint64_t seq, uint64_t addr, uint64_t bytes, uint32_t partition = 0, uint32_t tier = 0) {
     Inputs in;
-    in.candidate = Candidate{seq, addr, bytes, partition};
+    in.candidate = Candidate{seq, addr, bytes, partition, tier};
     return in;
 }
 
@@ -97,8 +100,9 @@ TEST(HjsdCore, AtMostOneRequestPerCycle) {
 
 TEST(HjsdCore, CreditStallAndReturn) {
     PrefetchSchedulerCore core(16, 1, regs(5, 4096, 8192));
-    core.step(cand(0, 0, 16384));
-    EXPECT_EQ(drain(core, 4, 20).size(), 2u);  // credit for two chunks only
+    core.step(cand(0, 0, 8192));
+    EXPECT_TRUE(core.step(cand(1, 0x2000, 8192)).issued);  // the first chunk, as the second candidate queues
+    EXPECT_EQ(drain(core, 4, 20).size(), 1u);  // credit for two chunks only
     EXPECT_EQ(core.credit(0), 0u);
     const uint64_t stalls = core.counters().credit_stalls;
     EXPECT_GT(stalls, 0u);
@@ -178,6 +182,152 @@ TEST(HjsdCore, QueueFullDeassertsReady) {
     EXPECT_TRUE(core.step(cand(6, 0, 64)).cand_ready);
     EXPECT_FALSE(core.step(cand(7, 0, 64)).cand_ready);
     EXPECT_EQ(core.queued(), 2u);
+}
+
+// DESIGN §5 bytes-bounded lookahead, as refined in rtl/README.md: a head larger than its
+// partition's credit limit can never be held there and is dropped at the edge, counted apart.
+TEST(HjsdCore, OversizeHeadIsDroppedAndCounted) {
+    PrefetchSchedulerCore core(16, 1, regs(5, 4096, 8192));
+    core.step(cand(0, 0x1000, 8193));  // one byte more than the partition holds
+    // The oversize head is dropped in the first cycle it is at the head; nothing of it issues.
+    const Outputs o = core.step(cand(1, 0x9000, 4096));
+    EXPECT_TRUE(o.oversize_drop);
+    EXPECT_FALSE(o.late_drop);
+    EXPECT_TRUE(o.drop());
+    EXPECT_FALSE(o.request.has_value());
+    EXPECT_EQ(core.counters().oversize_drops, 1u);
+    const std::vector<Request> issued = drain(core, 10, 10);
+    ASSERT_EQ(issued.size(), 1u);
+    EXPECT_EQ(issued[0].op_seq, 1u);
+    EXPECT_EQ(core.counters().oversize_drops, 1u);
+    EXPECT_EQ(core.counters().late_drops, 0u);
+    EXPECT_EQ(core.counters().credit_stalls, 0u);  // it was never waiting for credit
+    EXPECT_EQ(core.counters().issued_bytes, 4096u);
+    EXPECT_EQ(core.credit(0), 8192u - 4096u);
+}
+
+TEST(HjsdCore, OversizeDropIgnoresEnableAndWindow) {
+    Registers r = regs(2, 4096, 8192);
+    r.enable = false;
+    PrefetchSchedulerCore core(16, 1, r);
+    core.step(cand(9, 0, 1 << 20));  // far outside the window, and the block is disabled
+    EXPECT_FALSE(core.idle_until_input(Inputs{}));  // it drops at the next edge: not idle
+    const Outputs o = core.step(Inputs{});
+    EXPECT_TRUE(o.oversize_drop);
+    EXPECT_EQ(core.queued(), 0u);
+    EXPECT_EQ(core.counters().oversize_drops, 1u);
+    EXPECT_EQ(core.counters().window_waits, 0u);
+    EXPECT_TRUE(core.idle_until_input(Inputs{}));  // empty now
+    // A partition with a zero limit holds nothing: every candidate for it is oversize.
+    r.enable = true;
+    r.credit_limit = {0, 0, 0, 0};
+    core.set_registers(r);
+    core.step(cand(0, 0, 1));
+    EXPECT_TRUE(core.step(Inputs{}).oversize_drop);
+    EXPECT_EQ(core.counters().oversize_drops, 2u);
+}
+
+TEST(HjsdCore, LateHasPriorityOverOversize) {
+    PrefetchSchedulerCore core(16, 1, regs(5, 4096, 8192));
+    core.step(start(7));
+    core.step(cand(3, 0, 1 << 20));  // late and oversize: dropped as late
+    const Outputs o = core.step(Inputs{});
+    EXPECT_TRUE(o.late_drop);
+    EXPECT_FALSE(o.oversize_drop);
+    EXPECT_EQ(core.counters().late_drops, 1u);
+    EXPECT_EQ(core.counters().oversize_drops, 0u);
+}
+
+TEST(HjsdCore, CandidateExactlyTheLimitIssues) {
+    PrefetchSchedulerCore core(16, 1, regs(5, 4096, 8192));
+    core.step(cand(0, 0, 8192));
+    const auto issued = drain(core, 4, 10);
+    ASSERT_EQ(issued.size(), 2u);
+    EXPECT_EQ(core.counters().issued_bytes, 8192u);
+    EXPECT_EQ(core.counters().oversize_drops, 0u);
+    EXPECT_EQ(core.credit(0), 0u);
+}
+
+// The rule uses the limit as it stands: lowering it below a partly issued head drops the rest.
+TEST(HjsdCore, LoweredLimitDropsAPartlyIssuedHead) {
+    PrefetchSchedulerCore core(16, 1, regs(5, 4096, 16384));
+    core.step(cand(0, 0, 16384));
+    EXPECT_EQ(drain(core, 1, 5).size(), 1u);
+    core.set_registers(regs(5, 4096, 8192));
+    const Outputs o = core.step(Inputs{});
+    EXPECT_TRUE(o.oversize_drop);
+    EXPECT_FALSE(o.issued);
+    EXPECT_EQ(core.queued(), 0u);
+    EXPECT_EQ(core.counters().issued_bytes, 4096u);
+    EXPECT_EQ(core.counters().oversize_drops, 1u);
+}
+
+// No candidate is ever prefetched into a partition that cannot hold it: even with credit
+// returned at once (so credit never holds anything back), a candidate larger than the limit
+// issues nothing, and one that fits issues all its bytes.
+TEST(HjsdCore, OnlyCandidatesThatFitAreIssued) {
+    const uint64_t limit = 20000;
+    PrefetchSchedulerCore core(16, 2, regs(15, 1024, limit));
+    std::map<uint64_t, uint64_t> issued;  // candidate (by address) -> bytes issued
+    std::map<uint64_t, uint64_t> size;
+    std::optional<std::pair<uint32_t, uint64_t>> give_back;
+    uint64_t next = 0;
+    for (int cycle = 0; cycle < 200000 && (next < 500 || core.queued() > 0); ++cycle) {
+        Inputs in;
+        const uint64_t addr = (next + 1) << 20;
+        const uint64_t bytes = 1 + (next * 7919) % 30000;  // a third above the limit
+        if (next < 500) in.candidate = Candidate{0, addr, bytes, static_cast<uint32_t>(next % 2)};
+        in.credit_return = give_back;
+        const Outputs o = core.step(in);
+        if (in.candidate && o.cand_ready) {
+            size[addr] = bytes;
+            ++next;
+        }
+        give_back.reset();
+        if (o.issued) {
+            issued[o.request->addr >> 20 << 20] += o.request->bytes;
+            give_back = std::make_pair(o.request->partition, o.request->bytes);
+        }
+    }
+    ASSERT_EQ(core.queued(), 0u);
+    ASSERT_EQ(size.size(), 500u);
+    uint64_t oversize = 0;
+    for (const auto& [addr, bytes] : size) {
+        if (bytes > limit) {
+            EXPECT_EQ(issued.count(addr), 0u) << "an oversize candidate was prefetched: " << bytes << " B";
+            ++oversize;
+        } else {
+            EXPECT_EQ(issued[addr], bytes);
+        }
+    }
+    EXPECT_GT(oversize, 100u);
+    EXPECT_EQ(core.counters().oversize_drops, oversize);
+    EXPECT_EQ(core.counters().credit_stalls, 0u);
+    EXPECT_EQ(core.counters().late_drops, 0u);
+}
+
+TEST(HjsdCore, TierIsPassedThrough) {
+    PrefetchSchedulerCore core(16, 2, regs(5, 4096));
+    core.step(cand(0, 0x1800, 10000, 1, 3));
+    std::vector<Request> issued;
+    const Outputs first = core.step(cand(1, 0x8000, 4096, 0, 2));
+    ASSERT_TRUE(first.issued);
+    issued.push_back(*first.request);
+    for (const Request& r : drain(core, 10, 20)) issued.push_back(r);
+    ASSERT_EQ(issued.size(), 4u);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(issued[i].tier, 3u);
+        EXPECT_EQ(issued[i].partition, 1u);
+    }
+    EXPECT_EQ(issued[3].tier, 2u);
+    // Tier is part of what the scoreboard compares.
+    Request a = issued[3], b = issued[3];
+    b.tier = 0;
+    EXPECT_FALSE(a == b);
+    EXPECT_FALSE((Candidate{0, 0, 64, 0, 1} == Candidate{0, 0, 64, 0, 0}));
+    EXPECT_TRUE((Candidate{0, 0, 64, 0, 1} == Candidate{0, 0, 64, 0, 1}));
+    // Tiers are 2 bits.
+    EXPECT_THROW(core.step(cand(2, 0, 64, 0, kMaxTiers)), std::invalid_argument);
 }
 
 TEST(HjsdCore, RegistersAreValidated) {

@@ -34,7 +34,10 @@ CliRun cosim_cli(const std::string& args) {
 }
 
 TEST(Cosim, RandomSeedsMatch) {
-    for (const char* seed : {"2", "3", "4", "5"}) {
+    // Seeds 16 and 23 write new credit limits in cycle 0: the RTL must come out of reset with the
+    // initial limits, as the core does (the bench once reset it at the first evaluate, after the
+    // write, and the credits diverged).
+    for (const char* seed : {"2", "3", "4", "5", "16", "23"}) {
         const CliRun r = cosim_cli(std::string("--seed ") + seed + " --cycles 40000");
         EXPECT_EQ(r.exit_code, 0) << "seed " << seed << "\n" << r.output;
         EXPECT_NE(r.output.find("PASS: 40000 cycles"), std::string::npos) << r.output;

@@ -42,6 +42,9 @@ PrefetchSchedulerCore::HeadState PrefetchSchedulerCore::head_state() const {
     if (m_queue.empty()) return HeadState::kNone;
     const uint64_t seq = m_queue.front().op_seq;
     if (m_has_current && seq <= m_current) return HeadState::kLate;
+    // The partition can never hold it (the current limit; a lowered limit can drop a head that
+    // was partly issued): bytes-bounded lookahead, DESIGN §5.
+    if (m_queue.front().bytes > m_regs.credit_limit[m_queue.front().partition]) return HeadState::kOversize;
     // current < seq <= current + depth, with current = -1 before the first op_start.
     const uint64_t limit = m_has_current ? m_current + m_regs.prefetch_depth : m_regs.prefetch_depth;
     const bool in_window = m_has_current ? seq <= limit : seq < limit;
@@ -61,12 +64,14 @@ Outputs PrefetchSchedulerCore::peek(const Inputs& in) const {
     const HeadState hs = head_state();
     if (hs == HeadState::kLate) {
         out.late_drop = true;
+    } else if (hs == HeadState::kOversize) {
+        out.oversize_drop = true;
     } else if (hs == HeadState::kEligible && m_regs.enable) {
         const Candidate& h = m_queue.front();
         const uint64_t bytes = head_chunk_bytes();
         const uint32_t p = h.partition;
         if (!in.throttle && m_credit[p] >= bytes) {
-            out.request = Request{h.addr + m_head_offset, bytes, p, h.op_seq};
+            out.request = Request{h.addr + m_head_offset, bytes, p, h.op_seq, h.tier};
             out.issued = in.req_ready;
         }
     }
@@ -88,8 +93,8 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
             m_queue.pop_front();
             m_head_offset = 0;
         }
-    } else if (out.late_drop) {
-        ++m_counters.late_drops;
+    } else if (out.drop()) {
+        ++(out.late_drop ? m_counters.late_drops : m_counters.oversize_drops);
         m_queue.pop_front();
         m_head_offset = 0;
     } else if (hs == HeadState::kEligible && m_regs.enable) {
@@ -110,6 +115,11 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
             throw std::invalid_argument("hjsd: candidate for partition " + std::to_string(in.candidate->partition) +
                                         " of " + std::to_string(m_partitions));
         }
+        if (in.candidate->tier >= kMaxTiers) {
+            throw std::invalid_argument("hjsd: candidate of op " + std::to_string(in.candidate->op_seq) +
+                                        " from tier " + std::to_string(in.candidate->tier) + " (tiers 0.." +
+                                        std::to_string(kMaxTiers - 1) + ")");
+        }
         ++m_counters.candidates_accepted;
         if (in.candidate->bytes > 0) m_queue.push_back(*in.candidate);
     }
@@ -129,7 +139,7 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
 bool PrefetchSchedulerCore::idle_until_input(const Inputs& quiet) const {
     const HeadState hs = head_state();
     if (hs == HeadState::kNone || hs == HeadState::kWaitWindow) return true;
-    if (hs == HeadState::kLate) return false;
+    if (hs == HeadState::kLate || hs == HeadState::kOversize) return false;  // dropped at the next edge
     if (!m_regs.enable) return true;
     const Outputs out = peek(quiet);
     return !out.issued;  // blocked on throttle, credit or the port: only an input can unblock it

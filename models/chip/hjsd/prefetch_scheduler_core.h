@@ -5,19 +5,24 @@
 // Cycle semantics (the RTL in rtl/prefetch_scheduler follows the same; refinements of DESIGN §5
 // are listed in README.md):
 //  - Outputs are functions of the registered state and this cycle's inputs:
-//      cand_ready = the candidate queue is not full;
-//      req_valid  = enable, and the head candidate is eligible
-//                   (current < op_seq <= current + depth; before the first op_start, current is
-//                   "-1"), and not late, and its partition's credit >= the head chunk's bytes,
-//                   and throttle is low.
+//      cand_ready    = the candidate queue is not full;
+//      late_drop     = the head is late (op_seq <= current);
+//      oversize_drop = the head is not late and its bytes exceed its partition's credit limit
+//                      (the partition can never hold it);
+//      req_valid     = enable, and the head candidate is eligible
+//                      (current < op_seq <= current + depth; before the first op_start, current
+//                      is "-1"), and neither late nor oversize, and its partition's credit >= the
+//                      head chunk's bytes, and throttle is low.
 //  - At the edge: a request is issued when req_valid and req_ready (credit taken, the head
-//    advances by one chunk and is popped when done); else a late head (op_seq <= current) is
-//    dropped and counted; a candidate is pushed when cand_valid and cand_ready; op_start sets
-//    current; a credit return adds to its partition's credit (saturating at the limit).
+//    advances by one chunk and is popped when done); else a late or oversize head is dropped and
+//    counted (whatever enable and the window); a candidate is pushed when cand_valid and
+//    cand_ready; op_start sets current; a credit return adds to its partition's credit
+//    (saturating at the limit).
 //  - Chunks: the head region is cut at multiples of chunk_bytes (addresses aligned), so the first
 //    and last chunks may be shorter.
 //  - A head that is eligible but not issued counts one stall, by priority: throttle, then
 //    credit, then port (req_ready low). A head outside the window counts a window wait.
+//  - A candidate's source tier is carried to its requests unchanged.
 #pragma once
 
 #include <array>
@@ -31,14 +36,17 @@ namespace asim::hjsd {
 
 constexpr uint32_t kMaxDepth = 15;         // prefetch_depth register width: 4 bits
 constexpr uint32_t kMaxPartitions = 4;
+constexpr uint32_t kMaxTiers = 4;          // source tier: 2 bits (0 = local HBM)
 
 struct Candidate {
     uint64_t op_seq = 0;
     uint64_t addr = 0;
     uint64_t bytes = 0;
     uint32_t partition = 0;
+    uint32_t tier = 0;  // source tier, 0..kMaxTiers-1 (0 = local HBM): the index the chip assigns
     bool operator==(const Candidate& o) const {
-        return op_seq == o.op_seq && addr == o.addr && bytes == o.bytes && partition == o.partition;
+        return op_seq == o.op_seq && addr == o.addr && bytes == o.bytes && partition == o.partition &&
+               tier == o.tier;
     }
 };
 
@@ -47,8 +55,10 @@ struct Request {
     uint64_t bytes = 0;
     uint32_t partition = 0;
     uint64_t op_seq = 0;
+    uint32_t tier = 0;  // the candidate's source tier
     bool operator==(const Request& o) const {
-        return addr == o.addr && bytes == o.bytes && partition == o.partition && op_seq == o.op_seq;
+        return addr == o.addr && bytes == o.bytes && partition == o.partition && op_seq == o.op_seq &&
+               tier == o.tier;
     }
 };
 
@@ -73,13 +83,18 @@ struct Outputs {
     bool cand_ready = false;
     std::optional<Request> request;       // req_valid + payload (issued iff req_ready)
     bool issued = false;
+    // The head is dropped at this edge: late (op_seq <= current), or else oversize (its bytes
+    // exceed its partition's credit limit). At most one is set; drop() is either.
     bool late_drop = false;
+    bool oversize_drop = false;
+    bool drop() const { return late_drop || oversize_drop; }
 };
 
 struct Counters {
     uint64_t issued_chunks = 0, issued_bytes = 0, late_drops = 0;
     uint64_t credit_stalls = 0, throttle_stalls = 0, port_stalls = 0, window_waits = 0;
     uint64_t candidates_accepted = 0;
+    uint64_t oversize_drops = 0;  // heads dropped because their bytes exceed the partition's credit limit
 };
 
 class PrefetchSchedulerCore {
@@ -104,14 +119,15 @@ public:
     uint64_t current_op() const { return m_current; }
     uint64_t cycle() const { return m_cycle; }
     // Nothing can change until an input does: the queue is empty, or the head waits for
-    // op_start, a credit return or throttle to drop (the TLM model sleeps then).
+    // op_start, a credit return, the port or throttle to drop (the TLM model sleeps then). A late
+    // or oversize head is never idle: it is dropped at the next edge.
     bool idle_until_input(const Inputs& quiet) const;
 
     // Validates registers against the block's parameters; messages name the register.
     static std::vector<std::pair<std::string, std::string>> validate(const Registers& r, uint32_t partitions);
 
 private:
-    enum class HeadState { kNone, kLate, kWaitWindow, kEligible };
+    enum class HeadState { kNone, kLate, kOversize, kWaitWindow, kEligible };
     HeadState head_state() const;
     uint64_t head_chunk_bytes() const;
 

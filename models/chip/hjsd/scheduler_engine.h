@@ -4,8 +4,8 @@
 // `die.hjsd.impl: tlm | rtl`. The co-simulation bench drives both through the same calls.
 //
 // A cycle is evaluate(inputs) followed by clock(): evaluate presents the cycle's inputs and
-// returns what the block drives (valid/ready, the request, a late drop); clock() is the rising
-// edge that commits them. evaluate() may be called again in the same cycle with other inputs
+// returns what the block drives (valid/ready, the request, a late or oversize drop); clock() is
+// the rising edge that commits them. evaluate() may be called again in the same cycle with other inputs
 // (the chip does when an input arrives before it stepped). The RTL engine settles its signals
 // in SystemC delta cycles, so the calls must come from a SystemC thread; an engine uses at most
 // kResetDeltas for reset() and kEvaluateDeltas for evaluate(), and the chip pads both to exactly
