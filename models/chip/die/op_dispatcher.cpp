@@ -89,8 +89,9 @@ void OpDispatcher::fill_lookahead() {
                 if (t.stream != StreamClass::kWeight) continue;
                 const Tier tier = m_tiers ? m_tiers->decode(t.addr, t.bytes).tier : Tier::kHbm;
                 const bool stage = m_staging && tier != Tier::kHbm && t.bytes > m_l2_weight_credit;
-                m_hjsd->add_candidate(
-                    {seq, t.addr, t.bytes, stage ? m_staging_pool : m_weight_partition});
+                hjsd::Candidate c{seq, t.addr, t.bytes, stage ? m_staging_pool : m_weight_partition};
+                c.tier = static_cast<uint32_t>(tier);  // the source tier (DESIGN §5)
+                m_hjsd->add_candidate(c);
             }
         }
         m_lookahead.emplace_back(seq, std::move(op));

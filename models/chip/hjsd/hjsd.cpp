@@ -34,6 +34,9 @@ Hjsd::Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t part
       m_stats{stats.counter(std::string(this->name()) + ".issued_chunks", "prefetch requests issued"),
               stats.counter(std::string(this->name()) + ".issued_bytes", "bytes prefetched", "B"),
               stats.counter(std::string(this->name()) + ".late_drops", "candidates dropped: their op had started"),
+              stats.counter(std::string(this->name()) + ".oversize_drops",
+                            "candidates dropped: larger than their credit pool's limit (the partition "
+                            "cannot hold them)"),
               stats.counter(std::string(this->name()) + ".credit_stalls", "cycles the head waited for partition credit", "cycles"),
               stats.counter(std::string(this->name()) + ".throttle_stalls", "cycles the head waited for HBM load to drop", "cycles"),
               stats.counter(std::string(this->name()) + ".port_stalls", "cycles the head waited for a free SDMA slot", "cycles"),
@@ -162,7 +165,7 @@ void Hjsd::run() {
             const bool inputs_pending = in.candidate || in.op_start || in.credit_return;
             // Nothing can change until an input does: the queue is empty, or the head waits for
             // the window, op_start, a credit, the throttle or the port.
-            if (!inputs_pending && !out.issued && !out.late_drop) {
+            if (!inputs_pending && !out.issued && !out.drop()) {
                 if (m_input_generation != generation) continue;  // an input came while the engine settled
                 // Sleep until an input arrives, an SDMA slot frees, or the throttle may have dropped.
                 sc_core::sc_time timeout = sc_core::SC_ZERO_TIME;
@@ -208,6 +211,7 @@ void Hjsd::finalize_stats() {
     m_stats.issued_chunks.set(c.issued_chunks);
     m_stats.issued_bytes.set(c.issued_bytes);
     m_stats.late_drops.set(c.late_drops);
+    m_stats.oversize_drops.set(c.oversize_drops);
     m_stats.credit_stalls.set(c.credit_stalls);
     m_stats.throttle_stalls.set(c.throttle_stalls);
     m_stats.port_stalls.set(c.port_stalls);

@@ -119,6 +119,7 @@ public:
         Counter& issued_chunks;
         Counter& issued_bytes;
         Counter& late_drops;
+        Counter& oversize_drops;
         Counter& credit_stalls;
         Counter& throttle_stalls;
         Counter& port_stalls;
