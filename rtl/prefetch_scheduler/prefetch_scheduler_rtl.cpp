@@ -29,6 +29,8 @@ bool has_bug_variant() {
 #endif
 }
 
+void set_assertions(bool on) { Verilated::threadContextp()->assertOn(on); }
+
 std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& r, uint32_t queue_depth,
                                                               uint32_t partitions) {
     std::vector<std::pair<std::string, std::string>> problems;

@@ -49,6 +49,10 @@ enum class RtlVariant {
 // Whether this build carries the bug-injected variant.
 bool has_bug_variant();
 
+// Switches the bound checker's assertions on or off for every model in the process (on by
+// default; the co-simulation's --no-assertions, to judge the RTL by the scoreboard alone).
+void set_assertions(bool on);
+
 // Problems (register or parameter, message) that keep these settings off the RTL as built.
 std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& registers,
                                                               uint32_t queue_depth, uint32_t partitions);

@@ -2,9 +2,11 @@
 model's own invariant, of the checker's) and names the property that must catch it alone.
 `inject_bug` is the co-simulation's variant (the block's `ASIM_HJSD_INJECT_BUG` define).
 
-`scoreboard` says how the co-simulation's scoreboard fares with it, for the ones it is weak at:
-the scoreboard compares pins and counters against the C++ core, so a bug it sees only on rare
-stimulus, or never on the pins, is one the properties are there for.
+`scoreboard` says how the co-simulation's scoreboard fared with it where it is weak (measured
+with `ascend-sim cosim --no-assertions`, seeds 1-10 x 400k cycles and the builtin trace, the block
+built with the mutant; rtl/README.md has every mutant): the scoreboard compares pins and counters
+against the C++ core, so a bug it sees only on rare stimulus, late, or never, is one the
+properties are there for.
 """
 
 MUTANTS = [
@@ -33,12 +35,12 @@ MUTANTS = [
          replace="if (issue || drop) rd_ptr <="),
     dict(name="tier_from_offer", catches="a_req_program_order",
          what="req_tier is the offered candidate's tier, not the head's",
-         scoreboard="unseen with the trace stimulus (every candidate tier 0); the random stimulus draws tiers",
+         scoreboard="never with the trace stimulus (every candidate tier 0); random seeds in 1-13106 cycles",
          find="assign req_tier      = h_tier;",
          replace="assign req_tier      = cand_tier;"),
     dict(name="write_pointer_no_wrap", catches="a_req_program_order",
          what="the write pointer does not wrap at QUEUE_DEPTH (harmless when QUEUE_DEPTH is a power of two)",
-         scoreboard="unseen with the chip's QUEUE_DEPTH 16, the only one the co-simulation builds",
+         scoreboard="invisible at the chip's QUEUE_DEPTH 16 (scoreboard and assertions alike); QUEUE_DEPTH 3 shows it",
          applies=lambda c: c["QUEUE_DEPTH"] & (c["QUEUE_DEPTH"] - 1) != 0,
          find="wr_ptr <= wr_ptr == QPTR_W'(QUEUE_DEPTH - 1) ? '0 : wr_ptr + 1'b1;",
          replace="wr_ptr <= wr_ptr + 1'b1;"),
@@ -56,17 +58,18 @@ MUTANTS = [
          replace="assign to_boundary = cfg_chunk;"),
     dict(name="credit_check_off_by_one", catches="a_credit_covers_request",
          what="a chunk one byte larger than the credit issues (the credit wraps below zero)",
-         scoreboard="needs a chunk exactly one byte above the credit left",
+         scoreboard="3 of 10 random seeds within 400k cycles (86568, 50981, 233174), the trace at 32786",
          find="eff_credit[h_part]}\n",
          replace="eff_credit[h_part]} + 1'b1\n"),
     dict(name="credit_return_unsaturated", catches="a_credit_le_limit",
          what="a credit return is added without saturating at the limit",
-         scoreboard="never on the pins until the credit wraps at 2^CREDIT_W: the block uses min(credit, limit)",
+         scoreboard="never (0 of 10 seeds, not the trace): the block uses min(credit, limit), so only a wrap "
+                    "at 2^CREDIT_W would reach the pins; a_credit_le_limit fires on all 10 seeds",
          find="credit_next[p] = sum > {1'b0, limit[p]} ? limit[p] : sum[CREDIT_W-1:0];",
          replace="credit_next[p] = sum[CREDIT_W-1:0];"),
     dict(name="credit_return_short_at_limit", catches="a_eligible_issues",
          what="a credit return that reaches the limit leaves the credit one byte short of it",
-         scoreboard="only when a later chunk needs the partition's whole limit",
+         scoreboard="after 38k-168k cycles, never on the trace (h_credit_map: 11-6080 cycles, the trace too)",
          find="credit_next[p] = sum > {1'b0, limit[p]} ? limit[p] : sum[CREDIT_W-1:0];",
          replace="credit_next[p] = sum >= {1'b0, limit[p]} ? limit[p] - 1'b1 : sum[CREDIT_W-1:0];"),
     dict(name="credit_not_taken", catches="a_credit_covers_request",
@@ -75,6 +78,7 @@ MUTANTS = [
          replace="if (issue && h_part == PART_W'(p)) base = base;"),
     dict(name="reset_without_credit", catches="a_eligible_issues",
          what="reset clears the credits instead of loading the limits",
+         scoreboard="seed 9 of 1-10 passes the scoreboard; the assertions fail every seed at the first edge",
          find="for (int p = 0; p < NPART; p++) credit[p] <= limit[p];",
          replace="for (int p = 0; p < NPART; p++) credit[p] <= '0;"),
     dict(name="oversize_head_issues", catches="a_oversize_never_issues",
@@ -87,17 +91,16 @@ MUTANTS = [
          replace="assign head_late = head_valid && has_cur && h_seq < cur_seq;"),
     dict(name="oversize_counted_as_late", catches="a_late_drop_counted",
          what="every drop counts as a late drop",
-         scoreboard="caught only at the end, by the final counter comparison",
+         scoreboard="only at the end, by the final counter comparison (a_late_drop_counted: the first drop)",
          find="if (head_late) cnt_late_drops     <= cnt_late_drops + 1'b1;",
          replace="if (drop) cnt_late_drops     <= cnt_late_drops + 1'b1;"),
     dict(name="exact_limit_dropped", catches="a_oversize_drop_flagged",
          what="a candidate of exactly its partition's limit is dropped as oversize",
-         scoreboard="needs a candidate of exactly the limit (1 % of the random stimulus's, none of a trace's)",
          find="h_bytes}\n                           > {",
          replace="h_bytes}\n                           >= {"),
     dict(name="oversize_not_counted", catches="a_oversize_drop_counted",
          what="oversize drops are not counted",
-         scoreboard="caught only at the end, by the final counter comparison",
+         scoreboard="only at the end, by the final counter comparison (a_oversize_drop_counted: the first drop)",
          find="else           cnt_oversize_drops <= cnt_oversize_drops + 1'b1;",
          replace="else           cnt_oversize_drops <= cnt_oversize_drops;"),
     dict(name="issue_one_cycle_late", catches="a_eligible_issues",
@@ -115,6 +118,7 @@ MUTANTS = [
          replace="assign push           = cand_valid && cand_ready;"),
     dict(name="credit_map_wrong_partition", catches="h_credit_map",
          what="a credit return also lands on partition 0 (white-box: only the credit map sees it first)",
+         scoreboard="after 2.9k-128k cycles, never on the trace (h_credit_map: 14-13121 cycles)",
          applies=lambda c: c["NPART"] > 1,
          find="if (credit_valid && credit_partition == PART_W'(p))",
          replace="if (credit_valid && (credit_partition == PART_W'(p) || p == 0))"),

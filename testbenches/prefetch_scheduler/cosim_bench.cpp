@@ -292,6 +292,10 @@ CosimResult run_cosim(const CosimOptions& options) {
                                              rtl::RtlBuild::kPartitions);
     if (!problems.empty()) throw InputError("cosim: " + problems[0].first + ": " + problems[0].second);
 
+    if (!options.scoreboard && !options.assertions) {
+        throw InputError("cosim: --no-scoreboard and --no-assertions leave nothing to judge the RTL");
+    }
+    rtl::set_assertions(options.assertions);
     auto bench = std::make_unique<CosimBench>("cosim", options, *stimulus);
     const auto t0 = std::chrono::steady_clock::now();
     run_kernel();

@@ -31,6 +31,7 @@ struct CosimOptions {
     rtl::RtlVariant variant = rtl::RtlVariant::kGood;
     std::size_t context = 8;     // cycles of stimulus shown before a mismatch
     bool scoreboard = true;      // false: only the RTL's bound assertions judge it
+    bool assertions = true;      // false: only the scoreboard judges it
 };
 
 struct CosimResult {

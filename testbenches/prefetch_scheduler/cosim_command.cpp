@@ -15,6 +15,7 @@ Command add_cosim_command(CLI::App& app) {
         cosim::CosimOptions options;
         bool inject_bug = false;
         bool no_scoreboard = false;
+        bool no_assertions = false;
         int64_t seed = 1;  // signed, so that a negative seed is refused instead of wrapping
     };
     auto s = std::make_shared<State>();
@@ -35,13 +36,17 @@ Command add_cosim_command(CLI::App& app) {
     cmd->add_flag("--no-scoreboard", s->no_scoreboard,
                   "judge the RTL by the assertions of its bound checker alone (the reference still runs, for "
                   "coverage)");
+    cmd->add_flag("--no-assertions", s->no_assertions,
+                  "switch the bound checker's assertions off: the scoreboard alone judges the RTL");
     return {cmd, [s] {
                 s->options.seed = static_cast<uint64_t>(s->seed);
                 if (s->inject_bug) s->options.variant = rtl::RtlVariant::kInjectedBug;
                 s->options.scoreboard = !s->no_scoreboard;
+                s->options.assertions = !s->no_assertions;
                 const cosim::CosimResult r = cosim::run_cosim(s->options);
                 std::cout << "stimulus: " << r.stimulus << (s->inject_bug ? " (RTL with the injected bug)" : "")
-                          << (s->no_scoreboard ? " (no scoreboard: the RTL's assertions only)" : "") << "\n";
+                          << (s->no_scoreboard ? " (no scoreboard: the RTL's assertions only)" : "")
+                          << (s->no_assertions ? " (assertions off: the scoreboard only)" : "") << "\n";
                 if (!r.passed) std::cout << r.mismatch;
                 char line[256];
                 std::snprintf(line, sizeof line,

@@ -93,7 +93,7 @@ TEST(Cosim, AssertionsAloneCatchTheInjectedBug) {
     if (!asim::rtl::has_bug_variant()) GTEST_SKIP() << "built with ASIM_RTL_BUG_VARIANT=OFF";
     const CliRun bug = cosim_cli("--inject-bug --no-scoreboard --seed 1 --cycles 100000");
     EXPECT_EQ(bug.exit_code, 1) << bug.output;
-    EXPECT_NE(bug.output.find("ASSERTION at the edge ending cycle"), std::string::npos) << bug.output;
+    EXPECT_NE(bug.output.find("ASSERTION at the edge ending cycle 342"), std::string::npos) << bug.output;
     EXPECT_NE(bug.output.find("Assertion failed in"), std::string::npos) << bug.output;
     EXPECT_NE(bug.output.find("u_checker.a_eligible_issues"), std::string::npos) << bug.output;
     EXPECT_EQ(bug.output.find("MISMATCH"), std::string::npos) << bug.output;
@@ -104,6 +104,17 @@ TEST(Cosim, AssertionsAloneCatchTheInjectedBug) {
     EXPECT_EQ(good.exit_code, 0) << good.output;
     EXPECT_NE(good.output.find("PASS: 100000 cycles"), std::string::npos) << good.output;
     EXPECT_EQ(good.output.find("Assertion failed"), std::string::npos) << good.output;
+}
+
+// With the assertions switched off at run time the scoreboard alone catches the bug, in the same
+// cycle (the assertion would have fired at that cycle's edge).
+TEST(Cosim, ScoreboardAloneCatchesTheInjectedBug) {
+    if (!asim::rtl::has_bug_variant()) GTEST_SKIP() << "built with ASIM_RTL_BUG_VARIANT=OFF";
+    const CliRun r = cosim_cli("--inject-bug --no-assertions --seed 1 --cycles 100000");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("MISMATCH at cycle 342"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("Assertion failed"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("ASSERTION"), std::string::npos) << r.output;
 }
 
 TEST(Cosim, AssertionStopsTheBenchInProcess) {
@@ -135,7 +146,8 @@ TEST(Cosim, WaveformsOnDemand) {
 
 TEST(Cosim, BadInputExits2) {
     for (const char* args : {"--trace /nonexistent/trace.jsonl", "--trace builtin:nope", "--cycles 0",
-                             "--cycles lots", "--seed -1", "--waves /nonexistent/dir/w.vcd"}) {
+                             "--cycles lots", "--seed -1", "--waves /nonexistent/dir/w.vcd",
+                             "--no-scoreboard --no-assertions"}) {
         const CliRun r = cosim_cli(args);
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
         EXPECT_EQ(r.output.find("PASS"), std::string::npos) << args << "\n" << r.output;
