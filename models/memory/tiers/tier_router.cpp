@@ -110,6 +110,7 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
         d.tier == Tier::kRemoteHbm ? m_pool.owner(d.owner) : DsmPool::Owner{};
     // A read of another die's HBM also leaves through that die's pool port.
     if (owner.egress && !write) {
+        owner.egress->forget_before(kernel_now());
         device_done = std::max(device_done, owner.egress->reserve(arrival, bytes, background).end);
     }
     if (tlm::tlm_fw_transport_if<>* owner_hbm = owner.hbm) {
@@ -132,7 +133,9 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
         device_done = std::max(device_done, hbm_done - std::min(hbm_done - arrival, hbm_latency));
     } else {
         DsmPool::Device& dev = *m_pool.device(d.tier, m_die);
-        device_done = (write ? dev.write : dev.read).reserve(arrival, bytes, background).end;
+        CalendarServer& server = write ? dev.write : dev.read;
+        server.forget_before(kernel_now());
+        device_done = server.reserve(arrival, bytes, background).end;
     }
     const Picoseconds done =
         std::max(port.end, device_done) + (write ? tp.write_latency_ps : tp.read_latency_ps);

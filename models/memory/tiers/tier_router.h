@@ -112,7 +112,7 @@ class TierRouter : public sc_core::sc_module, public StagingPort {
     // Out of the die, the data of other dies' reads of this die's HBM, at the read rate (the
     // port's measured read bandwidth is what the serving side sustains too). Kept apart from
     // m_port_write: this die's own writes and the reads it serves do not share a server.
-    PriorityBandwidthServer m_port_serve;
+    CalendarServer m_port_serve;  // booked by the reading dies, each at its own times
     LocalCopies m_staged;
     LocalCopies m_promoted;
     std::unordered_map<uint64_t, uint32_t> m_block_reads;  // tiering counters, per pool block
