@@ -282,6 +282,10 @@ TEST(BadInputTraceSet, IndexVersionTwo) {
 
 TEST(BadInputTraceSet, MalformedIndexIsNamedWithoutLibraryText) {
     expect_bad_input(run_set(trace_set("set-bad-json", "{\"format\": ")), "index.json: not JSON");
+    expect_bad_input(run_cli("trace stats " + trace_set("stats-bad-json", "{\"format\": ")), "index.json: malformed index");
+    std::string index = kIndex;
+    index.replace(index.find("\"version\":1"), 11, "\"version\":2");
+    expect_bad_input(run_cli("trace stats " + trace_set("stats-v2", index)), "unsupported index version 2");
 }
 
 TEST(BadInputTraceSet, MembersDisagreeingOnACollectivesSize) {
