@@ -92,6 +92,9 @@ class TierRouter : public sc_core::sc_module, public StagingPort {
     // Times one access of a pool tier (no local copy); returns its completion.
     Picoseconds pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes, bool write,
                             bool background);
+    // One access of an HBM model (this die's through hbm_out, or an owner's); returns its completion.
+    Picoseconds hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr, Picoseconds arrival,
+                           uint64_t bytes, bool write, const TransactionInfo& info);
     // A local HBM access through hbm_out; returns its completion.
     Picoseconds local_access(uint64_t addr, Picoseconds arrival, uint64_t bytes, bool write,
                              const TransactionInfo* info);
