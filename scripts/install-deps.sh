@@ -7,6 +7,7 @@ PACKAGES=(
     build-essential cmake ninja-build pkg-config git
     libsystemc-dev          # SystemC 2.3.4 with TLM-2.0
     verilator               # Verilator 5 (RTL co-simulation)
+    yosys                   # yosys 0.23 (RTL synthesis check and formal run: scripts/rtl_*.sh)
     libyaml-cpp-dev         # platform YAML
     libgtest-dev            # GoogleTest
     nlohmann-json3-dev      # stats.json, trace reader

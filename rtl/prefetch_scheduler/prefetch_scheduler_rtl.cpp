@@ -3,6 +3,7 @@
 #include "rtl/prefetch_scheduler/prefetch_scheduler_rtl.h"
 
 #include <stdexcept>
+#include <string>
 
 #include <verilated.h>
 #include <verilated_vcd_sc.h>
@@ -11,6 +12,7 @@
 #ifdef ASIM_RTL_HAS_BUG_VARIANT
 #include "Vprefetch_scheduler_bug.h"
 #endif
+#include "models/common/errors.h"
 
 namespace asim::rtl {
 
@@ -150,6 +152,9 @@ PrefetchSchedulerRtl::PrefetchSchedulerRtl(sc_core::sc_module_name name, const h
                                            RtlVariant variant, const std::string& waves)
     : sc_module(name), m_regs(registers), m_waves(waves) {
     if (!m_waves.empty()) Verilated::traceEverOn(true);
+    // A failed assertion stops nothing by itself (Verilator would abort the process): it sets the
+    // context's error flag, which check_assertions() turns into a SimulationError.
+    Verilated::threadContextp()->fatalOnError(false);
     if (variant == RtlVariant::kInjectedBug) {
 #ifdef ASIM_RTL_HAS_BUG_VARIANT
         m_impl = std::make_unique<ModelImpl<Vprefetch_scheduler_bug>>();
@@ -205,6 +210,7 @@ hjsd::Outputs PrefetchSchedulerRtl::evaluate(const hjsd::Inputs& in) {
     // clock() in this very delta: let the model take that edge before the clock falls again.
     if (m_edge_pending && sc_core::sc_delta_count() == m_edge_delta) wait(sc_core::SC_ZERO_TIME);
     m_edge_pending = false;
+    check_assertions();
     Impl& s = *m_impl;
     s.clk.write(false);
     s.cand_valid.write(in.candidate.has_value());
@@ -239,7 +245,16 @@ hjsd::Outputs PrefetchSchedulerRtl::evaluate(const hjsd::Inputs& in) {
     return out;
 }
 
+void PrefetchSchedulerRtl::check_assertions() const {
+    if (Verilated::threadContextp()->gotError()) {
+        throw SimulationError("rtl: the prefetch scheduler's bound checker failed an assertion at clock edge " +
+                              std::to_string(m_edges) +
+                              " after reset (Verilator's \"Assertion failed in ...u_checker.<property>\" above)");
+    }
+}
+
 void PrefetchSchedulerRtl::clock() {
+    ++m_edges;
     m_impl->clk.write(true);
     m_edge_pending = true;
     m_edge_delta = sc_core::sc_delta_count();

@@ -10,6 +10,11 @@
 // raises the clock, and the model commits the edge in the next delta cycle. Simulated time never
 // advances inside the transactor. reset() (called by the first evaluate() if not before) holds
 // the synchronous reset for one edge with the registers applied, so credits start at their limits.
+//
+// The model carries the contract's checker (prefetch_scheduler_checker.sv, bound to the block) with
+// its assertions compiled in. Verilator prints a failing one ("%Error: ... Assertion failed in
+// ...u_checker.<property>") when the edge is taken; the next evaluate() (or check_assertions())
+// throws SimulationError, so the run fails.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +69,8 @@ public:
     hjsd::Counters counters() const override;
     // Candidates held in the RTL queue (its queue_count status port).
     uint32_t queued() const;
+    // Throws SimulationError if an assertion of the bound checker failed at an edge taken so far.
+    void check_assertions() const;
 
     struct Impl;
 
@@ -76,6 +83,7 @@ private:
     bool m_reset_done = false;
     bool m_edge_pending = false;
     sc_dt::uint64 m_edge_delta = 0;
+    uint64_t m_edges = 0;  // clock edges after reset
 };
 
 }  // namespace asim::rtl

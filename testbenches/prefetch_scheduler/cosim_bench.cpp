@@ -118,10 +118,16 @@ private:
             for (uint32_t p = 0; p < credit.size(); ++p) credit[p] = m_ref.core().credit(p);
 
             const Outputs ref = m_ref.evaluate(in);
-            const Outputs got = m_rtl.evaluate(in);
+            Outputs got;
+            try {
+                got = m_rtl.evaluate(in);  // throws when the last edge failed an assertion
+            } catch (const SimulationError& e) {
+                assertion(cycle, e.what());
+                break;
+            }
             m_history.push_back({cycle, in, regs, ref, got});
             if (m_history.size() > m_options.context + 1) m_history.pop_front();
-            if (!check(cycle, ref, got)) break;
+            if (m_options.scoreboard && !check(cycle, ref, got)) break;
 
             m_ref.clock();
             m_rtl.clock();
@@ -132,7 +138,14 @@ private:
             wait(half);  // the edge, clock high
         }
         m_result.cycles = cycle;
-        if (m_result.mismatch.empty()) final_check(cycle);
+        if (m_result.mismatch.empty()) {
+            try {
+                m_rtl.check_assertions();  // the last edge
+            } catch (const SimulationError& e) {
+                assertion(cycle, e.what());
+            }
+        }
+        if (m_result.mismatch.empty() && m_options.scoreboard) final_check(cycle);
         m_result.passed = m_result.mismatch.empty();
         m_result.reference = m_ref.counters();
         m_result.rtl = m_rtl.counters();
@@ -213,9 +226,15 @@ private:
         if (!what.empty()) report(cycle, what);
     }
 
-    void report(uint64_t cycle, const std::string& what) {
+    // The bound checker failed at the edge that ended the cycle before `cycle`.
+    void assertion(uint64_t cycle, const std::string& what) {
+        m_result.assertion_failed = true;
+        report(cycle, what, "ASSERTION at the edge ending cycle " + std::to_string(cycle > 0 ? cycle - 1 : 0));
+    }
+
+    void report(uint64_t cycle, const std::string& what, const std::string& heading = "") {
         std::ostringstream s;
-        s << "MISMATCH at cycle " << cycle << ": " << what << "\n";
+        s << (heading.empty() ? "MISMATCH at cycle " + std::to_string(cycle) : heading) << ": " << what << "\n";
         s << "  stimulus and responses before it (" << m_stimulus.describe() << "; " << format_registers(m_regs)
           << "):\n";
         for (const CycleRecord& c : m_history) {

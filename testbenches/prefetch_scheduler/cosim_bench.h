@@ -5,7 +5,9 @@
 // compared, then both take the clock edge. The scoreboard checks the handshake (cand_ready) and
 // the late-drop status every cycle, the issued request streams in content and order with issue
 // cycles within kIssueCycleTolerance, and every counter at the end. The first mismatch stops the
-// bench and reports the differences with the stimulus of the cycles before it.
+// bench and reports the differences with the stimulus of the cycles before it. The RTL also
+// carries the contract's checker (rtl/prefetch_scheduler/prefetch_scheduler_checker.sv): a failed
+// assertion stops the bench the same way ("ASSERTION"), with or without the scoreboard.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,7 @@ struct CosimOptions {
     std::string waves;           // VCD file, or empty
     rtl::RtlVariant variant = rtl::RtlVariant::kGood;
     std::size_t context = 8;     // cycles of stimulus shown before a mismatch
+    bool scoreboard = true;      // false: only the RTL's bound assertions judge it
 };
 
 struct CosimResult {
@@ -36,7 +39,8 @@ struct CosimResult {
     uint64_t issued = 0;
     double wall_s = 0;
     std::string stimulus;        // what drove it
-    std::string mismatch;        // the report of the first mismatch, empty when passed
+    std::string mismatch;        // the report of the first mismatch or failed assertion, empty when passed
+    bool assertion_failed = false;  // the RTL's bound checker stopped the run
     hjsd::Counters reference, rtl;
     Coverage coverage;
     double cycles_per_s() const { return wall_s > 0 ? static_cast<double>(cycles) / wall_s : 0; }

@@ -14,6 +14,7 @@ Command add_cosim_command(CLI::App& app) {
     struct State {
         cosim::CosimOptions options;
         bool inject_bug = false;
+        bool no_scoreboard = false;
         int64_t seed = 1;  // signed, so that a negative seed is refused instead of wrapping
     };
     auto s = std::make_shared<State>();
@@ -31,12 +32,16 @@ Command add_cosim_command(CLI::App& app) {
     cmd->add_flag("--inject-bug", s->inject_bug,
                   "run the RTL variant built with a known bug (an off-by-one in the eligibility window): the "
                   "scoreboard must catch it");
+    cmd->add_flag("--no-scoreboard", s->no_scoreboard,
+                  "judge the RTL by the assertions of its bound checker alone (the reference still runs, for "
+                  "coverage)");
     return {cmd, [s] {
                 s->options.seed = static_cast<uint64_t>(s->seed);
                 if (s->inject_bug) s->options.variant = rtl::RtlVariant::kInjectedBug;
+                s->options.scoreboard = !s->no_scoreboard;
                 const cosim::CosimResult r = cosim::run_cosim(s->options);
                 std::cout << "stimulus: " << r.stimulus << (s->inject_bug ? " (RTL with the injected bug)" : "")
-                          << "\n";
+                          << (s->no_scoreboard ? " (no scoreboard: the RTL's assertions only)" : "") << "\n";
                 if (!r.passed) std::cout << r.mismatch;
                 char line[256];
                 std::snprintf(line, sizeof line,

@@ -1,5 +1,6 @@
 // The prefetch-scheduler RTL against the C++ reference: random and trace-derived stimulus pass,
-// the coverage goals are reached, the bug-injected RTL is caught, bad input exits 2.
+// the coverage goals are reached, the bug-injected RTL is caught (by the scoreboard, and by the
+// bound checker's assertions alone), bad input exits 2.
 // run_cosim() elaborates SystemC, so each TEST runs it at most once (each TEST is its own process);
 // runs beyond the first go through the ascend-sim binary.
 #include <gtest/gtest.h>
@@ -83,6 +84,41 @@ TEST(Cosim, InjectedBugIsCaught) {
     const CliRun cli = cosim_cli("--inject-bug --trace builtin:llama3-70b-layer");
     EXPECT_EQ(cli.exit_code, 1) << cli.output;
     EXPECT_NE(cli.output.find("MISMATCH"), std::string::npos) << cli.output;
+}
+
+// The RTL carries the contract's checker (rtl/prefetch_scheduler/prefetch_scheduler_checker.sv) with
+// Verilator's --assert: without the scoreboard, the assertions alone must fail the injected bug's
+// run, name the property, and pass the good block.
+TEST(Cosim, AssertionsAloneCatchTheInjectedBug) {
+    if (!asim::rtl::has_bug_variant()) GTEST_SKIP() << "built with ASIM_RTL_BUG_VARIANT=OFF";
+    const CliRun bug = cosim_cli("--inject-bug --no-scoreboard --seed 1 --cycles 100000");
+    EXPECT_EQ(bug.exit_code, 1) << bug.output;
+    EXPECT_NE(bug.output.find("ASSERTION at the edge ending cycle"), std::string::npos) << bug.output;
+    EXPECT_NE(bug.output.find("Assertion failed in"), std::string::npos) << bug.output;
+    EXPECT_NE(bug.output.find("u_checker.a_eligible_issues"), std::string::npos) << bug.output;
+    EXPECT_EQ(bug.output.find("MISMATCH"), std::string::npos) << bug.output;
+    EXPECT_NE(bug.output.find("FAIL:"), std::string::npos) << bug.output;
+    EXPECT_EQ(bug.output.find("PASS"), std::string::npos) << bug.output;
+
+    const CliRun good = cosim_cli("--no-scoreboard --seed 7 --cycles 100000");
+    EXPECT_EQ(good.exit_code, 0) << good.output;
+    EXPECT_NE(good.output.find("PASS: 100000 cycles"), std::string::npos) << good.output;
+    EXPECT_EQ(good.output.find("Assertion failed"), std::string::npos) << good.output;
+}
+
+TEST(Cosim, AssertionStopsTheBenchInProcess) {
+    if (!asim::rtl::has_bug_variant()) GTEST_SKIP() << "built with ASIM_RTL_BUG_VARIANT=OFF";
+    asim::cosim::CosimOptions o;
+    o.seed = 1;
+    o.cycles = 100'000;
+    o.variant = asim::rtl::RtlVariant::kInjectedBug;
+    o.scoreboard = false;
+    const auto r = asim::cosim::run_cosim(o);
+    EXPECT_FALSE(r.passed);
+    EXPECT_TRUE(r.assertion_failed);
+    EXPECT_LT(r.cycles, o.cycles);
+    EXPECT_NE(r.mismatch.find("ASSERTION at the edge ending cycle " + std::to_string(r.cycles - 1)), std::string::npos)
+        << r.mismatch;
 }
 
 TEST(Cosim, WaveformsOnDemand) {
