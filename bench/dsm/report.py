@@ -39,7 +39,7 @@ def main(root):
         point_dir = os.path.join(root, name, "points", rows[0]["point"] if "point" in rows[0] else os.listdir(os.path.join(root, name, "points"))[0])
         port = port_read_bandwidth(point_dir)
         depth0 = [r for r in rows if r.get("die.hjsd.prefetch_depth") == "0"]
-        pool0 = max(float(r[f"tiers.{tier}.read_bytes"]) for r in (depth0 or rows))
+        pool0 = min(float(r[f"tiers.{tier}.read_bytes"]) for r in (depth0 or rows))  # demand only, least refetch
         t_fetch = pool0 / port * 1e6
         t_bound = max(t_compute, t_fetch)
         print(f"\n## {name}\n")

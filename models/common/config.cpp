@@ -10,6 +10,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "models/common/errors.h"
@@ -39,13 +41,26 @@ struct TreeNode {
     // Use marks for check_unused(). ConfigNode views are const, the marks are what they record.
     bool reached = false;            // a component took this map as a ConfigNode
     std::vector<std::string> asked;  // keys asked for here, present or not, in order of asking
-    std::set<std::string> used;      // keys asked for and present
+    std::unordered_set<std::string> asked_set;  // the same, for lookups
+    std::unordered_set<std::string> used;       // keys asked for and present
+
+    // Key -> position in `entries`, so that reading a map of n keys costs n lookups, not n^2
+    // comparisons (a file of a million keys is checked in about a second, not minutes).
+    std::unordered_map<std::string, std::size_t> index;
 
     MapEntry* find(const std::string& key) {
-        for (MapEntry& entry : entries) {
-            if (entry.key == key) return &entry;
-        }
-        return nullptr;
+        auto it = index.find(key);
+        return it == index.end() ? nullptr : &entries[it->second];
+    }
+    MapEntry& add(MapEntry entry) {
+        index.emplace(entry.key, entries.size());
+        entries.push_back(std::move(entry));
+        return entries.back();
+    }
+    void erase(std::vector<MapEntry>::iterator it) {
+        entries.erase(it);
+        index.clear();
+        for (std::size_t i = 0; i < entries.size(); ++i) index.emplace(entries[i].key, i);
     }
 };
 
@@ -110,12 +125,40 @@ SourceLocation location_of(const YAML::Mark& mark, const std::string& file) {
     return location;
 }
 
+// yaml-cpp resolves an alias to the anchored node itself, so a file can describe a graph far
+// larger than itself ("billion laughs": nine nested lists of ten aliases are 10^9 values in a few
+// hundred bytes) or one that contains itself (`die: &a {l2: *a}`). Our tree is a copy, so both
+// are bounded while converting: nesting by kMaxDepth, and the values made by a budget of the
+// text's length plus kSpareValues. Without aliases a value takes at least one character, so an
+// ordinary file never reaches the budget; aliases may repeat a block a few thousand times.
+constexpr int kMaxDepth = 200;
+constexpr std::size_t kSpareValues = 100000;
+
+struct ConvertLimits {
+    std::string file;
+    std::size_t values_left;
+};
+
 // Builds our tree from a yaml-cpp node. Overrides pass use_marks = false: their "file" is the
 // assignment itself and positions inside it would only distract.
 std::unique_ptr<TreeNode> convert(const YAML::Node& yaml, const std::string& file,
-                                  const std::string& path, bool use_marks) {
+                                  const std::string& path, bool use_marks, ConvertLimits& limits,
+                                  int depth = 0) {
+    const SourceLocation here = use_marks ? location_of(yaml.Mark(), file) : SourceLocation{file, 0, 0};
+    if (depth > kMaxDepth) {
+        const std::string shown = path.size() > 80 ? path.substr(0, 80) + "..." : path;
+        throw_at(here, shown,
+                 "values nest deeper than " + std::to_string(kMaxDepth) +
+                     " levels (an alias that refers to a map or list containing it?)");
+    }
+    if (limits.values_left == 0) {
+        throw_at(here, path,
+                 "aliases expand to more values than " + limits.file +
+                     " could hold written out; expand them by hand or remove the nesting");
+    }
+    --limits.values_left;
     auto node = std::make_unique<TreeNode>();
-    node->location = use_marks ? location_of(yaml.Mark(), file) : SourceLocation{file, 0, 0};
+    node->location = here;
     switch (yaml.Type()) {
         case YAML::NodeType::Undefined:
         case YAML::NodeType::Null:
@@ -131,7 +174,8 @@ std::unique_ptr<TreeNode> convert(const YAML::Node& yaml, const std::string& fil
             node->type = NodeType::kList;
             std::size_t index = 0;
             for (const YAML::Node& item : yaml) {
-                node->items.push_back(convert(item, file, item_path(path, index), use_marks));
+                node->items.push_back(
+                    convert(item, file, item_path(path, index), use_marks, limits, depth + 1));
                 ++index;
             }
             break;
@@ -153,11 +197,12 @@ std::unique_ptr<TreeNode> convert(const YAML::Node& yaml, const std::string& fil
                         key_location, key_path,
                         "duplicate key (first written at " + previous->key_location.str() + ")");
                 }
-                MapEntry entry{key, key_location, convert(it->second, file, key_path, use_marks)};
+                MapEntry entry{key, key_location,
+                               convert(it->second, file, key_path, use_marks, limits, depth + 1)};
                 // yaml-cpp places an empty value's mark on the next token, often the next line;
                 // the key is where the reader should look.
                 if (entry.value->type == NodeType::kNull) entry.value->location = key_location;
-                node->entries.push_back(std::move(entry));
+                node->add(std::move(entry));
             }
             break;
     }
@@ -187,7 +232,8 @@ std::unique_ptr<TreeNode> parse_yaml(const std::string& text, const std::string&
                  "the top level must be a map of keys, got " +
                      std::string(documents[0].IsSequence() ? "a list" : "a scalar"));
     }
-    return convert(documents[0], file, "", true);
+    ConvertLimits limits{file, text.size() + kSpareValues};
+    return convert(documents[0], file, "", true, limits);
 }
 
 // Derived values override base values; maps merge key by key, everything else is replaced.
@@ -201,7 +247,7 @@ void merge_into(TreeNode& base, std::unique_ptr<TreeNode> derived) {
     for (MapEntry& entry : derived->entries) {
         MapEntry* existing = base.find(entry.key);
         if (!existing) {
-            base.entries.push_back(std::move(entry));
+            base.add(std::move(entry));
             continue;
         }
         existing->key_location = entry.key_location;
@@ -218,7 +264,7 @@ std::unique_ptr<TreeNode> load_chain(const std::string& text, const std::string&
                                 [](const MapEntry& e) { return e.key == "base"; });
     if (base_it != tree->entries.end()) {
         MapEntry base_entry = std::move(*base_it);
-        tree->entries.erase(base_it);
+        tree->erase(base_it);
         const TreeNode& value = *base_entry.value;
         if (value.type != NodeType::kScalar || value.scalar.empty()) {
             throw_at(
@@ -254,9 +300,7 @@ std::unique_ptr<TreeNode> load_chain(const std::string& text, const std::string&
 
 // Looks `key` up in `map` and records the question (and the answer, when present).
 MapEntry* lookup(TreeNode* map, const std::string& key) {
-    if (std::find(map->asked.begin(), map->asked.end(), key) == map->asked.end()) {
-        map->asked.push_back(key);
-    }
+    if (map->asked_set.insert(key).second) map->asked.push_back(key);
     MapEntry* entry = map->find(key);
     if (entry) map->used.insert(key);
     return entry;
@@ -384,10 +428,32 @@ int64_t read_time(const MapEntry& entry, const std::string& path) {
                       [](const std::string& text) { return units::picoseconds(text); });
 }
 
+// Upper bounds of what the model can represent. Time is counted in integer picoseconds, so a clock
+// above 1 THz has a period of zero and every latency computed from it collapses to nothing; a
+// rate above 1 EB/s moves a byte in less than 10^-6 ps. Such values are typos (1e30GHz, a
+// unit too many), and a silent "0.00 Hz" or a zero-time transfer would be a wrong result.
+// Clocks are whole hertz, so below 1 Hz there is no clock at all.
+struct Ceiling {
+    double max;
+    const char* why;
+    double min = 0.0;
+};
+constexpr Ceiling kMaxFrequency{1e12, "1THz (time is counted in whole picoseconds)", 1.0};
+constexpr Ceiling kMaxBitRate{8e18, "8Ebps"};
+constexpr Ceiling kMaxByteRate{1e18, "1EB/s"};
+
 template <typename Parse>
-double read_positive(const MapEntry& entry, const std::string& path, Parse parse) {
+double read_positive(const MapEntry& entry, const std::string& path, Parse parse, Ceiling ceiling) {
     double value = parse_unit(*entry.value, path, parse);
     require_positive(value, *entry.value, path);
+    if (!(value <= ceiling.max)) {
+        throw_at(entry.value->location, path,
+                 in_quotes(entry.value->scalar) + " is more than the largest value the model represents, " +
+                     ceiling.why);
+    }
+    if (value < ceiling.min) {
+        throw_at(entry.value->location, path, in_quotes(entry.value->scalar) + " is below 1Hz");
+    }
     return value;
 }
 
@@ -443,6 +509,21 @@ void check_map(const TreeNode& map, const std::string& path) {
                 }
             }
         }
+    }
+}
+
+// The --set assignments that wrote keys in `map` or below it, in tree order, each once.
+void collect_overrides(const TreeNode& map, std::vector<std::string>& out, int depth = 0) {
+    if (depth > kMaxDepth) return;
+    auto note = [&out](const std::string& file) {
+        if (file.rfind("--set ", 0) == 0 && std::find(out.begin(), out.end(), file) == out.end()) {
+            out.push_back(file);
+        }
+    };
+    for (const MapEntry& entry : map.entries) {
+        note(entry.key_location.file);
+        note(entry.value->location.file);
+        if (entry.value->type == NodeType::kMap) collect_overrides(*entry.value, out, depth + 1);
     }
 }
 
@@ -553,7 +634,8 @@ void Config::apply_override(const std::string& assignment) {
         fail("malformed YAML value: " + e.msg);
     }
     const SourceLocation here{origin, 0, 0};
-    std::unique_ptr<TreeNode> value = convert(parsed, origin, key, false);
+    ConvertLimits limits{"the --set value", value_text.size() + kSpareValues};
+    std::unique_ptr<TreeNode> value = convert(parsed, origin, key, false, limits);
 
     TreeNode* map = m_tree->root.get();
     std::string path;
@@ -564,8 +646,7 @@ void Config::apply_override(const std::string& assignment) {
             auto created = std::make_unique<TreeNode>();
             created->type = NodeType::kMap;
             created->location = here;
-            map->entries.push_back(MapEntry{segments[i], here, std::move(created)});
-            entry = &map->entries.back();
+            entry = &map->add(MapEntry{segments[i], here, std::move(created)});
         } else if (entry->value->type != NodeType::kMap) {
             fail(path + " is " + type_noun(entry->value->type) + " (" +
                  entry->value->location.str() + "), not a map");
@@ -574,7 +655,7 @@ void Config::apply_override(const std::string& assignment) {
     }
     MapEntry* entry = map->find(segments.back());
     if (!entry) {
-        map->entries.push_back(MapEntry{segments.back(), here, std::move(value)});
+        map->add(MapEntry{segments.back(), here, std::move(value)});
         return;
     }
     if (entry->value->type == NodeType::kMap && value->type != NodeType::kMap) {
@@ -696,37 +777,37 @@ int64_t ConfigNode::time_ps(const std::string& key, int64_t dflt) const {
 double ConfigNode::frequency_hz(const std::string& key) const {
     const MapEntry* entry =
         scalar_entry(m_node, m_path, key, true, units::describe(units::Kind::kFrequency));
-    return read_positive(*entry, key_path(key), parse_hz);
+    return read_positive(*entry, key_path(key), parse_hz, kMaxFrequency);
 }
 
 double ConfigNode::frequency_hz(const std::string& key, double dflt) const {
     const MapEntry* entry =
         scalar_entry(m_node, m_path, key, false, units::describe(units::Kind::kFrequency));
-    return entry ? read_positive(*entry, key_path(key), parse_hz) : dflt;
+    return entry ? read_positive(*entry, key_path(key), parse_hz, kMaxFrequency) : dflt;
 }
 
 double ConfigNode::bit_rate(const std::string& key) const {
     const MapEntry* entry =
         scalar_entry(m_node, m_path, key, true, units::describe(units::Kind::kBitRate));
-    return read_positive(*entry, key_path(key), parse_bps);
+    return read_positive(*entry, key_path(key), parse_bps, kMaxBitRate);
 }
 
 double ConfigNode::bit_rate(const std::string& key, double dflt) const {
     const MapEntry* entry =
         scalar_entry(m_node, m_path, key, false, units::describe(units::Kind::kBitRate));
-    return entry ? read_positive(*entry, key_path(key), parse_bps) : dflt;
+    return entry ? read_positive(*entry, key_path(key), parse_bps, kMaxBitRate) : dflt;
 }
 
 double ConfigNode::byte_rate(const std::string& key) const {
     const MapEntry* entry =
         scalar_entry(m_node, m_path, key, true, units::describe(units::Kind::kByteRate));
-    return read_positive(*entry, key_path(key), parse_byte_rate);
+    return read_positive(*entry, key_path(key), parse_byte_rate, kMaxByteRate);
 }
 
 double ConfigNode::byte_rate(const std::string& key, double dflt) const {
     const MapEntry* entry =
         scalar_entry(m_node, m_path, key, false, units::describe(units::Kind::kByteRate));
-    return entry ? read_positive(*entry, key_path(key), parse_byte_rate) : dflt;
+    return entry ? read_positive(*entry, key_path(key), parse_byte_rate, kMaxByteRate) : dflt;
 }
 
 int64_t ConfigNode::integer(const std::string& key, Range range) const {
@@ -803,9 +884,22 @@ std::vector<int64_t> ConfigNode::integer_list(const std::string& key, Range rang
 }
 
 void ConfigNode::fail(const std::string& key, const std::string& message) const {
-    if (key.empty()) throw_at(m_node->location, m_path, message);
-    const MapEntry* entry = m_node->find(key);
-    throw_at(entry ? entry->value->location : m_node->location, key_path(key), message);
+    const MapEntry* entry = key.empty() ? nullptr : m_node->find(key);
+    const SourceLocation& where = entry ? entry->value->location : m_node->location;
+    const std::string path = key.empty() ? m_path : key_path(key);
+    // A check of several keys together (partitions that must fit the size, say) fails at one of
+    // them; when another was set on the command line, that --set is what made it fail, so the
+    // message starts with it rather than with a preset line the user never touched.
+    if (where.file.rfind("--set ", 0) != 0) {
+        std::vector<std::string> overrides;
+        collect_overrides(*m_node, overrides);
+        if (!overrides.empty()) {
+            std::string origin;
+            for (const std::string& o : overrides) origin += (origin.empty() ? "" : ", ") + o;
+            throw ConfigError(origin + ": " + path + " (" + where.str() + "): " + message);
+        }
+    }
+    throw_at(where, path, message);
 }
 
 // ---- Suggestions -------------------------------------------------------------------------

@@ -13,7 +13,8 @@ namespace asim {
 struct FailureSink {
     std::exception_ptr error;
     void fail(std::exception_ptr e) {
-        if (!error) error = e;
+        if (error) return;  // stopped already: a second sc_stop() would print a kernel warning
+        error = e;
         sc_core::sc_stop();
     }
     void rethrow_if_failed() const {

@@ -49,4 +49,9 @@ void run_kernel(Picoseconds limit_ps) {
     forget_dead_stack_poison();
 }
 
+bool stopped_by_limit(Picoseconds limit_ps) {
+    return limit_ps > 0 && sc_core::sc_time_stamp() >= ClockDomain::from_ps(limit_ps) &&
+           sc_core::sc_pending_activity();
+}
+
 }  // namespace asim

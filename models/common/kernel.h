@@ -14,4 +14,9 @@ namespace asim {
 
 void run_kernel(Picoseconds limit_ps = 0);
 
+// After run_kernel(limit): whether the limit stopped a model that still had events to run (the
+// watchdog), as opposed to one that ran out of events with work pending (a deadlock). The kernel
+// advances the clock to the limit in both cases, so the time alone cannot tell them apart.
+bool stopped_by_limit(Picoseconds limit_ps);
+
 }  // namespace asim

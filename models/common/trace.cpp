@@ -407,7 +407,10 @@ json parse_line(const std::string& line, const std::string& where) {
     json value;
     try {
         value = json::parse(line, callback);
-    } catch (const json::parse_error& e) {
+    } catch (const json::out_of_range& e) {
+        // A number beyond what a double holds (1e400): nlohmann refuses it while parsing.
+        throw TraceError(where + "a number in this line is out of range (beyond what a 64-bit value holds)");
+    } catch (const json::exception& e) {
         // nlohmann's text starts "[json.exception.parse_error.101] parse error at line 1, ";
         // the line is ours to name, so only the column and the reason are kept.
         std::string what = e.what();
@@ -421,6 +424,49 @@ json parse_line(const std::string& line, const std::string& where) {
     }
     if (!duplicate.empty()) throw TraceError(where + "duplicate field '" + duplicate + "'");
     return value;
+}
+
+// Refuses an op whose work (MACs, elements, bytes) exceeds kMaxOpWork or wraps 64 bits.
+void check_work(const Fields& f, const Op& op) {
+    std::vector<std::pair<const char*, uint64_t>> factors;
+    const char* what = "";
+    switch (op.kind) {
+        case OpKind::kMatmul:
+            what = "batch x m x n x k";
+            factors = {{"batch", op.matmul.batch}, {"m", op.matmul.m}, {"n", op.matmul.n}, {"k", op.matmul.k}};
+            break;
+        case OpKind::kFusedAttention:
+            what = "batch x heads x q_len x kv_len x head_dim";
+            factors = {{"batch", op.attention.batch},
+                       {"heads", op.attention.heads},
+                       {"q_len", op.attention.q_len},
+                       {"kv_len", op.attention.kv_len},
+                       {"head_dim", op.attention.head_dim}};
+            break;
+        case OpKind::kElementwise:
+        case OpKind::kActivation:
+        case OpKind::kNorm:
+        case OpKind::kReduce:
+        case OpKind::kSoftmax:
+            what = "elements (rows x cols)";
+            factors = {{"rows", op.vector.rows}, {"cols", op.vector.cols}};
+            break;
+        case OpKind::kMemcpy:
+            what = "bytes";
+            factors = {{"bytes", op.copy_bytes}};
+            break;
+        case OpKind::kCollective:
+            what = "bytes";
+            factors = {{"bytes", op.collective.bytes}};
+            break;
+    }
+    uint64_t product = 1;
+    for (const auto& factor : factors) {
+        if (__builtin_mul_overflow(product, factor.second, &product) || product > kMaxOpWork) {
+            f.fail(std::string("too large: ") + what + " exceeds 2^60, the most one op may describe " +
+                   "(split it into several ops)");
+        }
+    }
 }
 
 Tensor parse_tensor(const json& v, const std::string& prefix) {
@@ -440,6 +486,7 @@ Tensor parse_tensor(const json& v, const std::string& prefix) {
         t.addr = *u;
     }
     t.bytes = f.positive("bytes");
+    if (t.bytes > kMaxOpWork) f.fail("field 'bytes' is " + std::to_string(t.bytes) + ", more than 2^60");
     if (t.bytes - 1 > std::numeric_limits<uint64_t>::max() - t.addr) {
         f.fail("tensor extends past the end of the 64-bit address space");
     }
@@ -551,6 +598,21 @@ double op_flops(const Op& op) {
             return 0.0;
     }
     return 0.0;
+}
+
+void IdGaps::check(const Op& op, const std::string& display_name) {
+    for (uint64_t d : op.deps) {
+        // Every id from m_next_id up to the op's own is missing too: the gap just before the op
+        // counts as much as the earlier ones.
+        auto gap = m_gaps.upper_bound(d);
+        const bool in_earlier_gap = gap != m_gaps.begin() && d < std::prev(gap)->second;
+        if (d >= m_next_id || in_earlier_gap) {
+            throw TraceError(display_name + ":" + std::to_string(op.line) + ": op " + std::to_string(op.id) +
+                             " depends on op " + std::to_string(d) + ", which is not in the trace");
+        }
+    }
+    if (op.id > m_next_id) m_gaps.emplace(m_next_id, op.id);
+    m_next_id = op.id + 1;
 }
 
 TraceReader::TraceReader(const std::string& path) : TraceReader(open_trace(path), path) {}
@@ -801,6 +863,7 @@ bool TraceReader::next(Op& op) {
         }
     }
 
+    check_work(f, op);
     m_have_prev_id = true;
     m_prev_id = op.id;
     return true;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@ namespace asim::trace {
 
 constexpr int kFormatVersion = 1;
 constexpr const char* kFormatName = "ascend-sim-trace";
+// The largest amount of work one op may describe (matmul MACs, vector elements, bytes copied or
+// communicated, tensor bytes): 2^60. Above it FLOP and byte counts (x 8 for 64-bit elements)
+// would wrap 64 bits, and an op that large would take longer to simulate than anyone waits.
+constexpr uint64_t kMaxOpWork = uint64_t{1} << 60;
 
 struct Header {
     int version = kFormatVersion;
@@ -121,6 +126,20 @@ private:
     uint64_t m_line = 0;
     bool m_have_prev_id = false;
     uint64_t m_prev_id = 0;
+};
+
+// The reader checks each line on its own, so deps are only known to be smaller than the op's id.
+// Whoever replays a whole trace (the die's dispatcher, the fast fidelity's loader) passes every op
+// through check() in order: a dependency on an id the trace skipped, including the ids just
+// before the op that names it, is a TraceError naming file and line. Memory grows with the number
+// of gaps, not with the trace's length.
+class IdGaps {
+public:
+    void check(const Op& op, const std::string& display_name);
+
+private:
+    std::map<uint64_t, uint64_t> m_gaps;  // [first, end) ranges of absent ids
+    uint64_t m_next_id = 0;
 };
 
 }  // namespace asim::trace

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "models/common/errors.h"
+#include "models/common/trace.h"
 #include "models/interconnect/collectives/collective_engine.h"
 #include "models/interconnect/network/flow_network.h"
 #include "platforms/platform.h"
@@ -97,6 +98,7 @@ std::vector<uint64_t> read_counts(const std::string& path, uint32_t p) {
     counts.reserve(static_cast<std::size_t>(p) * p);
     std::string line;
     uint32_t rows = 0, number = 0;
+    uint64_t total = 0;
     while (std::getline(in, line)) {
         ++number;
         if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -119,6 +121,10 @@ std::vector<uint64_t> read_counts(const std::string& path, uint32_t p) {
                     "integer)",
                     path, number, columns + 1, v));
             counts.push_back(bytes);
+            if (__builtin_add_overflow(total, static_cast<uint64_t>(bytes), &total) || total > trace::kMaxOpWork)
+                throw InputError(fmt::format(
+                    "--counts {}:{}: the counts add up to more than 2^60 bytes, the most one collective may move",
+                    path, number));
             ++columns;
         }
         if (columns != p)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "models/common/atomic_output.h"
@@ -31,8 +32,13 @@ namespace {
 // on stderr when Python or matplotlib is missing.
 std::string plot(const FigureTable& table) {
     namespace fs = std::filesystem;
-    const fs::path tmp = fs::temp_directory_path() / ("asim-fig-" + std::to_string(::getpid()));
-    fs::create_directories(tmp);
+    // A fresh private folder (mkdtemp), never a guessable name another user could have placed.
+    std::string templ = (fs::temp_directory_path() / "asim-fig-XXXXXX").string();
+    if (::mkdtemp(templ.data()) == nullptr) {
+        std::cerr << "ascend-sim: warning: " << table.name << ".png not drawn (no temporary folder)\n";
+        return "";
+    }
+    const fs::path tmp(templ);
     const fs::path csv = tmp / (table.name + ".csv"), png = tmp / (table.name + ".png");
     std::ofstream(csv) << table.csv();
     const std::string script = std::string(ASIM_SOURCE_DIR) + "/scripts/plot_figures.py";
@@ -176,6 +182,8 @@ Command add_figures_command(CLI::App& app) {
     dsm->add_option("--out,-o", s->out_dir, "output directory: dsm.csv, dsm.json and dsm.png");
     return {cmd, [s, hbm, l2, gemm, systolic, links, colls, sizes, dsm] {
                 s->collectives.sizes_given = sizes->count() > 0;
+                std::optional<AtomicOutputDir> out;  // checked before any table is computed
+                if (!s->out_dir.empty()) out.emplace(s->out_dir);
                 std::vector<FigureTable> tables;
                 if (hbm->parsed()) {
                     tables = hbm_figures(s->hbm);
@@ -196,15 +204,14 @@ Command add_figures_command(CLI::App& app) {
                         "figures: name a table set (hbm, l2, gemm, systolic, links, collectives or dsm)");
                 }
                 for (const auto& t : tables) std::cout << "# " << t.name << "\n" << t.csv() << "\n";
-                if (!s->out_dir.empty()) {
-                    AtomicOutputDir out(s->out_dir);
+                if (out) {
                     for (const auto& t : tables) {
-                        out.write(t.name + ".csv", t.csv());
-                        out.write(t.name + ".json", t.json());
+                        out->write(t.name + ".csv", t.csv());
+                        out->write(t.name + ".json", t.json());
                         const std::string png = plot(t);
-                        if (!png.empty()) out.write(t.name + ".png", png);
+                        if (!png.empty()) out->write(t.name + ".png", png);
                     }
-                    out.commit();
+                    out->commit();
                 }
                 return kExitOk;
             }};

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/common/errors.h"
+#include "models/common/trace.h"
 #include "models/common/units.h"
 #include "models/interconnect/link/packet_path.h"
 #include "models/interconnect/topology/topology.h"
@@ -12,11 +13,18 @@ namespace asim {
 
 std::vector<uint64_t> parse_size_list(const std::string& text, const std::string& option) {
     auto one = [&](const std::string& s) {
+        uint64_t bytes = 0;
         try {
-            return units::bytes(s);
+            bytes = units::bytes(s);
         } catch (const units::UnitError& e) {
             throw InputError(fmt::format("{} {}: {}", option, text, e.what()));
         }
+        // Past 2^60 the doubling of A..B wraps, and byte counts times 8 wrap 64 bits.
+        if (bytes > trace::kMaxOpWork) {
+            throw InputError(fmt::format("{} {}: '{}' is more than 2^60 bytes, the largest size a figure takes",
+                                         option, text, s));
+        }
+        return bytes;
     };
     std::vector<uint64_t> out;
     const auto dots = text.find("..");

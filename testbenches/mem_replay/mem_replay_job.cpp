@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "models/common/atomic_output.h"
 #include "models/common/clock_domain.h"
 #include "models/common/errors.h"
@@ -39,6 +41,8 @@ std::string l2_replay_job(const MemReplayOptions& o) {
         throw InputError("--stream: expected weight, activation or general, got '" + o.stream + "'");
     }
     MemTraceReader reader(o.trace);
+    std::optional<AtomicOutputDir> out;  // checked before the replay
+    if (!o.out_dir.empty()) out.emplace(o.out_dir);
     L2ReplayPhase phase;
     phase.next = [&reader](MemRecord& rec, std::string& error) { return reader.read(rec, error); };
     phase.where = [&reader] { return reader.path() + ":" + std::to_string(reader.line()); };
@@ -90,10 +94,9 @@ std::string l2_replay_job(const MemReplayOptions& o) {
                        {"version", ASIM_VERSION},    {"sim_events", r.requests},   {"wall_s", wall_s}};
         doc["summary"] = summary;
         doc["stats"] = stats.to_json();
-        AtomicOutputDir out(o.out_dir);
-        out.write("stats.json", doc.dump(2) + "\n");
-        out.write("config.yaml", platform.config.to_yaml());
-        out.commit();
+        out->write("stats.json", doc.dump(2) + "\n");
+        out->write("config.yaml", platform.config.to_yaml());
+        out->commit();
     }
     return line;
 }
@@ -120,6 +123,8 @@ std::string mem_replay_job(const MemReplayOptions& o) {
         }
     }
     MemTraceReader reader(o.trace);
+    std::optional<AtomicOutputDir> out;  // checked before the replay
+    if (!o.out_dir.empty()) out.emplace(o.out_dir);
     const ReplayResult r = run_replay(
         device, [&reader](MemRecord& rec) { return reader.next(rec); }, o.issue_cap,
         [&reader] { return reader.path() + ":" + std::to_string(reader.line()); });
@@ -158,10 +163,9 @@ std::string mem_replay_job(const MemReplayOptions& o) {
                                  {"read_row_hits", r.counters.read_row_hits},
                                  {"write_row_hits", r.counters.write_row_hits},
                                  {"reads_from_write_buffer", r.counters.write_buffer_read_hits}}}};
-        AtomicOutputDir out(o.out_dir);
-        out.write("stats.json", doc.dump(2) + "\n");
-        out.write("config.yaml", platform.config.to_yaml());
-        out.commit();
+        out->write("stats.json", doc.dump(2) + "\n");
+        out->write("config.yaml", platform.config.to_yaml());
+        out->commit();
     }
     return line;
 }

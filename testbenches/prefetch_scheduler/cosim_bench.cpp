@@ -5,11 +5,13 @@
 #include <deque>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <systemc>
 
 #include "models/chip/hjsd/scheduler_engine.h"
+#include "models/common/atomic_output.h"
 #include "models/common/kernel.h"
 #include "models/common/errors.h"
 #include "testbenches/prefetch_scheduler/stimulus.h"
@@ -277,14 +279,19 @@ private:
 
 }  // namespace
 
-CosimResult run_cosim(const CosimOptions& options) {
+CosimResult run_cosim(const CosimOptions& given) {
+    CosimOptions options = given;
     if (options.cycles == 0) throw InputError("cosim: --cycles must be at least 1");
     if (options.variant == rtl::RtlVariant::kInjectedBug && !rtl::has_bug_variant()) {
         throw InputError("cosim: this build has no bug-injected RTL variant (configure with -DASIM_RTL_BUG_VARIANT=ON)");
     }
+    // The waveform file is written beside its name and renamed over it at the end: only a regular
+    // file is ever replaced, never a FIFO, device or symbolic link (a device such as /dev/full
+    // would stall the dumper's flush).
+    std::optional<AtomicOutputFile> waves;
     if (!options.waves.empty()) {
-        std::ofstream probe(options.waves);
-        if (!probe) throw InputError("cosim: cannot write waveforms to " + options.waves);
+        waves.emplace(options.waves, "--waves");
+        options.waves = waves->temporary();
     }
     std::unique_ptr<Stimulus> stimulus =
         options.trace.empty() ? make_random_stimulus(options.seed) : make_trace_stimulus(options.trace, options.seed);
@@ -302,6 +309,8 @@ CosimResult run_cosim(const CosimOptions& options) {
     CosimResult result = bench->result();
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.stimulus = stimulus->describe();
+    bench.reset();  // the dumper closes its file
+    if (waves) waves->commit();
     return result;
 }
 

@@ -61,6 +61,13 @@ void NetworkBridge::arrive(uint32_t die, const trace::Op& op, std::function<void
             p.request.algo = CollectiveAlgo::ring;  // a group inside one node: the flat ring
         }
         p.name = op.name.empty() ? op.collective.kind : op.name;
+    } else if (op.collective.bytes != p.request.bytes) {
+        // Every member names the same collective; a size that differs is a trace-set error, and
+        // taking the first member's would give a silently wrong time.
+        throw InputError(fmt::format("op {} ({}) on die {}: {} of {} B, but die {} entered the same collective "
+                                     "(number {} of this kind on this group) with {} B; members must agree on the size",
+                                     op.id, op.name, die, op.collective.kind, op.collective.bytes, p.arrived.front(),
+                                     seq, p.request.bytes));
     }
     p.arrived.push_back(die);
     p.done.push_back(std::move(done));

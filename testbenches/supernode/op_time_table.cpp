@@ -22,7 +22,9 @@ std::vector<SetOp> load_set_ops(const std::string& path) {
     uint64_t line_no = 0;
     std::vector<SetOp> ops;
     trace::Op op;
+    trace::IdGaps gaps;
     while (reader.next(op)) {
+        gaps.check(op, path);
         while (line_no < op.line && std::getline(raw, line)) ++line_no;
         nlohmann::json j = nlohmann::json::parse(line);
         j.erase("deps");

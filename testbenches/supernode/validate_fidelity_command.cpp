@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "platforms/platform.h"
@@ -74,6 +76,8 @@ int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir)
         throw InputError("--trace: --memory compares one die's memory; '" + base.trace +
                          "' is a trace set (give one die's trace)");
     }
+    std::optional<AtomicOutputDir> outputs;  // checked before the runs
+    if (!out_dir.empty()) outputs.emplace(out_dir);
     const auto runs = run_both({"jedec", "flat"}, "validate-fidelity --memory",
                                [&](const char* name, const std::string& out) {
                                    RunOptions o = base;
@@ -101,11 +105,10 @@ int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir)
                           fmt::format("{:+.2f}", error_pct(f, j))});
     }
     std::cout << t.csv();
-    if (!out_dir.empty()) {
-        AtomicOutputDir out(out_dir);
-        out.write("memory_fidelity.csv", t.csv());
-        out.write("memory_fidelity.json", t.json());
-        out.commit();
+    if (outputs) {
+        outputs->write("memory_fidelity.csv", t.csv());
+        outputs->write("memory_fidelity.json", t.json());
+        outputs->commit();
     }
     return kExitOk;
 }
@@ -153,6 +156,8 @@ Command add_validate_fidelity_command(CLI::App& app) {
                 if (!is_trace_set(s->run.index)) {
                     throw InputError("--trace: '" + s->run.index + "' is not a trace set (an index.json or its directory)");
                 }
+                std::optional<AtomicOutputDir> outputs;  // checked before the runs
+                if (!s->out_dir.empty()) outputs.emplace(s->out_dir);
                 const auto runs = run_both({"detailed", "fast"}, "validate-fidelity",
                                            [&](const char* name, const std::string& out) {
                                                SupernodeOptions o = s->run;
@@ -176,11 +181,10 @@ Command add_validate_fidelity_command(CLI::App& app) {
                                          runs[0]["summary"]["wall_s"].get<double>(),
                                          runs[1]["summary"]["wall_s"].get<double>(),
                                          runs[1]["summary"]["fast_op_table"]["calibration_wall_s"].get<double>());
-                if (!s->out_dir.empty()) {
-                    AtomicOutputDir out(s->out_dir);
-                    out.write("fidelity.csv", t.csv());
-                    out.write("fidelity.json", t.json());
-                    out.commit();
+                if (outputs) {
+                    outputs->write("fidelity.csv", t.csv());
+                    outputs->write("fidelity.json", t.json());
+                    outputs->commit();
                 }
                 return kExitOk;
             }};

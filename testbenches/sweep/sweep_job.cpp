@@ -330,12 +330,14 @@ private:
         write_file_atomically((m_dir / "timing.csv").string(), timing);
     }
 
+    // The worker's stderr is kept beside its output directory, which the worker creates itself
+    // (a run replaces its --out as a whole), and moved into it when the worker has ended.
+    fs::path stderr_path(const GridPoint& p) const { return m_dir / "points" / ("." + p.id + ".stderr"); }
+
     pid_t launch(const GridPoint& p) {
         const fs::path partial = m_dir / "points" / ("." + p.id + ".partial");
         std::error_code ec;
         fs::remove_all(partial, ec);
-        fs::create_directories(partial, ec);
-        if (ec) throw std::runtime_error("cannot create " + partial.string() + ": " + ec.message());
 
         std::vector<std::string> args = {m_opt.worker_binary, "run", "--platform", m_opt.platform,
                                          "--trace", m_opt.trace};
@@ -353,8 +355,8 @@ private:
         for (auto& a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
 
-        const std::string err_path = (partial / "stderr.txt").string();
-        const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        const std::string err_path = stderr_path(p).string();
+        const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
         if (err_fd < 0 || null_fd < 0) throw std::runtime_error("cannot open " + err_path);
         const pid_t parent = ::getpid();
@@ -401,11 +403,14 @@ private:
             why = "ended with wait status " + std::to_string(status);
         }
         if (why.empty()) {
+            fs::rename(stderr_path(p), partial / "stderr.txt", ec);
             fs::rename(partial, m_dir / "points" / p.id, ec);
             if (!ec) return std::nullopt;
             m_summaries[p.index].reset();
             why = "cannot move its outputs into place: " + ec.message();
         }
+        fs::create_directories(partial, ec);  // a failed worker committed nothing
+        fs::rename(stderr_path(p), partial / "stderr.txt", ec);
         Failure f{p.id, why, tail_lines(read_text(partial / "stderr.txt"), 5)};
         std::ofstream(partial / "status.txt") << why << "\n";
         const fs::path failed = m_dir / "points" / (p.id + ".failed");

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/errors.h"
+#include "models/common/trace.h"
 
 namespace asim::tracegen {
 
@@ -49,8 +50,9 @@ struct TensorRef {
 };
 
 bool is_tensor(const json& v) {
-    return v.is_array() && v.size() == 6 && v[0].is_number_integer() && v[1].is_number_integer() &&
-           v[3].is_number_integer() && v[4].is_number_integer();
+    // Ids, offsets and sizes are counts: a negative one is not a tensor reference.
+    return v.is_array() && v.size() == 6 && v[0].is_number_unsigned() && v[1].is_number_unsigned() &&
+           v[2].is_number_unsigned() && v[3].is_number_unsigned() && v[4].is_number_unsigned();
 }
 
 TensorRef tensor_of(const json& v) {
@@ -71,7 +73,22 @@ class Importer {
 public:
     Importer(std::string path, std::ostream& out) : m_path(std::move(path)), m_out(out) {}
 
+    // Every node field is checked before use; anything nlohmann still throws (a value of a type
+    // the importer did not expect somewhere deeper) is reported as a bad trace, never as a
+    // library message.
     ImportReport run(const std::string& name) {
+        try {
+            return run_checked(name);
+        } catch (const nlohmann::json::exception& e) {
+            std::string what = e.what();
+            const auto close = what.find("] ");
+            if (!what.empty() && what[0] == '[' && close != std::string::npos) what.erase(0, close + 2);
+            throw TraceError(m_path + ": not a valid PyTorch execution trace: " + what);
+        }
+    }
+
+private:
+    ImportReport run_checked(const std::string& name) {
         std::ifstream in(m_path);
         if (!in) throw TraceError("cannot open execution trace '" + m_path + "'");
         json doc;
@@ -85,11 +102,20 @@ public:
             throw TraceError(m_path + ": not a PyTorch execution trace: no 'nodes' array "
                              "(expected the JSON of torch.profiler.ExecutionGraphObserver)");
         }
+        std::size_t index = 0;
         for (const json& n : doc["nodes"]) {
+            const std::string where = m_path + ": nodes[" + std::to_string(index++) + "]: ";
             if (!n.is_object() || !n.contains("id") || !n.contains("name") || !n.contains("parent")) {
                 throw TraceError(m_path + ": not a PyTorch execution trace: a node lacks 'id', 'name' or 'parent'");
             }
-            m_nodes.emplace(n["id"].get<uint64_t>(), &n);
+            if (!n["id"].is_number_unsigned()) throw TraceError(where + "'id' must be an unsigned integer, got " + n["id"].dump());
+            if (!n["parent"].is_number_unsigned()) {
+                throw TraceError(where + "'parent' must be an unsigned integer, got " + n["parent"].dump());
+            }
+            if (!n["name"].is_string()) throw TraceError(where + "'name' must be a string, got " + n["name"].dump());
+            if (!m_nodes.emplace(n["id"].get<uint64_t>(), &n).second) {
+                throw TraceError(where + "node id " + std::to_string(n["id"].get<uint64_t>()) + " appears twice");
+            }
             m_children[n["parent"].get<uint64_t>()].push_back(n["id"].get<uint64_t>());
         }
         for (auto& [id, kids] : m_children) std::sort(kids.begin(), kids.end());
@@ -106,7 +132,6 @@ public:
         return m_report;
     }
 
-private:
     static bool is_aten(const json& n) { return n["name"].get<std::string>().rfind("aten::", 0) == 0; }
 
     [[noreturn]] void fail(const json& n, const std::string& why) const {
@@ -123,9 +148,16 @@ private:
         const json& shapes = field(n, "input_shapes");
         if (i >= shapes.size() || !shapes[i].is_array()) fail(n, "input_shapes lacks operand " + std::to_string(i));
         std::vector<uint64_t> s;
+        uint64_t elements = 1;
         for (const json& d : shapes[i]) {
             if (!d.is_number_integer()) fail(n, "input_shapes[" + std::to_string(i) + "] is not a tensor shape");
+            if (!d.is_number_unsigned()) {
+                fail(n, "input_shapes[" + std::to_string(i) + "] has a negative dimension " + d.dump());
+            }
             s.push_back(d.get<uint64_t>());
+            if (__builtin_mul_overflow(elements, s.back(), &elements) || elements > trace::kMaxOpWork) {
+                fail(n, "input_shapes[" + std::to_string(i) + "] has more than 2^60 elements");
+            }
         }
         return s;
     }

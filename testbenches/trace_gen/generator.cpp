@@ -268,6 +268,8 @@ Generator::Generator(ModelConfig model, GenOptions options) : m_model(std::move(
         if (!ok) bad(why);
     };
     need(o.batch > 0 && o.seq > 0, "--batch and --seq must be positive");
+    // NaN would make every Zipf weight NaN and the expert draw never end.
+    need(std::isfinite(o.skew) && o.skew >= 0 && o.skew <= 100, "--skew must be a number from 0 to 100");
     need(o.tp > 0 && o.pp > 0 && o.dp > 0 && o.ep > 0 && o.microbatches > 0,
          "--tp, --pp, --dp, --ep and --microbatches must be positive");
     need(o.dtype == DType::kBf16 || o.dtype == DType::kFp8 || o.dtype == DType::kFp4,

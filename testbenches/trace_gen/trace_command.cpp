@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "models/common/units.h"
 #include "testbenches/cli/command.h"
@@ -18,49 +19,6 @@ namespace asim {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Files streamed into hidden temporaries next to their final names and renamed into place only
-// when every one is complete; on failure the temporaries (and a directory this created) go.
-class StagedFiles {
-public:
-    explicit StagedFiles(std::string dir) : m_dir(std::move(dir)) {
-        std::error_code ec;
-        if (!fs::exists(m_dir, ec)) {
-            if (!fs::create_directories(m_dir, ec)) throw InputError("cannot create output directory '" + m_dir + "': " + ec.message());
-            m_created = true;
-        } else if (!fs::is_directory(m_dir, ec)) {
-            throw InputError("output path '" + m_dir + "' exists and is not a directory");
-        }
-    }
-    ~StagedFiles() {
-        if (m_committed) return;
-        std::error_code ec;
-        for (const auto& n : m_names) fs::remove(tmp(n), ec);
-        if (m_created) fs::remove(m_dir, ec);
-    }
-    std::ofstream open(const std::string& name) {
-        m_names.push_back(name);
-        std::ofstream out(tmp(name), std::ios::binary | std::ios::trunc);
-        if (!out) throw InputError("cannot write '" + tmp(name) + "'");
-        return out;
-    }
-    void commit() {
-        for (const auto& n : m_names) {
-            std::error_code ec;
-            fs::rename(tmp(n), fs::path(m_dir) / n, ec);
-            if (ec) throw InputError("cannot move '" + n + "' into '" + m_dir + "': " + ec.message());
-        }
-        m_committed = true;
-    }
-
-private:
-    std::string tmp(const std::string& name) const {
-        return (fs::path(m_dir) / ("." + name + ".tmp-" + std::to_string(::getpid()))).string();
-    }
-    std::string m_dir;
-    bool m_created = false, m_committed = false;
-    std::vector<std::string> m_names;
-};
 
 std::string model_help() {
     std::string list;
@@ -136,7 +94,7 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
                      " ep" + std::to_string(o.ep) + " " + s->dtype;
         }
         const tracegen::Generator gen(model, o);
-        StagedFiles files(s->out);
+        AtomicOutputDir files(s->out);
         uint64_t written = 0;
         for (uint64_t d = 0; d < gen.dies(); ++d) {
             if (!o.only_dies.empty() && std::find(o.only_dies.begin(), o.only_dies.end(), static_cast<int>(d)) == o.only_dies.end()) continue;
@@ -149,6 +107,7 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
         std::ofstream idx = files.open("index.json");
         idx << gen.index("die{die}.jsonl").dump(1) << "\n";
         idx.close();
+        if (!idx) throw std::runtime_error("cannot write index.json in '" + s->out + "'");
         files.commit();
         std::cout << "wrote " << written << " die trace(s) and index.json to " << s->out << "/ (" << gen.dies()
                   << " dies, " << gen.step_tokens() << " tokens per step)\n";
@@ -188,15 +147,10 @@ void add_import(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<
     c->add_option("file", s->file, "execution trace JSON")->required();
     c->add_option("--out,-o", s->out, "output trace file (.jsonl)")->required();
     subs.emplace_back(c, [s] {
-        const fs::path target(s->out);
-        const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
-        StagedFiles files(dir);
-        std::ofstream out = files.open(target.filename().string());
-        const tracegen::ImportReport r =
-            tracegen::import_pytorch_et(s->file, out, "imported from " + fs::path(s->file).filename().string());
-        out.close();
-        if (!out) throw InputError("cannot write '" + s->out + "'");
-        files.commit();
+        AtomicOutputFile out(s->out, "--out");
+        const tracegen::ImportReport r = tracegen::import_pytorch_et(
+            s->file, out.stream(), "imported from " + fs::path(s->file).filename().string());
+        out.commit();
         std::cout << r.text() << "wrote " << s->out << "\n";
         return kExitOk;
     });

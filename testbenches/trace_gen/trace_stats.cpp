@@ -66,14 +66,23 @@ TraceTotals trace_stats(const std::string& path) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(in);
-        if (j.value("format", "") != "ascend-sim-trace-index") {
+        if (!j.is_object() || !j.contains("format") || j["format"] != "ascend-sim-trace-index") {
             throw InputError(index.string() + ": not an ascend-sim trace index (field 'format')");
+        }
+        if (!j.contains("version") || j["version"] != 1) {
+            throw InputError(index.string() + ": unsupported index version " +
+                             (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
+                             "; this reader supports version 1");
         }
         t.tokens = j.at("tokens").get<uint64_t>();
         t.dies = j.at("dies").get<uint64_t>();
         for (const auto& f : j.at("files")) add_file((fs::path(path) / f.at("file").get<std::string>()).string(), t, seen);
     } catch (const nlohmann::json::exception& e) {
-        throw InputError(index.string() + ": malformed index: " + e.what());
+        // nlohmann's text starts "[json.exception.type_error.302] "; the reason alone is ours.
+        std::string what = e.what();
+        const auto close = what.find("] ");
+        if (!what.empty() && what[0] == '[' && close != std::string::npos) what.erase(0, close + 2);
+        throw InputError(index.string() + ": malformed index: " + what);
     }
     return t;
 }

@@ -100,8 +100,7 @@ std::string run_job(const RunOptions& options) {
     failures.rethrow_if_failed();
     if (!die.dispatcher().finished()) {
         const std::string done = std::to_string(die.dispatcher().ops_completed()) + " ops completed";
-        if (options.max_sim_time_ps > 0 &&
-            sc_core::sc_time_stamp().value() >= static_cast<uint64_t>(options.max_sim_time_ps)) {
+        if (stopped_by_limit(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)))) {
             throw SimulationError("watchdog: simulated time limit " +
                                   units::format_time_ps(options.max_sim_time_ps) + " reached; " + done);
         }

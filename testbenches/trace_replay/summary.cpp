@@ -164,6 +164,7 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
     out += fmt::format("  {:<22}{:.1f} %\n", "L2 hit rate", 100.0 * s["l2_hit_rate"].get<double>());
     if (s.contains("tiers")) {
         for (const auto& [tier, v] : s["tiers"].items()) {
+            if (v["read_bytes"].get<uint64_t>() == 0 && v["write_bytes"].get<uint64_t>() == 0) continue;
             out += fmt::format("  {:<22}{} read, {} written, {} served from local copies\n",
                                "pool " + tier, units::format_bytes(v["read_bytes"].get<uint64_t>()),
                                units::format_bytes(v["write_bytes"].get<uint64_t>()),

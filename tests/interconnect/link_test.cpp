@@ -122,4 +122,36 @@ TEST(Link, ParamsReportProblems) {
 }
 
 }  // namespace
+
+// Issue 18: a long message is extrapolated from two shorter ones in the steady state; it must
+// agree with simulating every packet, on one path and sprayed over several, clean and with retries.
+TEST(PacketPath, LongMessagesExtrapolateTheSteadyState) {
+    LinkParams l = test::ub_link();
+    for (const std::size_t paths : {std::size_t{1}, std::size_t{3}}) {
+        std::vector<std::vector<LinkParams>> chains(paths, std::vector<LinkParams>{l, l});
+        const uint64_t bytes = 40000 * l.mtu_bytes + 123;  // 40,001 packets, a short tail
+        PacketPath exact(chains, 3), bulk(chains, 3);
+        exact.set_exact_packets(uint64_t{1} << 20);
+        bulk.set_exact_packets(4096);
+        const auto e = exact.send(bytes, LinkOp::write);
+        const auto b = bulk.send(bytes, LinkOp::write);
+        EXPECT_EQ(b.packets, e.packets);
+        EXPECT_EQ(b.delivered, e.delivered);
+        EXPECT_NEAR(static_cast<double>(b.completion_ps), static_cast<double>(e.completion_ps),
+                    1e-6 * static_cast<double>(e.completion_ps))
+            << paths << " paths";
+        EXPECT_EQ(b.transmissions, e.transmissions);
+    }
+    l.error_rate = 1e-3;
+    std::vector<std::vector<LinkParams>> chains(2, std::vector<LinkParams>{l, l});
+    PacketPath exact(chains, 9), bulk(chains, 9);
+    exact.set_exact_packets(uint64_t{1} << 20);
+    bulk.set_exact_packets(8192);
+    const auto e = exact.send(100000 * l.mtu_bytes, LinkOp::read);
+    const auto b = bulk.send(100000 * l.mtu_bytes, LinkOp::read);
+    EXPECT_NEAR(static_cast<double>(b.completion_ps), static_cast<double>(e.completion_ps),
+                0.01 * static_cast<double>(e.completion_ps));
+    EXPECT_NEAR(static_cast<double>(b.retries), static_cast<double>(e.retries), 0.3 * static_cast<double>(e.retries) + 20);
+}
+
 }  // namespace asim

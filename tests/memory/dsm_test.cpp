@@ -11,6 +11,7 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "models/common/calendar_server.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/memory/hbm_flat/hbm_flat.h"
@@ -245,6 +246,41 @@ TEST(DsmParams, OverlappingWindowsAndBadBlocksAreProblems) {
     };
     EXPECT_TRUE(has("tiers.host_ddr.base"));
     EXPECT_TRUE(has("staging.block"));
+}
+
+}  // namespace
+}  // namespace asim
+
+namespace asim {
+namespace {
+
+// Two dies book a shared device at their own times: the one booked for later does not hold up
+// an earlier arrival (a FCFS BandwidthServer would start it at 100 us + 1 us).
+TEST(CalendarServer, AnEarlierArrivalIsNotHeldBehindALaterBooking) {
+    const ClockDomain ps("ps", 1'000'000'000'000ULL);
+    CalendarServer device(&ps, 1.0);  // 1 B/ps = 1 TB/s
+    const auto later = device.reserve(100'000'000, 1'000'000);
+    const auto earlier = device.reserve(0, 1'000'000);
+    EXPECT_EQ(later.start, 100'000'000u);
+    EXPECT_EQ(earlier.start, 0u);
+    // A third transfer that does not fit the gap before `later` goes after it.
+    const auto big = device.reserve(1'000'000, 100'000'000);
+    EXPECT_EQ(big.start, 101'000'000u);
+    device.forget_before(200'000'000);
+    EXPECT_EQ(device.intervals(), 2u);  // `big` (to 201 us) stays, in the demand calendar and in all
+}
+
+// Demand takes the first gap among demand transfers: background work booked before it does not
+// delay it, and background work booked after it goes around it.
+TEST(CalendarServer, DemandGoesAroundBackground) {
+    const ClockDomain ps("ps", 1'000'000'000'000ULL);
+    CalendarServer device(&ps, 1.0);
+    const auto bg = device.reserve(0, 10'000, true);
+    const auto demand = device.reserve(1'000, 1'000);
+    EXPECT_EQ(bg.start, 0u);
+    EXPECT_EQ(demand.start, 1'000u);
+    const auto bg2 = device.reserve(0, 1'000, true);
+    EXPECT_EQ(bg2.start, 11'000u);  // after bg and the demand booked into the background calendar
 }
 
 }  // namespace

@@ -114,16 +114,7 @@ void OpDispatcher::check_deps_exist(const trace::Op& op) {
             }
         }
     }
-    for (uint64_t d : op.deps) {
-        auto it = m_id_gaps.upper_bound(d);
-        if (it != m_id_gaps.begin() && d < std::prev(it)->second) {
-            throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": op " +
-                             std::to_string(op.id) + " depends on op " + std::to_string(d) +
-                             ", which is not in the trace");
-        }
-    }
-    if (op.id > m_next_id) m_id_gaps.emplace(m_next_id, op.id);
-    m_next_id = op.id + 1;
+    m_id_gaps.check(op, m_reader->display_name());
 }
 
 void OpDispatcher::finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }

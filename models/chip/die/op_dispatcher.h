@@ -156,11 +156,8 @@ private:
     std::pair<uint64_t, trace::Op> m_current;  // the op being dispatched
     uint64_t m_ops_read = 0;
     bool m_trace_done = false;
+    trace::IdGaps m_id_gaps;  // deps on ids the trace skipped are errors
 
-    // Ids the trace skipped, as [first, last) ranges: a dep on one of them is an error. Memory
-    // grows with the number of gaps, not with the trace's length.
-    std::map<uint64_t, uint64_t> m_id_gaps;
-    uint64_t m_next_id = 0;
     std::map<uint64_t, InFlight> m_in_flight;
     sc_core::sc_event m_op_completed;
     bool m_finished = false;

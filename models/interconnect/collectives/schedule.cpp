@@ -1,3 +1,4 @@
+#include "models/common/trace.h"
 #include "models/interconnect/collectives/schedule.h"
 
 #include <algorithm>
@@ -417,6 +418,20 @@ std::unique_ptr<Schedule> make_schedule(const ScheduleShape& s) {
                                      to_string(s.op), list));
     }
     if (s.ranks == 0) throw InputError("a collective needs at least one rank");
+    // Byte counts past 2^60 wrap the 64-bit arithmetic of the steps (p x bytes, sums of counts)
+    // and come out as impossibly short or negative times: refused wherever a request comes from.
+    if (s.bytes > trace::kMaxOpWork) {
+        throw InputError(fmt::format("a collective of {} bytes: more than 2^60, the most one collective may move",
+                                     s.bytes));
+    }
+    if (s.op == CollectiveOp::alltoallv) {
+        uint64_t total = 0;
+        for (uint64_t c : s.counts) {
+            if (__builtin_add_overflow(total, c, &total) || total > trace::kMaxOpWork) {
+                throw InputError("alltoallv counts add up to more than 2^60 bytes, the most one collective may move");
+            }
+        }
+    }
     const uint32_t p = s.ranks;
     const uint64_t per_step = std::max<uint64_t>(1, s.bytes / p);
     const uint64_t chunks =

@@ -12,6 +12,13 @@
 //
 // Packets are sprayed round-robin over the paths (one per plane / equal-cost route). Event-driven:
 // time jumps from one packet event to the next.
+//
+// Long messages: once the pipeline is full, every further packet adds the same time (the
+// bottleneck's serialisation; with retries, the same on average). A message of more than
+// exact_packets() packets is therefore simulated for two shorter messages of k1 < k2 packets with
+// the same tail and path assignment (k1, k2 and the full count equal modulo the paths), and the
+// rest extrapolated from them: completion(n) = c(k2) + (n - k2) (c(k2) - c(k1)) / (k2 - k1), and
+// likewise the counters. Memory and time then stay bounded whatever the message size.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +53,14 @@ public:
     // down link leaves packets undeliverable.
     PacketTransferResult send(uint64_t bytes, LinkOp op);
 
+    static constexpr uint64_t kExactPackets = uint64_t{1} << 16;
+    uint64_t exact_packets() const { return m_exact_packets; }
+    // Messages longer than `packets` (at least 4 per path) are extrapolated; tests lower it.
+    void set_exact_packets(uint64_t packets);
+
 private:
+    PacketTransferResult simulate(uint64_t bytes, LinkOp op);
+    uint64_t m_exact_packets = kExactPackets;
     std::vector<std::vector<LinkParams>> m_paths;
     std::vector<std::vector<int64_t>> m_down_at;
     uint64_t m_seed;

@@ -19,8 +19,8 @@ DsmPool::Device* DsmPool::device(Tier t, uint32_t die) {
     std::unique_ptr<Device>& d = m_devices[{t, node}];
     if (!d) {
         d = std::unique_ptr<Device>(
-            new Device{PriorityBandwidthServer(&m_clock, tp->read_bytes_per_s / kPicosecondClock),
-                       PriorityBandwidthServer(&m_clock, tp->write_bytes_per_s / kPicosecondClock)});
+            new Device{CalendarServer(&m_clock, tp->read_bytes_per_s / kPicosecondClock),
+                       CalendarServer(&m_clock, tp->write_bytes_per_s / kPicosecondClock)});
     }
     return d.get();
 }
@@ -31,7 +31,7 @@ void DsmPool::attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm, int64_t un
     m_members[die].hbm_latency_ps = unloaded_latency_ps;
 }
 
-void DsmPool::attach_egress(uint32_t die, PriorityBandwidthServer& egress) {
+void DsmPool::attach_egress(uint32_t die, CalendarServer& egress) {
     if (m_members.size() <= die) m_members.resize(die + 1);
     m_members[die].egress = &egress;
 }

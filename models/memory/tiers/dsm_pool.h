@@ -16,6 +16,7 @@
 
 #include <tlm>
 
+#include "models/common/calendar_server.h"
 #include "models/common/clock_domain.h"
 #include "models/common/priority_bandwidth_server.h"
 #include "models/common/stats.h"
@@ -25,9 +26,12 @@ namespace asim {
 
 class DsmPool {
   public:
+    // Several dies book a device each at their own (future-dated) times: calendar servers, so
+    // an earlier transfer is not held behind one booked for later (calendar_server.h). Demand
+    // before prefetch is arbitrated at the dies' ports, not here.
     struct Device {
-        PriorityBandwidthServer read;
-        PriorityBandwidthServer write;
+        CalendarServer read;
+        CalendarServer write;
     };
 
     DsmPool(const DsmParams& params, StatsRegistry& stats);
@@ -41,11 +45,11 @@ class DsmPool {
     // its model adds to an idle access (the tier's latency already counts the memory's).
     void attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm, int64_t unloaded_latency_ps);
     // Die `die`'s pool port out of the die (its router's): reads of its HBM by others use it.
-    void attach_egress(uint32_t die, PriorityBandwidthServer& egress);
+    void attach_egress(uint32_t die, CalendarServer& egress);
     struct Owner {
         tlm::tlm_fw_transport_if<>* hbm = nullptr;
         int64_t hbm_latency_ps = 0;
-        PriorityBandwidthServer* egress = nullptr;  // null: the owner has no router in this run
+        CalendarServer* egress = nullptr;  // null: the owner has no router in this run
     };
     Owner owner(uint32_t die) const;
     const ClockDomain& clock() const { return m_clock; }
@@ -55,7 +59,7 @@ class DsmPool {
     struct Member {
         tlm::tlm_target_socket<>* hbm = nullptr;
         int64_t hbm_latency_ps = 0;
-        PriorityBandwidthServer* egress = nullptr;
+        CalendarServer* egress = nullptr;
     };
     DsmParams m_params;
     StatsRegistry& m_stats;

@@ -72,21 +72,26 @@ TierRouter::Decoded TierRouter::decode(uint64_t addr, uint64_t bytes) const {
     return d;
 }
 
-Picoseconds TierRouter::local_access(uint64_t addr, Picoseconds arrival, uint64_t bytes, bool write,
-                                     const TransactionInfo* info) {
+Picoseconds TierRouter::hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr, Picoseconds arrival,
+                                   uint64_t bytes, bool write, const TransactionInfo& info) {
     tlm::tlm_generic_payload* p = m_payloads.acquire();
     p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     p->set_address(addr);
     p->set_data_length(static_cast<unsigned>(bytes));
     p->set_streaming_width(static_cast<unsigned>(bytes));
-    if (info) *info_of(*p) = *info;
+    *info_of(*p) = info;
     info_of(*p)->engine = name();
     const Picoseconds now = kernel_now();
     sc_core::sc_time delay = ClockDomain::from_ps(arrival > now ? arrival - now : 0);
-    hbm_out->b_transport(*p, delay);
+    hbm.b_transport(*p, delay);
     check_response(*p, name());
     p->release();
     return kernel_now() + ClockDomain::to_ps(delay);
+}
+
+Picoseconds TierRouter::local_access(uint64_t addr, Picoseconds arrival, uint64_t bytes, bool write,
+                                     const TransactionInfo* info) {
+    return hbm_access(*hbm_out.operator->(), addr, arrival, bytes, write, info ? *info : TransactionInfo{});
 }
 
 Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes,
@@ -110,29 +115,22 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
         d.tier == Tier::kRemoteHbm ? m_pool.owner(d.owner) : DsmPool::Owner{};
     // A read of another die's HBM also leaves through that die's pool port.
     if (owner.egress && !write) {
+        owner.egress->forget_before(kernel_now());
         device_done = std::max(device_done, owner.egress->reserve(arrival, bytes, background).end);
     }
     if (tlm::tlm_fw_transport_if<>* owner_hbm = owner.hbm) {
         // The owner die's HBM model serves it, in contention with that die's own traffic.
-        tlm::tlm_generic_payload* p = m_payloads.acquire();
-        p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        p->set_address(d.offset);
-        p->set_data_length(static_cast<unsigned>(bytes));
-        p->set_streaming_width(static_cast<unsigned>(bytes));
-        info_of(*p)->stream = background ? StreamClass::kPrefetch : StreamClass::kWeight;
-        info_of(*p)->engine = name();
-        const Picoseconds now = kernel_now();
-        sc_core::sc_time delay = ClockDomain::from_ps(arrival > now ? arrival - now : 0);
-        owner_hbm->b_transport(*p, delay);
-        check_response(*p, name());
-        p->release();
+        TransactionInfo info;
+        info.stream = background ? StreamClass::kPrefetch : StreamClass::kWeight;
+        const Picoseconds hbm_done = hbm_access(*owner_hbm, d.offset, arrival, bytes, write, info);
         // The tier's latency is end to end: the owner's idle HBM latency is already in it.
-        const Picoseconds hbm_done = kernel_now() + ClockDomain::to_ps(delay);
         const auto hbm_latency = static_cast<Picoseconds>(owner.hbm_latency_ps);
         device_done = std::max(device_done, hbm_done - std::min(hbm_done - arrival, hbm_latency));
     } else {
         DsmPool::Device& dev = *m_pool.device(d.tier, m_die);
-        device_done = (write ? dev.write : dev.read).reserve(arrival, bytes, background).end;
+        CalendarServer& server = write ? dev.write : dev.read;
+        server.forget_before(kernel_now());
+        device_done = server.reserve(arrival, bytes, background).end;
     }
     const Picoseconds done =
         std::max(port.end, device_done) + (write ? tp.write_latency_ps : tp.read_latency_ps);

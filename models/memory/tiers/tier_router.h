@@ -92,6 +92,9 @@ class TierRouter : public sc_core::sc_module, public StagingPort {
     // Times one access of a pool tier (no local copy); returns its completion.
     Picoseconds pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes, bool write,
                             bool background);
+    // One access of an HBM model (this die's through hbm_out, or an owner's); returns its completion.
+    Picoseconds hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr, Picoseconds arrival,
+                           uint64_t bytes, bool write, const TransactionInfo& info);
     // A local HBM access through hbm_out; returns its completion.
     Picoseconds local_access(uint64_t addr, Picoseconds arrival, uint64_t bytes, bool write,
                              const TransactionInfo* info);
@@ -112,7 +115,7 @@ class TierRouter : public sc_core::sc_module, public StagingPort {
     // Out of the die, the data of other dies' reads of this die's HBM, at the read rate (the
     // port's measured read bandwidth is what the serving side sustains too). Kept apart from
     // m_port_write: this die's own writes and the reads it serves do not share a server.
-    PriorityBandwidthServer m_port_serve;
+    CalendarServer m_port_serve;  // booked by the reading dies, each at its own times
     LocalCopies m_staged;
     LocalCopies m_promoted;
     std::unordered_map<uint64_t, uint32_t> m_block_reads;  // tiering counters, per pool block
