@@ -282,6 +282,9 @@ private:
 CosimResult run_cosim(const CosimOptions& given) {
     CosimOptions options = given;
     if (options.cycles == 0) throw InputError("cosim: --cycles must be at least 1");
+    if (!options.scoreboard && !options.assertions) {
+        throw InputError("cosim: --no-scoreboard and --no-assertions leave nothing to judge the RTL");
+    }
     if (options.variant == rtl::RtlVariant::kInjectedBug && !rtl::has_bug_variant()) {
         throw InputError("cosim: this build has no bug-injected RTL variant (configure with -DASIM_RTL_BUG_VARIANT=ON)");
     }
@@ -298,10 +301,6 @@ CosimResult run_cosim(const CosimOptions& given) {
     const auto problems = rtl::check_rtl_fit(stimulus->initial_registers(), rtl::RtlBuild::kQueueDepth,
                                              rtl::RtlBuild::kPartitions);
     if (!problems.empty()) throw InputError("cosim: " + problems[0].first + ": " + problems[0].second);
-
-    if (!options.scoreboard && !options.assertions) {
-        throw InputError("cosim: --no-scoreboard and --no-assertions leave nothing to judge the RTL");
-    }
     rtl::set_assertions(options.assertions);
     auto bench = std::make_unique<CosimBench>("cosim", options, *stimulus);
     const auto t0 = std::chrono::steady_clock::now();
