@@ -16,7 +16,7 @@
 // elaborating it. So: immediate assertions in one clocked block, each on one combinational bit,
 // "past" values in registers of this module, flat ports. The block's unpacked arrays come in as
 // concatenations of up to MAXP partitions and MAXQ queue entries (all of them when NPART <= 4
-// and QUEUE_DEPTH <= 4; the first four otherwise).
+// and QUEUE_DEPTH <= 16, the chip's configuration included).
 //
 // Everything is checked only after a reset edge and not in reset cycles.
 module prefetch_scheduler_checker #(
@@ -34,7 +34,7 @@ module prefetch_scheduler_checker #(
     localparam int QPTR_W  = QUEUE_DEPTH > 1 ? $clog2(QUEUE_DEPTH) : 1,
     localparam int QCNT_W  = $clog2(QUEUE_DEPTH + 1),
     localparam int MAXP    = 4,  // partitions the refinement map reaches
-    localparam int MAXQ    = 4,  // queue entries the refinement map reaches
+    localparam int MAXQ    = 16, // queue entries the refinement map reaches
     localparam int NP_MAP  = NPART < MAXP ? NPART : MAXP,
     localparam int NQ_MAP  = QUEUE_DEPTH < MAXQ ? QUEUE_DEPTH : MAXQ,
     localparam int CMP_W   = (LEN_W > CREDIT_W ? LEN_W : CREDIT_W) + 1
@@ -221,7 +221,8 @@ module prefetch_scheduler_checker #(
     logic chk;  // this edge is checked: after a reset, not in one
     assign chk = seen_rst && !rst;
 
-    logic ok_issue_counted, ok_not_throttled, ok_not_disabled, ok_window, ok_program_order, ok_in_bytes, ok_contiguous, ok_chunked;
+    logic ok_issue_counted, ok_not_throttled, ok_not_disabled, ok_window, ok_program_order;
+    logic ok_in_bytes, ok_contiguous, ok_chunked;
     logic ok_credit_covers, ok_credit_le_limit, ok_oversize_never_issues, ok_eligible_issues;
     logic ok_late_flag, ok_late_counted, ok_oversize_flag, ok_oversize_counted, ok_queue;
     logic ok_credit_map, ok_current_map, ok_pointer_map, ok_queue_map, ok_model;
@@ -236,7 +237,8 @@ module prefetch_scheduler_checker #(
                         (s_has_cur ? req_op_seq > s_cur && {1'b0, req_op_seq} <= s_win_hi
                                    : {1'b0, req_op_seq} < (SEQ_W + 1)'(cfg_depth));
     assign ok_program_order = !req_valid ||
-                              (s_head && req_op_seq == sh_seq && req_partition == sh_part && req_tier == sh_tier);
+                              (s_head && req_op_seq == sh_seq && req_partition == sh_part &&
+                               req_tier == sh_tier);
     assign req_end     = {1'b0, s_off} + {1'b0, req_bytes};
     assign ok_in_bytes = !req_valid || (req_bytes != '0 && req_end <= {1'b0, sh_bytes});
     assign ok_contiguous = !req_valid || req_addr == s_at;
@@ -258,8 +260,10 @@ module prefetch_scheduler_checker #(
         ok_credit_map      = 1'b1;
         for (int p = 0; p < NP_MAP; p++) begin
             // Against the limit at the last edge (the block loaded or clamped its credit then).
-            if (blk_credit[p*CREDIT_W +: CREDIT_W] > p_limit[p*CREDIT_W +: CREDIT_W]) ok_credit_le_limit = 1'b0;
-            if (blk_credit[p*CREDIT_W +: CREDIT_W] != s_cr[p*CREDIT_W +: CREDIT_W]) ok_credit_map = 1'b0;
+            if (blk_credit[p*CREDIT_W +: CREDIT_W] > p_limit[p*CREDIT_W +: CREDIT_W])
+                ok_credit_le_limit = 1'b0;
+            if (blk_credit[p*CREDIT_W +: CREDIT_W] != s_cr[p*CREDIT_W +: CREDIT_W])
+                ok_credit_map = 1'b0;
         end
     end
 
@@ -271,8 +275,10 @@ module prefetch_scheduler_checker #(
             rel = (QPTR_W + 1)'(i) >= {1'b0, s_rd} ? (QPTR_W + 1)'(i) - {1'b0, s_rd}
                                                    : (QPTR_W + 1)'(i + QUEUE_DEPTH) - {1'b0, s_rd};
             if ((QCNT_W + 1)'(rel) < (QCNT_W + 1)'(s_count) &&
-                (blk_q_seq[i*SEQ_W +: SEQ_W] != s_seq[i] || blk_q_addr[i*ADDR_W +: ADDR_W] != s_addr[i] ||
-                 blk_q_bytes[i*LEN_W +: LEN_W] != s_bytes[i] || blk_q_part[i*PART_W +: PART_W] != s_part[i] ||
+                (blk_q_seq[i*SEQ_W +: SEQ_W] != s_seq[i] ||
+                 blk_q_addr[i*ADDR_W +: ADDR_W] != s_addr[i] ||
+                 blk_q_bytes[i*LEN_W +: LEN_W] != s_bytes[i] ||
+                 blk_q_part[i*PART_W +: PART_W] != s_part[i] ||
                  blk_q_tier[i*TIER_W +: TIER_W] != s_tier[i]))
                 ok_queue_map = 1'b0;
         end
@@ -285,8 +291,10 @@ module prefetch_scheduler_checker #(
     always_comb begin
         logic [QPTR_W:0] wr_expect;
         wr_expect = {1'b0, s_rd} + (QPTR_W + 1)'(s_count);
-        if (wr_expect >= (QPTR_W + 1)'(QUEUE_DEPTH)) wr_expect = wr_expect - (QPTR_W + 1)'(QUEUE_DEPTH);
-        ok_model = (QCNT_W + 1)'(s_count) <= (QCNT_W + 1)'(QUEUE_DEPTH) && (QPTR_W + 1)'(s_rd) < (QPTR_W + 1)'(QUEUE_DEPTH) &&
+        if (wr_expect >= (QPTR_W + 1)'(QUEUE_DEPTH))
+            wr_expect = wr_expect - (QPTR_W + 1)'(QUEUE_DEPTH);
+        ok_model = (QCNT_W + 1)'(s_count) <= (QCNT_W + 1)'(QUEUE_DEPTH) &&
+                   (QPTR_W + 1)'(s_rd) < (QPTR_W + 1)'(QUEUE_DEPTH) &&
                    {1'b0, s_wr} == wr_expect && (s_head ? s_off < sh_bytes : s_off == '0);
         for (int i = 0; i < QUEUE_DEPTH; i++) begin
             logic [QPTR_W:0] rel;
@@ -306,8 +314,10 @@ module prefetch_scheduler_checker #(
             /* verilator lint_off CMPCONST */  // always true when MAX_DEPTH + 1 is a power of two
             m_depth:      assume ((DEPTH_W + 1)'(cfg_depth) <= (DEPTH_W + 1)'(MAX_DEPTH));
             /* verilator lint_on CMPCONST */
-            m_partitions: assume ((!cand_valid || (PART_W + 1)'(cand_partition) < (PART_W + 1)'(NPART)) &&
-                                  (!credit_valid || (PART_W + 1)'(credit_partition) < (PART_W + 1)'(NPART)));
+            m_partitions: assume ((!cand_valid ||
+                                   (PART_W + 1)'(cand_partition) < (PART_W + 1)'(NPART)) &&
+                                  (!credit_valid ||
+                                   (PART_W + 1)'(credit_partition) < (PART_W + 1)'(NPART)));
 
             // At most one request per cycle, and only on req_valid && req_ready: the issue counters
             // move by exactly the handshake (and the credit and the head by the model's rules).
@@ -323,7 +333,8 @@ module prefetch_scheduler_checker #(
             a_req_contiguous:         assert (ok_contiguous);
             a_req_chunked:            assert (ok_chunked);
             // Credit: a request's partition has credit for it before issue (never negative); the
-            // credit never exceeds the limit; a head larger than its partition's limit never issues.
+            // credit never exceeds the limit; a head larger than its partition's limit never
+            // issues.
             a_credit_covers_request:  assert (ok_credit_covers);
             a_credit_le_limit:        assert (ok_credit_le_limit);
             a_oversize_never_issues:  assert (ok_oversize_never_issues);

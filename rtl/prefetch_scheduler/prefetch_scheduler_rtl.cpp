@@ -29,6 +29,14 @@ bool has_bug_variant() {
 #endif
 }
 
+bool has_assertions() {
+#ifdef ASIM_RTL_HAS_ASSERTIONS
+    return true;
+#else
+    return false;
+#endif
+}
+
 void set_assertions(bool on) { Verilated::threadContextp()->assertOn(on); }
 
 std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& r, uint32_t queue_depth,

@@ -49,6 +49,9 @@ enum class RtlVariant {
 // Whether this build carries the bug-injected variant.
 bool has_bug_variant();
 
+// Whether this build carries the contract's checker with its assertions (CMake ASIM_RTL_ASSERTIONS).
+bool has_assertions();
+
 // Switches the bound checker's assertions on or off for every model in the process (on by
 // default; the co-simulation's --no-assertions, to judge the RTL by the scoreboard alone).
 void set_assertions(bool on);

@@ -285,6 +285,9 @@ CosimResult run_cosim(const CosimOptions& given) {
     if (!options.scoreboard && !options.assertions) {
         throw InputError("cosim: --no-scoreboard and --no-assertions leave nothing to judge the RTL");
     }
+    if (!options.scoreboard && !rtl::has_assertions()) {
+        throw InputError("cosim: --no-scoreboard: this build has no assertions (configure with -DASIM_RTL_ASSERTIONS=ON)");
+    }
     if (options.variant == rtl::RtlVariant::kInjectedBug && !rtl::has_bug_variant()) {
         throw InputError("cosim: this build has no bug-injected RTL variant (configure with -DASIM_RTL_BUG_VARIANT=ON)");
     }

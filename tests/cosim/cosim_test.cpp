@@ -91,6 +91,7 @@ TEST(Cosim, InjectedBugIsCaught) {
 // run, name the property, and pass the good block.
 TEST(Cosim, AssertionsAloneCatchTheInjectedBug) {
     if (!asim::rtl::has_bug_variant()) GTEST_SKIP() << "built with ASIM_RTL_BUG_VARIANT=OFF";
+    if (!asim::rtl::has_assertions()) GTEST_SKIP() << "built with ASIM_RTL_ASSERTIONS=OFF";
     const CliRun bug = cosim_cli("--inject-bug --no-scoreboard --seed 1 --cycles 100000");
     EXPECT_EQ(bug.exit_code, 1) << bug.output;
     EXPECT_NE(bug.output.find("ASSERTION at the edge ending cycle 342"), std::string::npos) << bug.output;
@@ -119,6 +120,7 @@ TEST(Cosim, ScoreboardAloneCatchesTheInjectedBug) {
 
 TEST(Cosim, AssertionStopsTheBenchInProcess) {
     if (!asim::rtl::has_bug_variant()) GTEST_SKIP() << "built with ASIM_RTL_BUG_VARIANT=OFF";
+    if (!asim::rtl::has_assertions()) GTEST_SKIP() << "built with ASIM_RTL_ASSERTIONS=OFF";
     asim::cosim::CosimOptions o;
     o.seed = 1;
     o.cycles = 100'000;
