@@ -32,7 +32,7 @@ Platform load_platform(const std::string& name_or_path, const std::vector<std::s
         const uint32_t owners = p.network ? p.network->topology.dies : 8;
         const uint64_t hbm = p.die.hbm.capacity_bytes();
         const uint32_t per_node = p.network ? p.network->topology.dies_per_node : 8;
-        p.die.dsm = parse_dsm_params(*dsm, hbm, owners, per_node);
+        p.die.dsm = parse_dsm_params(*dsm, hbm, p.die.hbm.bandwidth_bytes_per_s(), owners, per_node);
         p.die.l2.address_space_bytes = p.die.dsm.address_top(hbm);
         if (p.die.dsm.staging.capacity > 0) {
             const std::size_t staging_pool = p.die.l2.partition_layout().size();

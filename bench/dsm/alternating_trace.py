@@ -13,7 +13,9 @@ Addresses follow traces/FORMAT.md ("Memory tiers").
 import argparse
 import json
 
-TIER_BASE = {"hbm": 0, "host_ddr": 16 << 40, "pmem": 32 << 40, "remote_hbm": (64 << 40) + (1 << 40) + (128 << 30)}
+import tier_bases
+
+TIER_BASE = {"hbm": 0, "host_ddr": tier_bases.HOST_DDR, "pmem": tier_bases.PMEM, "remote_hbm": tier_bases.remote_hbm_of(1)}
 
 
 def main():

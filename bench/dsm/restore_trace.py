@@ -6,7 +6,9 @@ import argparse
 import json
 import os
 
-BASE = {"host_ddr": 16 << 40, "pmem": 32 << 40}
+import tier_bases
+
+BASE = {"host_ddr": tier_bases.HOST_DDR, "pmem": tier_bases.PMEM}
 
 
 def main():

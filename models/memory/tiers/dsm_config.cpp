@@ -91,7 +91,8 @@ std::vector<std::pair<std::string, std::string>> DsmParams::validate(
     return problems;
 }
 
-DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, uint32_t owners,
+DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, double local_hbm_bytes_per_s,
+                           uint32_t owners,
                            uint32_t dies_per_node) {
     DsmParams p;
     p.dies_per_node = dies_per_node;
@@ -114,9 +115,10 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, uin
             tp.read_latency_ps = t.time_ps("read_latency");
             tp.write_latency_ps = t.time_ps("write_latency", tp.read_latency_ps);
             if (*tier == Tier::kRemoteHbm) {
-                // A stand-in for the owner's HBM on a single die; a supernode uses the owner's
+                // A stand-in for the owner's HBM on a single die (by default a die's HBM like this
+                // one's); a supernode uses the owner's
                 // model.
-                tp.read_bytes_per_s = t.byte_rate("read_bandwidth", 1e12);
+                tp.read_bytes_per_s = t.byte_rate("read_bandwidth", local_hbm_bytes_per_s);
                 tp.write_bytes_per_s = t.byte_rate("write_bandwidth", tp.read_bytes_per_s);
             } else {
                 tp.read_bytes_per_s = t.byte_rate("read_bandwidth");
