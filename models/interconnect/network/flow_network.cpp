@@ -395,6 +395,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     for (uint32_t fid : comp_flows) {
         Flow& f = m_flows[fid];
         const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
+        f.route->carried += sent;  // the bytes sent at the old rate were carried by its links
         f.remaining -= sent;
         f.updated = m_now;
     }
