@@ -4,7 +4,6 @@
 // property catches one; configurations the block or the checker cannot take exit 2.
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <set>
 #include <string>
 
@@ -12,6 +11,8 @@
 
 using asim::rtl_test::checker_assertions;
 using asim::rtl_test::run_tool;
+using asim::rtl_test::take;
+using asim::rtl_test::take_word;
 using asim::rtl_test::ToolRun;
 
 namespace {
@@ -57,11 +58,18 @@ void expect_every_mutant_caught(const std::string& config, std::size_t not_appli
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.value("result"), "every mutant caught by its property; every property catches one") << r.output;
     // Each line names the property the mutant targets and says that property caught it.
-    const std::regex caught(R"(mutant (\w+): caught by (\w+) at step \d+)");
     std::set<std::string> mutants, properties;
-    for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), caught); it != std::sregex_iterator(); ++it) {
-        mutants.insert((*it)[1]);
-        properties.insert((*it)[2]);
+    for (std::size_t at = r.output.find("mutant "); at != std::string::npos;
+         at = r.output.find("mutant ", at + 1)) {
+        std::size_t pos = at + 7;
+        const std::string mutant = take_word(r.output, pos);
+        if (mutant.empty() || !take(r.output, pos, ": caught by ")) continue;
+        const std::string property = take_word(r.output, pos);
+        if (property.empty() || !take(r.output, pos, " at step ") ||
+            !std::isdigit(static_cast<unsigned char>(r.output[pos])))
+            continue;
+        mutants.insert(mutant);
+        properties.insert(property);
     }
     EXPECT_EQ(mutants.size() + not_applicable, 29u) << r.output;
     EXPECT_TRUE(mutants.count("inject_bug")) << r.output;  // the co-simulation's variant
