@@ -16,6 +16,8 @@ PACKAGES=(
     zlib1g-dev              # .gz traces
     python3                 # scripts and calibration checks
     python3-matplotlib      # plots (scripts/plot_sweep.py)
+    slurm-wlm               # sweep --backend slurm: its test starts a one-node Slurm (tests/sweep/local_slurm.sh)
+    munge                   # Slurm's authentication, for that test
 )
 
 missing=()

@@ -42,6 +42,31 @@ Command add_sweep_command(CLI::App& app) {
     cmd->add_flag("--restart", s->restart,
                   "discard the points of an earlier sweep with another definition in --out and "
                   "start afresh (without it, such a directory is an error)");
+    cmd->add_flag("--list", s->list,
+                  "print each point's index, id, status (done, failed, running, pending) and the "
+                  "command that runs it alone; run nothing");
+    cmd->add_option("--point", s->points,
+                    "run only this point (its id or grid index; repeatable) in --out, beside other "
+                    "points or shards of the same sweep; results.csv is left to --collect");
+    cmd->add_option(
+        "--shard", s->shard,
+        "run only the points whose grid index mod N is I (I/N, 0 <= I < N), beside other "
+        "shards; results.csv is left to --collect");
+    cmd->add_flag(
+        "--collect", s->collect,
+        "write results.csv and timing.csv from the points finished in --out; exit 1 while "
+        "some point is not finished");
+    cmd->add_option("--backend", s->backend,
+                    std::string("where the points run: ") + sweep::backend_names() +
+                        " (submit a Slurm array job of shards and a collect job after it; rerun to "
+                        "resubmit what is not finished)")
+        ->capture_default_str();
+    cmd->add_option("--slurm-tasks", s->slurm_tasks,
+                    "array tasks with --backend slurm (default: one per point, at most 1000)");
+    cmd->add_option("--sbatch-arg", s->sbatch_args,
+                    "an option for sbatch with --backend slurm, e.g. --sbatch-arg=--partition=gpu "
+                    "(repeatable)")
+        ->allow_extra_args(false);
     return {cmd, [s] {
                 s->progress = isatty(STDERR_FILENO) != 0;
                 return sweep::run_sweep(*s);

@@ -163,6 +163,20 @@ bool is_trace_set(const std::string& trace) {
     return (fs::is_directory(p) && fs::exists(p / "index.json")) || p.filename() == "index.json";
 }
 
+std::vector<std::string> check_trace_set(const std::string& trace) {
+    const fs::path index = index_path(trace);
+    const TraceSet set = read_index(index);
+    std::vector<std::string> files = {index.string()};
+    for (const auto& [die, file] : set.files) {
+        trace::TraceReader reader(file.string());
+        trace::Op op;
+        while (reader.next(op)) {
+        }
+        files.push_back(file.string());
+    }
+    return files;
+}
+
 std::string run_supernode_job(const SupernodeOptions& options) {
     const auto wall_start = std::chrono::steady_clock::now();
     set_kernel_time_resolution();

@@ -37,6 +37,10 @@ LinkFault parse_fault_option(const std::string& option);
 // Whether `trace` names a trace set (an index.json, or a directory holding one).
 bool is_trace_set(const std::string& trace);
 
+// Reads a trace set whole (its index and every die's file), throwing InputError on the first
+// problem; returns the index's path, then the files' paths in the index's order.
+std::vector<std::string> check_trace_set(const std::string& trace);
+
 // Runs the set; returns the summary text (also written to summary.txt). InputError for bad input
 // (before anything is simulated where it can be found then), SimulationError for a deadlock or
 // the watchdog.

@@ -1,8 +1,12 @@
 #include "testbenches/sweep/results_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "models/common/units.h"
 
 namespace asim::sweep {
 
@@ -65,6 +69,48 @@ std::string csv_field(const std::string& text) {
     return q + "\"";
 }
 
+namespace {
+
+// A swept key whose values are all quantities of one kind (1.2GHz, 4MiB, 20ns) also gets a
+// numeric column in the kind's base unit, named KEY_<unit>; "" when the values are not that.
+std::string numeric_suffix(units::Kind kind) {
+    switch (kind) {
+        case units::Kind::kSize:
+            return "_bytes";
+        case units::Kind::kTime:
+            return "_ps";
+        case units::Kind::kFrequency:
+            return "_hz";
+        case units::Kind::kBitRate:
+            return "_bps";
+        case units::Kind::kByteRate:
+            return "_bytes_per_s";
+    }
+    return "";
+}
+
+std::optional<std::vector<std::string>> numeric_values(const std::vector<ResultRow>& rows,
+                                                       std::size_t key, units::Kind& kind) {
+    std::vector<std::string> out;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        units::Quantity q;
+        try {
+            q = units::parse(rows[r].values[key]);
+        } catch (const units::UnitError&) {
+            return std::nullopt;
+        }
+        if (r == 0) kind = q.kind;
+        if (q.kind != kind) return std::nullopt;
+        const double v = q.value;
+        out.push_back(v == std::floor(v) && std::fabs(v) < 9e15
+                          ? std::to_string(static_cast<int64_t>(v))
+                          : nlohmann::json(v).dump());
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string results_csv(const std::vector<std::string>& keys, const std::vector<ResultRow>& rows) {
     std::vector<std::map<std::string, std::string>> cells(rows.size());
     std::set<std::string> columns;
@@ -82,12 +128,23 @@ std::string results_csv(const std::vector<std::string>& keys, const std::vector<
         for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
         out += "\n";
     };
-    std::vector<std::string> header = keys;
+    std::vector<std::string> header;
+    std::vector<std::optional<std::vector<std::string>>> numeric(keys.size());
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        header.push_back(keys[k]);
+        units::Kind kind = units::Kind::kSize;
+        if (!rows.empty()) numeric[k] = numeric_values(rows, k, kind);
+        if (numeric[k]) header.push_back(keys[k] + numeric_suffix(kind));
+    }
     header.insert(header.end(), ordered.begin(), ordered.end());
     header.emplace_back("point");
     add_row(header);
     for (std::size_t r = 0; r < rows.size(); ++r) {
-        std::vector<std::string> fields = rows[r].values;
+        std::vector<std::string> fields;
+        for (std::size_t k = 0; k < keys.size(); ++k) {
+            fields.push_back(rows[r].values[k]);
+            if (numeric[k]) fields.push_back((*numeric[k])[r]);
+        }
         for (const auto& c : ordered) {
             const auto it = cells[r].find(c);
             fields.push_back(it == cells[r].end() ? "" : it->second);

@@ -201,3 +201,47 @@ TEST(Sweep, ResumedAfterKillWritesTheSameResultsAsUninterrupted) {
 }
 
 }  // namespace
+
+namespace {
+
+// A trace set (directory or index.json) sweeps like one trace, network keys included; a swept
+// quantity also gets a numeric column in its base unit.
+TEST(Sweep, TraceSetsAndNetworkKeysAreSwept) {
+    const std::string set = scratch("set");
+    ASSERT_EQ(
+        run_cli("trace gen --model llama3-70b --phase decode --batch 8 --seq 512 --tp 8 --layers 1 "
+                "--no-embedding --out " +
+                set)
+            .exit_code,
+        0);
+    const std::string out = scratch("set-sweep");
+    const CliResult r =
+        run_cli("sweep --platform supernode8_ring --trace " + set +
+                " --grid network.node.link.lane_rate=100Gbps,200Gbps -j 2 --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto rows = lines(read(out + "/results.csv"));
+    ASSERT_EQ(rows.size(), 3u);
+    const auto header = split(rows[0]);
+    ASSERT_GE(header.size(), 3u);
+    EXPECT_EQ(header[0], "network.node.link.lane_rate");
+    EXPECT_EQ(header[1], "network.node.link.lane_rate_bps");
+    EXPECT_EQ(header[2], "sim_time_ns");
+    EXPECT_EQ(split(rows[1])[1], "100000000000");
+    // Half the link rate, a slower step (the step's all-reduces cross the ring).
+    EXPECT_GT(std::stod(split(rows[1])[2]), std::stod(split(rows[2])[2]) * 1.1)
+        << read(out + "/results.csv");
+
+    // The set is hashed whole: a changed die file is a changed definition.
+    std::ofstream(set + "/die3.jsonl", std::ios::app) << "\n";
+    const CliResult changed =
+        run_cli("sweep --platform supernode8_ring --trace " + set +
+                " --grid network.node.link.lane_rate=100Gbps,200Gbps --out " + out);
+    EXPECT_EQ(changed.exit_code, 2) << changed.output;
+    EXPECT_NE(changed.output.find("trace_fnv1a differ"), std::string::npos) << changed.output;
+    // A directory without an index is no trace set.
+    const CliResult no_index = run_cli("sweep --trace " + scratch("empty-dir-that-is-missing") +
+                                       " --grid die.ai_cores=8 --out " + scratch("never"));
+    EXPECT_EQ(no_index.exit_code, 2) << no_index.output;
+}
+
+}  // namespace
