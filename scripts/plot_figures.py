@@ -11,7 +11,11 @@ pool read bandwidth against readers per tier and size); any other table
 is drawn as its first numeric column against the others."""
 import csv, os, sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"plot_figures.py: needs matplotlib, which {sys.executable} lacks: install "
+             "python3-matplotlib (scripts/install-deps.sh) and run the script with /usr/bin/python3")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 

@@ -98,7 +98,11 @@ def main():
         fail(f"no column '{args.metric}' in results.csv" +
              (f"; numeric columns: {', '.join(numeric)}" if numeric else " (no finished points yet)"))
 
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        fail(f"needs matplotlib, which {sys.executable} lacks: install python3-matplotlib "
+             "(scripts/install-deps.sh) and run the script with /usr/bin/python3")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

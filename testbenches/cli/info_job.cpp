@@ -7,6 +7,62 @@
 
 namespace asim {
 
+namespace {
+
+// One link class: lanes x rate, the payload bandwidth per direction for writes and reads, the
+// packet size and the latency a hop adds.
+std::string link_line(const char* what, const LinkParams& l) {
+    return fmt::format(
+        "  {:<28}{} x {}: {} write, {} read payload; {} B packets + {} B; {} per hop\n", what,
+        l.lanes, fmt::format("{:g} Gbps", l.lane_rate_bps * 1e-9),
+        units::format_byte_rate(l.payload_bytes_per_s(LinkOp::write)),
+        units::format_byte_rate(l.payload_bytes_per_s(LinkOp::read)), l.mtu_bytes, l.header_bytes,
+        units::format_time_ps(l.propagation_ps + l.switch_latency_ps));
+}
+
+// The `network:` section of supernode presets: the topology, its links and the collectives.
+std::string network_info(const NetworkParams& n) {
+    const TopologyParams& t = n.topology;
+    std::string out = fmt::format("\nnetwork\n");
+    std::string node = to_string(t.node_topology);
+    if (t.node_topology == NodeTopology::ring)
+        node += t.bidirectional ? " (bidirectional)" : " (unidirectional)";
+    if (!t.dims.empty()) {
+        std::string dims;
+        for (uint32_t d : t.dims) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+        node += " " + dims;
+    }
+    if (t.node_topology == NodeTopology::switched) node += fmt::format(", {} planes", t.planes);
+    out += fmt::format("  {:<28}{} ({} node{} of {}), {} in a node\n", "dies", t.dies, t.nodes(),
+                       t.nodes() == 1 ? "" : "s", t.dies_per_node, node);
+    if (t.scale_out != ScaleOutTopology::none) {
+        out += fmt::format(
+            "  {:<28}{}{}\n", "between nodes", to_string(t.scale_out),
+            t.scale_out == ScaleOutTopology::clos
+                ? fmt::format(", {} L2 switches per plane", t.l2_per_plane)
+                : fmt::format(", {} dies per leaf, {} spines", t.dies_per_leaf, t.spines));
+    }
+    out += link_line("die link", t.die_link);
+    if (t.scale_out == ScaleOutTopology::fat_tree) out += link_line("NIC link", t.nic_link);
+    if (t.scale_out != ScaleOutTopology::none) out += link_line("uplink", t.uplink);
+    if (t.has_fallback) out += link_line("fallback (host star)", t.fallback_link);
+    out += fmt::format("  {:<28}{}\n", "paths per transfer", n.max_paths);
+    out += fmt::format("  {:<28}{} issue, {} remote read, {} remote write\n", "endpoint",
+                       units::format_time_ps(n.endpoint.issue_overhead_ps),
+                       units::format_time_ps(n.endpoint.memory_read_ps),
+                       units::format_time_ps(n.endpoint.memory_write_ps));
+    const CollectiveParams& c = n.collectives;
+    out += fmt::format("  {:<28}all-reduce {}, {} pieces, reduction {}, launch {}\n", "collectives",
+                       to_string(c.allreduce_algo), units::format_bytes(c.chunk_bytes),
+                       c.reduce_bytes_per_s > 0 ? units::format_byte_rate(c.reduce_bytes_per_s)
+                                                : std::string("free"),
+                       units::format_time_ps(c.launch_overhead_ps));
+    if (!n.faults.empty()) out += fmt::format("  {:<28}{} links down\n", "faults", n.faults.size());
+    return out;
+}
+
+}  // namespace
+
 std::string info_job(const std::string& platform_name, const std::vector<std::string>& overrides) {
     const Platform p = load_platform(platform_name, overrides);
     const DieParams& d = p.die;
@@ -81,6 +137,7 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
                                                       " migration budget"
                                                 : std::string("off"));
     }
+    if (p.network) out += network_info(*p.network);
     out += fmt::format("\nbalance\n");
     const double bf16 = d.peak_flops(DType::kBf16);
     out += fmt::format("  {:<28}{:.0f} FLOP/B (bf16 peak / HBM bandwidth)\n", "ridge point",

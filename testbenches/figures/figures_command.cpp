@@ -28,6 +28,20 @@ namespace asim {
 
 namespace {
 
+// The plotting script: beside an installed binary (`cmake --install`: bin/ascend-sim and
+// share/ascend-sim/scripts/), else in the source tree the binary was built from.
+std::string plot_script() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const fs::path installed =
+            self.parent_path().parent_path() / "share/ascend-sim/scripts/plot_figures.py";
+        if (fs::exists(installed, ec)) return installed.string();
+    }
+    return std::string(ASIM_SOURCE_DIR) + "/scripts/plot_figures.py";
+}
+
 // Draws `table` into a PNG through the plotting script; returns the bytes, or "" with a warning
 // on stderr when Python or matplotlib is missing.
 std::string plot(const FigureTable& table) {
@@ -41,7 +55,7 @@ std::string plot(const FigureTable& table) {
     const fs::path tmp(templ);
     const fs::path csv = tmp / (table.name + ".csv"), png = tmp / (table.name + ".png");
     std::ofstream(csv) << table.csv();
-    const std::string script = std::string(ASIM_SOURCE_DIR) + "/scripts/plot_figures.py";
+    const std::string script = plot_script();
     // Debian's interpreter first: python3-matplotlib installs there, whatever else is on PATH.
     const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
     const std::string cmd = python + " '" + script + "' '" + csv.string() + "' '" + png.string() + "' >&2";

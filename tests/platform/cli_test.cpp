@@ -94,6 +94,56 @@ TEST(Cli, InfoPrintsDerivedPeaks) {
     EXPECT_NE(r.output.find("9.59 TB/s"), std::string::npos) << r.output;
 }
 
+// A supernode preset's info shows its network: topology, links with their payload bandwidth,
+// the standby star, the collectives. A single die has none.
+TEST(Cli, InfoShowsTheNetworkOfSupernodePresets) {
+    const CliResult ring = run_cli("info --platform supernode8_ring");
+    ASSERT_EQ(ring.exit_code, 0) << ring.output;
+    EXPECT_NE(ring.output.find("8 (1 node of 8), ring (unidirectional) in a node"),
+              std::string::npos)
+        << ring.output;
+    // 200 Gbps x 0.85 write efficiency x 4096 / 4128 payload per packet.
+    EXPECT_NE(ring.output.find("1 x 200 Gbps: 21.09 GB/s write"), std::string::npos) << ring.output;
+    EXPECT_NE(ring.output.find("fallback (host star)"), std::string::npos) << ring.output;
+    EXPECT_NE(ring.output.find("all-reduce ring, 4 MiB pieces"), std::string::npos) << ring.output;
+    const CliResult cm = run_cli("info --platform cloudmatrix384");
+    EXPECT_NE(cm.output.find("384 (48 nodes of 8), switch, 7 planes in a node"), std::string::npos)
+        << cm.output;
+    EXPECT_NE(cm.output.find("clos, 16 L2 switches per plane"), std::string::npos) << cm.output;
+    EXPECT_EQ(run_cli("info").output.find("\nnetwork\n"), std::string::npos);
+}
+
+// `cmake --install` puts the binary and the plotting scripts under one prefix, and the
+// installed binary draws with its own copy of plot_figures.py (not the source tree's).
+TEST(Cli, InstalledBinaryUsesItsInstalledPlotScript) {
+    const fs::path build = fs::path(ASIM_BINARY).parent_path().parent_path();
+    const std::string prefix = scratch("install");
+    ASSERT_EQ(std::system(
+                  ("cmake --install '" + build.string() + "' --prefix '" + prefix + "' >/dev/null")
+                      .c_str()),
+              0);
+    const fs::path script = fs::path(prefix) / "share/ascend-sim/scripts/plot_figures.py";
+    ASSERT_TRUE(fs::exists(script));
+    EXPECT_TRUE(fs::exists(fs::path(prefix) / "share/ascend-sim/scripts/plot_sweep.py"));
+    // Mark the installed copy: it touches $ASIM_TEST_MARK when it runs.
+    std::ifstream in(script);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string marker = "def main():";
+    ASSERT_NE(text.find(marker), std::string::npos);
+    text.replace(text.find(marker), marker.size(),
+                 "def main():\n    open(os.environ['ASIM_TEST_MARK'], 'w').close()");
+    std::ofstream(script) << text;
+    const std::string out = scratch("install-fig");
+    fs::create_directories(out);
+    const std::string mark = out + "/installed-script-ran";
+    const std::string cmd = "ASIM_TEST_MARK='" + mark + "' " + prefix +
+                            "/bin/ascend-sim figures l2 --out " + out + "/fig >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    EXPECT_TRUE(fs::exists(out + "/fig/l2_latency.png"));
+    EXPECT_TRUE(fs::exists(mark))
+        << "the installed binary did not run its installed plot_figures.py";
+}
+
 TEST(Cli, HelpAndVersionExitZero) {
     EXPECT_EQ(run_cli("--help").exit_code, 0);
     EXPECT_EQ(run_cli("run --help").exit_code, 0);
