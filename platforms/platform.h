@@ -9,7 +9,7 @@
 
 #include "models/chip/die/die.h"
 #include "models/common/config.h"
-#include "models/interconnect/network/network_params.h"
+#include "models/interconnect/network_params.h"
 
 namespace asim {
 

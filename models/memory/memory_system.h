@@ -7,7 +7,7 @@
 
 #include "models/common/stats.h"
 #include "models/memory/hbm/hbm_device.h"
-#include "models/memory/hbm/hbm_model.h"
+#include "models/memory/interfaces/hbm_model.h"
 #include "models/memory/l2/l2_cache.h"
 #include "models/memory/tiers/tier_router.h"
 

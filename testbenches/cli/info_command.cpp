@@ -4,7 +4,7 @@
 
 #include "models/common/errors.h"
 #include "platforms/platform.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 #include "testbenches/cli/info_job.h"
 
 namespace asim {

@@ -1,5 +1,5 @@
 // ascend-sim: the command line. One binary, a subcommand per job (DESIGN §8); each job adds its
-// own subcommand (testbenches/cli/command.h).
+// own subcommand (testbenches/command/command.h).
 // Exit codes: 0 success, 2 bad usage / configuration / trace, 1 simulation failure.
 #include <cmath>
 #include <cstdlib>
@@ -13,7 +13,7 @@
 #include "models/common/config.h"
 #include "models/common/errors.h"
 #include "models/common/log.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 
 namespace {
 

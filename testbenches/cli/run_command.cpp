@@ -7,7 +7,7 @@
 #include "models/common/errors.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 #include "testbenches/trace_replay/builtin_traces.h"
 #include "testbenches/supernode/supernode_job.h"
 #include "testbenches/trace_replay/run_job.h"

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "models/common/errors.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 #include "testbenches/sweep/sweep_job.h"
 #include "testbenches/trace_replay/builtin_traces.h"
 #include "platforms/platform.h"

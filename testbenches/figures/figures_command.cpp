@@ -15,7 +15,7 @@
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "platforms/platform.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 #include "testbenches/figures/collective_figures.h"
 #include "testbenches/figures/dsm_figures.h"
 #include "testbenches/figures/gemm_figures.h"

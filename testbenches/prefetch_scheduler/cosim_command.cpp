@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "models/common/errors.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 #include "testbenches/prefetch_scheduler/cosim_bench.h"
 
 namespace asim {

@@ -23,7 +23,7 @@
 #include "models/chip/die/op_dispatcher.h"
 #include "models/common/failure_sink.h"
 #include "models/interconnect/collectives/collective_engine.h"
-#include "models/interconnect/network/network_params.h"
+#include "models/interconnect/network_params.h"
 
 namespace asim {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/interconnect/network/network_params.h"
+#include "models/interconnect/network_params.h"
 
 namespace asim {
 

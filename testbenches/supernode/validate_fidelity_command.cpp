@@ -22,7 +22,7 @@
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "platforms/platform.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 #include "testbenches/figures/hbm_figures.h"
 #include "testbenches/supernode/supernode_job.h"
 #include "testbenches/trace_replay/builtin_traces.h"

@@ -9,7 +9,7 @@
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "models/common/units.h"
-#include "testbenches/cli/command.h"
+#include "testbenches/command/command.h"
 #include "testbenches/trace_gen/et_import.h"
 #include "testbenches/trace_gen/generator.h"
 #include "testbenches/trace_gen/trace_stats.h"

@@ -32,7 +32,7 @@
 #include "models/common/failure_sink.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
-#include "models/memory/hbm_load_monitor.h"
+#include "models/memory/interfaces/hbm_load_monitor.h"
 #include "models/memory/l2/l2_cache.h"
 #include "models/memory/tiers/tier_router.h"
 

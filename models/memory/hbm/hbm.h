@@ -23,7 +23,7 @@
 #include "models/common/stats.h"
 #include "models/memory/hbm/hbm_controller.h"
 #include "models/memory/hbm/hbm_device.h"
-#include "models/memory/hbm/hbm_model.h"
+#include "models/memory/interfaces/hbm_model.h"
 
 namespace asim {
 

@@ -21,7 +21,7 @@
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
 #include "models/common/stats.h"
-#include "models/memory/hbm/hbm_model.h"
+#include "models/memory/interfaces/hbm_model.h"
 
 namespace asim {
 

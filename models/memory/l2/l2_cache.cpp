@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "models/common/errors.h"
-#include "models/memory/hbm_load_monitor.h"
+#include "models/memory/interfaces/hbm_load_monitor.h"
 
 namespace asim {
 

@@ -3,7 +3,7 @@
 
 #include "models/common/config.h"
 #include "models/common/errors.h"
-#include "models/interconnect/network/network_params.h"
+#include "models/interconnect/network_params.h"
 
 namespace asim {
 
@@ -35,22 +35,28 @@ NetworkParams parse_network_params(const ConfigNode& n) {
 
     const ConfigNode node = n.child("node");
     t.dies_per_node = static_cast<uint32_t>(node.integer("dies", {1, 1 << 24}));
-    const std::string kind = node.choice("topology", {"ring", "full_mesh", "mesh", "torus", "switch", "custom"});
+    const std::string kind =
+        node.choice("topology", {"ring", "full_mesh", "mesh", "torus", "switch", "custom"});
     t.node_topology = kind == "ring"        ? NodeTopology::ring
                       : kind == "full_mesh" ? NodeTopology::full_mesh
                       : kind == "mesh"      ? NodeTopology::mesh
                       : kind == "torus"     ? NodeTopology::torus
                       : kind == "switch"    ? NodeTopology::switched
                                             : NodeTopology::custom;
-    if (t.node_topology == NodeTopology::ring) t.bidirectional = node.boolean("bidirectional", true);
+    if (t.node_topology == NodeTopology::ring)
+        t.bidirectional = node.boolean("bidirectional", true);
     if (t.node_topology == NodeTopology::mesh || t.node_topology == NodeTopology::torus)
-        for (int64_t d : node.integer_list("dims", {1, 1 << 20})) t.dims.push_back(static_cast<uint32_t>(d));
-    if (t.node_topology == NodeTopology::switched) t.planes = static_cast<uint32_t>(node.integer("planes", {1, 1024}));
+        for (int64_t d : node.integer_list("dims", {1, 1 << 20}))
+            t.dims.push_back(static_cast<uint32_t>(d));
+    if (t.node_topology == NodeTopology::switched)
+        t.planes = static_cast<uint32_t>(node.integer("planes", {1, 1024}));
     if (t.node_topology == NodeTopology::custom) {
         const auto flat = node.integer_list("edges", {0, 1 << 24});
-        if (flat.size() % 2 != 0) node.fail("edges", "a list of die pairs [a0, b0, a1, b1, ...]: odd length");
+        if (flat.size() % 2 != 0)
+            node.fail("edges", "a list of die pairs [a0, b0, a1, b1, ...]: odd length");
         for (std::size_t i = 0; i < flat.size(); i += 2)
-            t.edges.emplace_back(static_cast<uint32_t>(flat[i]), static_cast<uint32_t>(flat[i + 1]));
+            t.edges.emplace_back(static_cast<uint32_t>(flat[i]),
+                                 static_cast<uint32_t>(flat[i + 1]));
     }
     t.die_link = parse_link_params(node.child("link"), LinkParams{});
     if (const auto fb = node.optional_child("fallback")) {
@@ -69,7 +75,8 @@ NetworkParams parse_network_params(const ConfigNode& n) {
             t.spines = static_cast<uint32_t>(so->integer("spines", {1, 1 << 16}));
             t.nic_link = parse_link_params(so->child("nic"), LinkParams{});
         }
-        t.uplink = parse_link_params(so->child("uplink"), t.scale_out == ScaleOutTopology::clos ? t.die_link : t.nic_link);
+        t.uplink = parse_link_params(
+            so->child("uplink"), t.scale_out == ScaleOutTopology::clos ? t.die_link : t.nic_link);
     }
     const std::string bad = t.problems();
     if (!bad.empty()) fail_at(n, bad);
@@ -81,10 +88,12 @@ NetworkParams parse_network_params(const ConfigNode& n) {
     }
     if (const auto co = n.optional_child("collectives")) {
         p.collectives.allreduce_algo = parse_collective_algo(co->choice(
-            "allreduce_algorithm", {"ring", "ring_pipelined", "halving_doubling", "mesh", "double_ring", "hierarchical"},
+            "allreduce_algorithm",
+            {"ring", "ring_pipelined", "halving_doubling", "mesh", "double_ring", "hierarchical"},
             "ring"));
         p.collectives.chunk_bytes = co->size_bytes("chunk", p.collectives.chunk_bytes);
-        p.collectives.reduce_bytes_per_s = co->has("reduce_bandwidth") ? co->byte_rate("reduce_bandwidth") : 0.0;
+        p.collectives.reduce_bytes_per_s =
+            co->has("reduce_bandwidth") ? co->byte_rate("reduce_bandwidth") : 0.0;
         p.collectives.launch_overhead_ps = co->time_ps("launch_overhead", 0);
         const std::string cbad = p.collectives.problems();
         if (!cbad.empty()) fail_at(*co, cbad);
@@ -107,8 +116,9 @@ std::vector<uint32_t> resolve_faults(const Topology& topology, const NetworkPara
     for (const LinkFault& f : params.faults) {
         const int64_t id = topology.find_link(f.link);
         if (id < 0)
-            throw ConfigError(fmt::format("{}: no link '{}' in this topology (links are named like '{}')", f.where,
-                                          f.link, topology.link_name(0)));
+            throw ConfigError(
+                fmt::format("{}: no link '{}' in this topology (links are named like '{}')",
+                            f.where, f.link, topology.link_name(0)));
         ids.push_back(static_cast<uint32_t>(id));
     }
     return ids;

@@ -12,7 +12,7 @@
 namespace asim {
 
 class HbmLoadMonitor {
-public:
+  public:
     HbmLoadMonitor(double peak_bytes_per_s, Picoseconds window_ps)
         : m_peak_bytes_per_ps(peak_bytes_per_s * 1e-12), m_window_ps(window_ps) {}
 
@@ -30,18 +30,19 @@ public:
     // one call to the next and is at least the kernel's time of every earlier record().
     double utilisation(Picoseconds now) {
         forget_before(now);
-        return static_cast<double>(m_bytes) / (m_peak_bytes_per_ps * static_cast<double>(m_window_ps));
+        return static_cast<double>(m_bytes) /
+               (m_peak_bytes_per_ps * static_cast<double>(m_window_ps));
     }
 
     Picoseconds window_ps() const { return m_window_ps; }
 
-private:
-  void forget_before(Picoseconds now) {
-      while (!m_events.empty() && m_events.front().first + m_window_ps <= now) {
-          m_bytes -= m_events.front().second;
-          m_events.pop_front();
-      }
-  }
+  private:
+    void forget_before(Picoseconds now) {
+        while (!m_events.empty() && m_events.front().first + m_window_ps <= now) {
+            m_bytes -= m_events.front().second;
+            m_events.pop_front();
+        }
+    }
 
     double m_peak_bytes_per_ps;
     Picoseconds m_window_ps;

@@ -1,5 +1,6 @@
 // The `network:` section of a platform: topology, links, endpoints, collective defaults and
-// faults (README.md in this folder lists the keys). Parsed by network_config.cpp.
+// faults (models/interconnect/network/README.md lists the keys). Parsed by network_config.cpp.
+// It sits above the network/ and collectives/ folders because it holds both their parameters.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +23,8 @@ struct LinkFault {
 
 struct NetworkParams {
     TopologyParams topology;
-    std::size_t max_paths = 8;         // equal-cost paths one transfer is sprayed over
-    RemoteAccessTiming endpoint;       // DMA start and remote memory access (figures links)
+    std::size_t max_paths = 8;    // equal-cost paths one transfer is sprayed over
+    RemoteAccessTiming endpoint;  // DMA start and remote memory access (figures links)
     CollectiveParams collectives;
     std::vector<LinkFault> faults;
 };
