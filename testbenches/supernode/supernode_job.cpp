@@ -29,6 +29,7 @@
 #include "models/chip/die/fast_die.h"
 #include "testbenches/supernode/network_bridge.h"
 #include "testbenches/supernode/op_time_table.h"
+#include "testbenches/trace_replay/op_table.h"
 #include "testbenches/trace_replay/summary.h"
 
 namespace asim {
@@ -358,6 +359,16 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n", wall_s, deltas,
                         network.stats().events);
     write_run_outputs(out, platform, options.index, summary, stats, wall_s, text);
+    std::string ops = ops_csv_header();
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        if (detailed[i]) {
+            append_ops_csv(ops, detailed[i]->dispatcher().ledger(), set.files[i].first,
+                           &die_params[i]);
+        } else {
+            append_ops_csv(ops, fast[i]->ledger(), set.files[i].first, nullptr);
+        }
+    }
+    out.write("ops.csv", ops);
     out.commit();
     return text;
 }

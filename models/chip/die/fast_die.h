@@ -20,6 +20,7 @@
 #include "models/chip/die/comm_overlap.h"
 #include "models/chip/die/op_dispatcher.h"
 #include "models/common/failure_sink.h"
+#include "models/common/op_ledger.h"
 #include "models/common/stats.h"
 #include "models/common/trace.h"
 
@@ -40,8 +41,10 @@ public:
     Picoseconds end_time_ps() const { return m_end; }
     double flops() const { return m_flops; }
     void finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }
+    // Every op with its start and end (ops.csv); a fast die models no memory traffic.
+    const OpLedger& ledger() const { return m_ledger; }
 
-private:
+  private:
     SC_HAS_PROCESS(FastDie);
     void step();
     void complete(std::size_t index);
@@ -57,6 +60,7 @@ private:
     uint32_t m_in_flight = 0;
     double m_flops = 0;
     std::vector<Picoseconds> m_started;
+    OpLedger m_ledger;
     sc_core::sc_event m_wake;
     CommOverlap m_overlap;
     Counter& m_done;
