@@ -79,10 +79,10 @@ def set_args(overrides):
         return []
     if isinstance(overrides, dict):
         items = [f"{k}={v}" for k, v in overrides.items()]
-    elif isinstance(overrides, str):
-        items = [overrides]
-    else:
+    elif isinstance(overrides, (list, tuple)):
         items = list(overrides)
+    else:
+        items = [overrides]  # anything else goes to the CLI as it is, which says what is wrong
     args = []
     for item in items:
         args += ["--set", str(item)]

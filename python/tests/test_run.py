@@ -124,3 +124,17 @@ def test_binary_lookup(monkeypatch, tmp_path):
     monkeypatch.setenv("ASCEND_SIM", str(tmp_path / "missing"))
     with pytest.raises(FileNotFoundError, match="ASCEND_SIM"):
         ascend_sim.find_binary()
+
+
+def test_set_that_is_not_key_value_gets_the_clis_message(repo):
+    for bad in ("noequals", 5):
+        with pytest.raises(ascend_sim.SimError) as e:
+            ascend_sim.run(trace=str(repo / TINY), set=bad)
+        assert e.value.exit_code == 2
+        assert e.value.message == f"--set {bad}: expected key=value, e.g. die.l2.size=64MiB"
+
+
+def test_trace_set_options_on_a_single_die_are_refused(repo):
+    with pytest.raises(ascend_sim.SimError) as e:
+        ascend_sim.run(trace=str(repo / TINY), fidelity="fast")
+    assert e.value.exit_code == 2 and "--fidelity" in e.value.message
