@@ -138,3 +138,28 @@ def test_trace_set_options_on_a_single_die_are_refused(repo):
     with pytest.raises(ascend_sim.SimError) as e:
         ascend_sim.run(trace=str(repo / TINY), fidelity="fast")
     assert e.value.exit_code == 2 and "--fidelity" in e.value.message
+
+
+def test_binary_next_to_the_package_then_on_path(monkeypatch, tmp_path, repo):
+    import importlib.util
+    import shutil
+
+    binary = os.environ["ASCEND_SIM"]
+    monkeypatch.delenv("ASCEND_SIM")
+    # A copy of the package with the binary beside its modules.
+    pkg = tmp_path / "site" / "ascend_sim"
+    shutil.copytree(repo / "python" / "ascend_sim", pkg)
+    (pkg / "ascend-sim").symlink_to(binary)
+    spec = importlib.util.spec_from_file_location("ascend_sim_copy", pkg / "_cli.py")
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    assert cli.find_binary() == str(pkg / "ascend-sim")
+    # The source tree's package has none beside it: PATH.
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "ascend-sim").symlink_to(binary)
+    monkeypatch.setenv("PATH", str(bindir))
+    assert ascend_sim.find_binary() == str(bindir / "ascend-sim")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(FileNotFoundError, match="ASCEND_SIM"):
+        ascend_sim.find_binary()
