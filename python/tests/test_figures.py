@@ -68,3 +68,17 @@ def test_bad_shape_and_table():
     assert e.value.exit_code == 2 and "0,5,5" in e.value.message
     with pytest.raises(KeyError, match="l2_latency"):
         ascend_sim.figures("systolic", table="l2_latency", shapes="64,64,64")
+
+
+def test_links_dsm_and_hbm_tables():
+    links = ascend_sim.figures("links", platform="supernode8_ring", sizes="4KiB,1MiB")
+    validate(links, "links")
+    assert set(links["size_bytes"]) == {4096, 1048576}
+    dsm = ascend_sim.figures("dsm", platform="ascend960", sizes="1MiB", readers="1")
+    validate(dsm, "dsm")
+    assert set(dsm["tier"]) == {"remote_hbm", "host_ddr", "pmem"}
+    hbm = ascend_sim.figures("hbm", requests=2000)
+    for name, t in hbm.attrs["tables"].items():
+        validate(t, name)
+    peak = hbm.attrs["tables"]["hbm_peak"]
+    assert (peak["sustained_gbps"] <= peak["pin_peak_gbps"]).all()
