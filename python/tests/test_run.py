@@ -163,3 +163,18 @@ def test_binary_next_to_the_package_then_on_path(monkeypatch, tmp_path, repo):
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(FileNotFoundError, match="ASCEND_SIM"):
         ascend_sim.find_binary()
+
+
+def test_op_names_with_commas_and_quotes_survive(tmp_path):
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(
+        '{"format":"ascend-sim-trace","version":1,"name":"q","dies":1,"die":0}\n'
+        '{"id":0,"op":"softmax","name":"a,\\"b\\"","rows":64,"cols":64}\n'
+        '{"id":5,"op":"softmax","rows":64,"cols":64,"deps":[0]}\n'
+    )
+    r = ascend_sim.run(trace=str(trace))
+    assert list(r.ops["name"].fillna("")) == ['a,"b"', ""]
+    assert list(r.ops["id"]) == [0, 5]
+    header, rows = typed_rows(r.out_dir / "ops.csv")
+    for row in rows:
+        jsonschema.validate(row, schema("ops"))
