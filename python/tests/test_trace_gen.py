@@ -44,3 +44,15 @@ def test_bad_model_carries_the_clis_message(tmp_path):
     with pytest.raises(ascend_sim.SimError) as e:
         ascend_sim.trace_gen("llama-9000", out=str(tmp_path / "x"), seq=64)
     assert e.value.exit_code == 2 and "llama-9000" in e.value.message
+
+
+def test_a_fast_fidelity_run_has_every_column_filled(tp2):
+    r = ascend_sim.run(platform="supernode8_ring", trace=str(tp2.parent), fidelity="fast")
+    spec = schema("ops")
+    header, rows = typed_rows(r.out_dir / "ops.csv")
+    assert header == spec["x-columns"] and len(rows) == sum(d["ops"] for d in r.summary["per_die"])
+    for row in rows:
+        jsonschema.validate(row, spec)
+    compute = r.ops[r.ops["kind"] != "collective"]
+    assert (compute["hbm_read_bytes"] > 0).all()
+    assert set(compute["bound"]) <= {"compute", "memory", "latency"}

@@ -249,7 +249,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         } else {
             std::vector<FastOp> ops;
             for (const SetOp& s : fast_ops[i]) {
-                ops.push_back({s.op, s.op.kind == trace::OpKind::kCollective ? 0 : table.duration(s.signature)});
+                ops.push_back(table.fast_op(s));
             }
             fast_ops[i].clear();
             fast[i] = std::make_unique<FastDie>(name.c_str(), std::move(ops), stats, failures);
@@ -361,12 +361,9 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     write_run_outputs(out, platform, options.index, summary, stats, wall_s, text);
     std::string ops = ops_csv_header();
     for (std::size_t i = 0; i < set.files.size(); ++i) {
-        if (detailed[i]) {
-            append_ops_csv(ops, detailed[i]->dispatcher().ledger(), set.files[i].first,
-                           &die_params[i]);
-        } else {
-            append_ops_csv(ops, fast[i]->ledger(), set.files[i].first, nullptr);
-        }
+        // A fast die's traffic per op is that of its calibration run (op_time_table.h).
+        append_ops_csv(ops, detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger(),
+                       set.files[i].first, die_params[i]);
     }
     out.write("ops.csv", ops);
     out.commit();

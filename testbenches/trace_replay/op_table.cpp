@@ -77,32 +77,25 @@ std::string ops_csv_header() {
 }
 
 void append_ops_csv(std::string& csv, const OpLedger& ledger, uint32_t die,
-                    const DieParams* params) {
+                    const DieParams& params) {
     for (const OpRecord& r : ledger.records()) {
         // Only a run that stopped early leaves unfinished ops, and it writes nothing.
         if (!r.finished) continue;
         const Picoseconds duration = r.end - r.start;
         const double seconds = static_cast<double>(duration) * 1e-12;
         const double tflops = seconds > 0 ? r.flops / seconds * 1e-12 : 0.0;
-        std::string hbm_read, hbm_write, hit_rate, bound;
-        if (params) {
-            hbm_read = std::to_string(r.hbm_read_bytes);
-            hbm_write = std::to_string(r.hbm_write_bytes);
-            const uint64_t accesses = r.l2_hits + r.l2_misses;
-            if (accesses != 0) {
-                hit_rate = fmt::format(
-                    "{}", static_cast<double>(r.l2_hits) / static_cast<double>(accesses));
-            }
-            const double memory_s = static_cast<double>(r.hbm_read_bytes + r.hbm_write_bytes) /
-                                    params->hbm.bandwidth_bytes_per_s();
-            bound = std::string(
-                to_string(classify_op(r.kind, seconds, compute_seconds(r, *params), memory_s)));
-        } else if (r.kind == trace::OpKind::kCollective) {
-            bound = std::string(to_string(OpBound::kCommunication));
-        }
+        const uint64_t accesses = r.l2_hits + r.l2_misses;
+        const std::string hit_rate =
+            accesses == 0
+                ? std::string()
+                : fmt::format("{}", static_cast<double>(r.l2_hits) / static_cast<double>(accesses));
+        const double memory_s = static_cast<double>(r.hbm_read_bytes + r.hbm_write_bytes) /
+                                params.hbm.bandwidth_bytes_per_s();
+        const OpBound bound = classify_op(r.kind, seconds, compute_seconds(r, params), memory_s);
         csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id, csv_field(r.name),
                            trace::to_string(r.kind), die, ns(r.start), ns(r.end), ns(duration),
-                           r.flops, hbm_read, hbm_write, hit_rate, tflops, bound);
+                           r.flops, r.hbm_read_bytes, r.hbm_write_bytes, hit_rate, tflops,
+                           to_string(bound));
     }
 }
 

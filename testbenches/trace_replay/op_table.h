@@ -16,9 +16,9 @@
 //     memory when memory_ns > compute_ns and memory_ns >= kBoundShare x duration_ns;
 //   - latency otherwise: neither peak explains half the op's time (pipeline fill, fixed
 //     latencies, on-die bandwidth, waiting for engines other ops hold).
-// Dies at the fast fidelity model no memory traffic: their rows leave hbm_read_bytes,
-// hbm_write_bytes, l2_hit_rate and (for compute ops) bound empty. l2_hit_rate is empty for an
-// op that made no demand access to the L2.
+// A die at the fast fidelity gives each compute op the HBM bytes and L2 accesses of the one-op
+// run its duration was measured on (testbenches/supernode/op_time_table.h): the op alone on a cold
+// die. l2_hit_rate is empty for an op that made no demand access to the L2.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +42,8 @@ OpBound classify_op(trace::OpKind kind, double duration, double compute_time, do
 // The header line of ops.csv.
 std::string ops_csv_header();
 
-// Appends a die's rows to `csv`, in trace order. `params` null: a fast die (no traffic modelled).
+// Appends a die's rows to `csv`, in trace order; `params` gives the peaks of the bound rule.
 void append_ops_csv(std::string& csv, const OpLedger& ledger, uint32_t die,
-                    const DieParams* params);
+                    const DieParams& params);
 
 }  // namespace asim

@@ -132,7 +132,7 @@ std::string run_job(const RunOptions& options) {
     }
     write_run_outputs(out, platform, options.trace, summary, stats, wall_s, text);
     std::string ops = ops_csv_header();
-    append_ops_csv(ops, die.dispatcher().ledger(), 0, &platform.die);
+    append_ops_csv(ops, die.dispatcher().ledger(), 0, platform.die);
     out.write("ops.csv", ops);
     if (timeline) {
         std::ostringstream json;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "models/common/errors.h"
+#include "models/common/payload.h"
 
 namespace asim {
 
@@ -14,7 +15,15 @@ FastDie::FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsReg
       m_overlap(stats, std::string(this->name()) + ".dispatcher"),
       m_done(stats.counter(std::string(this->name()) + ".dispatcher.ops", "ops completed")),
       m_class_stats(register_op_class_stats(stats, std::string(this->name()) + ".dispatcher")) {
-    for (std::size_t i = 0; i < m_ops.size(); ++i) m_ledger.add(i, m_ops[i].op);
+    for (std::size_t i = 0; i < m_ops.size(); ++i) {
+        const FastOp& f = m_ops[i];
+        m_ledger.add(i, f.op);
+        TransactionInfo tag;
+        tag.op_id = f.op.id;
+        if (f.hbm_read_bytes) m_ledger.hbm(tag, f.hbm_read_bytes, false);
+        if (f.hbm_write_bytes) m_ledger.hbm(tag, f.hbm_write_bytes, true);
+        if (f.l2_hits + f.l2_misses) m_ledger.l2(tag, f.l2_hits, f.l2_misses);
+    }
     SC_METHOD(step);
     sensitive << m_wake;
 }

@@ -29,6 +29,9 @@ namespace asim {
 struct FastOp {
     trace::Op op;
     Picoseconds duration = 0;  // compute ops; ignored for collectives
+    // What the op did in memory when its duration was measured (ops.csv): HBM bytes and demand
+    // L2 hits and misses.
+    uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0, l2_hits = 0, l2_misses = 0;
 };
 
 class FastDie : public sc_core::sc_module {
@@ -41,7 +44,7 @@ public:
     Picoseconds end_time_ps() const { return m_end; }
     double flops() const { return m_flops; }
     void finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }
-    // Every op with its start and end (ops.csv); a fast die models no memory traffic.
+    // Every op with its start and end, and the traffic its FastOp gives (ops.csv).
     const OpLedger& ledger() const { return m_ledger; }
 
   private:
