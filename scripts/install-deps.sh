@@ -16,6 +16,10 @@ PACKAGES=(
     zlib1g-dev              # .gz traces
     python3                 # scripts and calibration checks
     python3-matplotlib      # plots (scripts/plot_sweep.py)
+    python3-pandas          # the Python package ascend_sim (python/): DataFrames
+    python3-numpy           # ascend_sim
+    python3-pytest          # ascend_sim's tests (ctest -L python)
+    python3-jsonschema      # the tests validate outputs against schemas/
     slurm-wlm               # sweep --backend slurm: its test starts a one-node Slurm (tests/sweep/local_slurm.sh)
     munge                   # Slurm's authentication, for that test
 )

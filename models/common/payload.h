@@ -21,10 +21,15 @@
 
 namespace asim {
 
+class OpLedger;
+
 class TransactionInfo : public tlm::tlm_extension<TransactionInfo> {
 public:
     StreamClass stream = StreamClass::kGeneral;
     uint64_t op_id = 0;
+    // Where the traffic this transaction causes is counted per op (op_ledger.h), under op_id (a
+    // prefetch's is the op it fetches for); null: nowhere.
+    OpLedger* ledger = nullptr;
     const char* engine = "";          // issuing engine's hierarchical name (owned by the engine)
     sc_core::sc_time issue_time;      // when the initiator issued it
     bool timing_only = true;          // no data buffer: targets compute timing only

@@ -37,9 +37,12 @@ Command add_run_command(CLI::App& app) {
     s->run.platform = kDefaultPlatform;
     s->run.trace = kDefaultTrace;
     s->run.out_dir = "ascend-sim-out";
-    CLI::App* cmd = app.add_subcommand("run", "replay an op trace (or a trace set on a supernode) on a "
-                                              "platform; writes stats.json, stats.csv, summary.txt and config.yaml "
-                                              "(and timeline.json with --timeline) to --out");
+    CLI::App* cmd =
+        app.add_subcommand("run",
+                           "replay an op trace (or a trace set on a supernode) on a "
+                           "platform; writes stats.json, stats.csv, summary.txt, config.yaml "
+                           "and ops.csv (one row per op: start, end, FLOPs, HBM bytes, L2 hit "
+                           "rate, what bound it) (and timeline.json with --timeline) to --out");
     cmd->add_option("--platform,-p", s->run.platform, platform_help())->capture_default_str();
     cmd->add_option("--trace,-t", s->run.trace,
                     "op trace (traces/FORMAT.md; .gz accepted), a built-in trace name, or a trace set for several "
@@ -131,7 +134,8 @@ Command add_run_command(CLI::App& app) {
                     so.detailed_dies = s->detailed_dies;
                     so.faults = s->faults;
                     std::cout << run_supernode_job(so);
-                    std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml)\n";
+                    std::cout << "\noutputs in " << s->run.out_dir
+                              << "/ (stats.json, stats.csv, summary.txt, config.yaml, ops.csv)\n";
                     return kExitOk;
                 }
                 if (!s->die_overrides.empty() || s->fidelity != "detailed" || !s->detailed_dies.empty() ||
@@ -139,7 +143,8 @@ Command add_run_command(CLI::App& app) {
                     throw InputError("--die-set, --fidelity, --detailed-dies and --fault are for trace sets (several dies)");
                 }
                 std::cout << run_job(s->run);
-                std::cout << "\noutputs in " << s->run.out_dir << "/ (stats.json, stats.csv, summary.txt, config.yaml"
+                std::cout << "\noutputs in " << s->run.out_dir
+                          << "/ (stats.json, stats.csv, summary.txt, config.yaml, ops.csv"
                           << (s->run.timeline ? ", timeline.json" : "") << ")\n";
                 return kExitOk;
             }};

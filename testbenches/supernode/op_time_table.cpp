@@ -61,9 +61,30 @@ void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& pl
         run.out_dir = (dir / "out").string();
         const nlohmann::json stats = run_in_child([&run] { run_job(run); }, run.out_dir,
                                                   fmt::format("fast-fidelity calibration of op '{}'", s.op.name));
-        m_time[s.signature] = static_cast<Picoseconds>(stats.at("summary").at("sim_time_ns").get<double>() * 1e3 + 0.5);
+        const nlohmann::json& summary = stats.at("summary");
+        m_time[s.signature] =
+            static_cast<Picoseconds>(summary.at("sim_time_ns").get<double>() * 1e3 + 0.5);
+        Traffic& t = m_traffic[s.signature];
+        t.read = summary.at("hbm_read_bytes").get<uint64_t>();
+        t.write = summary.at("hbm_write_bytes").get<uint64_t>();
+        for (const auto& [name, part] : summary.at("l2_partitions").items()) {
+            t.hits += part.at("hits").get<uint64_t>();
+            t.misses += part.at("misses").get<uint64_t>();
+        }
     }
     m_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+FastOp OpTimeTable::fast_op(const SetOp& s) const {
+    FastOp f{s.op};
+    if (s.op.kind == trace::OpKind::kCollective) return f;
+    f.duration = duration(s.signature);
+    const Traffic& t = m_traffic.at(s.signature);
+    f.hbm_read_bytes = t.read;
+    f.hbm_write_bytes = t.write;
+    f.l2_hits = t.hits;
+    f.l2_misses = t.misses;
+    return f;
 }
 
 Picoseconds OpTimeTable::duration(const std::string& signature) const {

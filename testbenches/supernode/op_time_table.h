@@ -30,11 +30,18 @@ public:
     void calibrate(const std::vector<SetOp>& ops, const std::string& platform,
                    const std::vector<std::string>& overrides, const std::string& scratch);
     Picoseconds duration(const std::string& signature) const;
+    // The op as the fast die runs it: its measured duration and what it did in memory then (the
+    // one-op run's HBM bytes and demand L2 hits / misses, all of which are the op's).
+    FastOp fast_op(const SetOp& op) const;
     std::size_t size() const { return m_time.size(); }
     double calibration_wall_s() const { return m_wall_s; }
 
 private:
+    struct Traffic {
+        uint64_t read = 0, write = 0, hits = 0, misses = 0;
+    };
     std::map<std::string, Picoseconds> m_time;
+    std::map<std::string, Traffic> m_traffic;
     double m_wall_s = 0;
 };
 

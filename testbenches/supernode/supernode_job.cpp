@@ -29,6 +29,7 @@
 #include "models/chip/die/fast_die.h"
 #include "testbenches/supernode/network_bridge.h"
 #include "testbenches/supernode/op_time_table.h"
+#include "testbenches/trace_replay/op_table.h"
 #include "testbenches/trace_replay/summary.h"
 
 namespace asim {
@@ -262,7 +263,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         } else {
             std::vector<FastOp> ops;
             for (const SetOp& s : fast_ops[i]) {
-                ops.push_back({s.op, s.op.kind == trace::OpKind::kCollective ? 0 : table.duration(s.signature)});
+                ops.push_back(table.fast_op(s));
             }
             fast_ops[i].clear();
             fast[i] = std::make_unique<FastDie>(name.c_str(), std::move(ops), stats, failures);
@@ -372,6 +373,13 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n", wall_s, deltas,
                         network.stats().events);
     write_run_outputs(out, platform, options.index, summary, stats, wall_s, text);
+    std::string ops = ops_csv_header();
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        // A fast die's traffic per op is that of its calibration run (op_time_table.h).
+        append_ops_csv(ops, detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger(),
+                       set.files[i].first, die_params[i]);
+    }
+    out.write("ops.csv", ops);
     out.commit();
     return text;
 }

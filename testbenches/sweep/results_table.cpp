@@ -72,13 +72,13 @@ std::string csv_field(const std::string& text) {
 namespace {
 
 // A swept key whose values are all quantities of one kind (1.2GHz, 4MiB, 20ns) also gets a
-// numeric column in the kind's base unit, named KEY_<unit>; "" when the values are not that.
+// numeric column in the kind's base unit (times in ns, as the summary's), named KEY_<unit>.
 std::string numeric_suffix(units::Kind kind) {
     switch (kind) {
         case units::Kind::kSize:
             return "_bytes";
         case units::Kind::kTime:
-            return "_ps";
+            return "_ns";  // as the summary's times
         case units::Kind::kFrequency:
             return "_hz";
         case units::Kind::kBitRate:
@@ -101,7 +101,7 @@ std::optional<std::vector<std::string>> numeric_values(const std::vector<ResultR
         }
         if (r == 0) kind = q.kind;
         if (q.kind != kind) return std::nullopt;
-        const double v = q.value;
+        const double v = q.kind == units::Kind::kTime ? q.value / 1000 : q.value;  // ps -> ns
         out.push_back(v == std::floor(v) && std::fabs(v) < 9e15
                           ? std::to_string(static_cast<int64_t>(v))
                           : nlohmann::json(v).dump());

@@ -23,6 +23,7 @@
 #include "platforms/platform.h"
 #include "testbenches/trace_replay/builtin_traces.h"
 #include "testbenches/trace_replay/functional_check.h"
+#include "testbenches/trace_replay/op_table.h"
 #include "testbenches/trace_replay/summary.h"
 
 namespace asim {
@@ -130,6 +131,9 @@ std::string run_job(const RunOptions& options) {
                             f["max_error_relative_to_sum_abs_products"].get<double>(), f["tolerance"].get<double>());
     }
     write_run_outputs(out, platform, options.trace, summary, stats, wall_s, text);
+    std::string ops = ops_csv_header();
+    append_ops_csv(ops, die.dispatcher().ledger(), 0, platform.die);
+    out.write("ops.csv", ops);
     if (timeline) {
         std::ostringstream json;
         timeline->write_json(json);

@@ -1,5 +1,5 @@
 // `ascend-sim run`: replay an op trace on a platform and write stats.json, stats.csv,
-// summary.txt and config.yaml atomically into the output directory.
+// summary.txt, config.yaml and ops.csv (op_table.h) atomically into the output directory.
 #pragma once
 
 #include <cstdint>

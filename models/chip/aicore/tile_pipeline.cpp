@@ -120,6 +120,7 @@ Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count,
         TransactionInfo* info = info_of(*p);
         info->stream = a.stream;
         info->op_id = op_id;
+        info->ledger = m_ledger;
         info->engine = name();
         info->issue_time = sc_core::sc_time_stamp();
         info->atomic_add = atomic_add;

@@ -37,6 +37,7 @@
 #include "models/common/failure_sink.h"
 #include "models/common/functional_memory.h"
 #include "models/common/payload.h"
+#include "models/common/op_ledger.h"
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
 
@@ -85,6 +86,8 @@ public:
     void set_functional_memory(FunctionalMemory* memory) { m_memory = memory; }
     // Adds the Cube's busy intervals to `windows` (the die's utilisation curve).
     void set_cube_windows(BusyWindows* windows) { m_cube_windows = windows; }
+    // Tags every load and store with `ledger`, which counts their traffic per op (op_ledger.h).
+    void set_ledger(OpLedger* ledger) { m_ledger = ledger; }
     void record_to(Timeline* timeline, const PipelineTracks& tracks) {
         m_timeline = timeline;
         m_tracks = tracks;
@@ -139,6 +142,7 @@ private:
     PipelineTracks m_tracks;
     Picoseconds m_load_shown_until = 0, m_store_shown_until = 0;  // see record_transfer
     FunctionalMemory* m_memory = nullptr;
+    OpLedger* m_ledger = nullptr;
     std::vector<double> m_accumulator;  // L0C of the output block being computed (functional)
     std::vector<FunctionalSlot> m_functional_slots;
 

@@ -76,6 +76,11 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     m_dispatcher->set_address_space(params.hbm.capacity_bytes(), m_tiers.get());
     const auto weight_partition = static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight));
     m_dispatcher->set_prefetcher(m_hjsd.get(), weight_partition);
+    // Per-op results (ops.csv): every engine's and the H-JSD's transactions name the op's ledger.
+    OpLedger* ledger = &m_dispatcher->ledger();
+    m_hjsd->set_ledger(ledger);
+    for (auto& pipe : m_cube_pipes) pipe->set_ledger(ledger);
+    for (auto& pipe : m_vector_pipes) pipe->set_ledger(ledger);
     if (staging) {
         // A candidate in the pool larger than the weight partition's credit goes to staging.
         m_dispatcher->set_staging(l2_partitions, params.hjsd.registers.credit_limit[weight_partition],

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "models/common/errors.h"
+#include "models/common/payload.h"
 
 namespace asim {
 
@@ -14,6 +15,15 @@ FastDie::FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsReg
       m_overlap(stats, std::string(this->name()) + ".dispatcher"),
       m_done(stats.counter(std::string(this->name()) + ".dispatcher.ops", "ops completed")),
       m_class_stats(register_op_class_stats(stats, std::string(this->name()) + ".dispatcher")) {
+    for (std::size_t i = 0; i < m_ops.size(); ++i) {
+        const FastOp& f = m_ops[i];
+        m_ledger.add(i, f.op);
+        TransactionInfo tag;
+        tag.op_id = f.op.id;
+        if (f.hbm_read_bytes) m_ledger.hbm(tag, f.hbm_read_bytes, false);
+        if (f.hbm_write_bytes) m_ledger.hbm(tag, f.hbm_write_bytes, true);
+        if (f.l2_hits + f.l2_misses) m_ledger.l2(tag, f.l2_hits, f.l2_misses);
+    }
     SC_METHOD(step);
     sensitive << m_wake;
 }
@@ -31,6 +41,7 @@ void FastDie::complete(std::size_t index) {
         m_overlap.compute_finished(now);
     }
     m_completed.insert(op.id);
+    m_ledger.finished(op.id, now);
     --m_in_flight;
     ++m_done;
     m_end = std::max(m_end, now);
@@ -52,6 +63,7 @@ void FastDie::step() {
             if (!ready) break;
             const std::size_t index = m_next++;
             m_started[index] = now;
+            m_ledger.started(op.id, now);
             ++m_in_flight;
             m_flops += trace::op_flops(op);
             if (op.kind == trace::OpKind::kCollective) {

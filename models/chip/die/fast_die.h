@@ -20,6 +20,7 @@
 #include "models/chip/die/comm_overlap.h"
 #include "models/chip/die/op_dispatcher.h"
 #include "models/common/failure_sink.h"
+#include "models/common/op_ledger.h"
 #include "models/common/stats.h"
 #include "models/common/trace.h"
 
@@ -28,6 +29,9 @@ namespace asim {
 struct FastOp {
     trace::Op op;
     Picoseconds duration = 0;  // compute ops; ignored for collectives
+    // What the op did in memory when its duration was measured (ops.csv): HBM bytes and demand
+    // L2 hits and misses.
+    uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0, l2_hits = 0, l2_misses = 0;
 };
 
 class FastDie : public sc_core::sc_module {
@@ -40,8 +44,10 @@ public:
     Picoseconds end_time_ps() const { return m_end; }
     double flops() const { return m_flops; }
     void finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }
+    // Every op with its start and end, and the traffic its FastOp gives (ops.csv).
+    const OpLedger& ledger() const { return m_ledger; }
 
-private:
+  private:
     SC_HAS_PROCESS(FastDie);
     void step();
     void complete(std::size_t index);
@@ -57,6 +63,7 @@ private:
     uint32_t m_in_flight = 0;
     double m_flops = 0;
     std::vector<Picoseconds> m_started;
+    OpLedger m_ledger;
     sc_core::sc_event m_wake;
     CommOverlap m_overlap;
     Counter& m_done;

@@ -84,6 +84,7 @@ void OpDispatcher::fill_lookahead() {
         }
         check_deps_exist(op);
         const uint64_t seq = m_ops_read++;
+        m_ledger.add(seq, op);
         if (m_hjsd) {
             for (const trace::Tensor& t : op.inputs) {
                 if (t.stream != StreamClass::kWeight) continue;
@@ -123,6 +124,7 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     if (op.kind == trace::OpKind::kCollective && m_collectives) {
         m_overlap.comm_started(ClockDomain::to_ps(sc_core::sc_time_stamp()));
         m_in_flight[op.id] = {op.kind, ClockDomain::to_ps(sc_core::sc_time_stamp()), 0.0, 1, 0, {}};
+        m_ledger.started(op.id, ClockDomain::to_ps(sc_core::sc_time_stamp()));
         const uint64_t id = op.id;
         try {
             m_collectives->start(op, [this, id] { work_done(id); });
@@ -147,6 +149,7 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     m_log.debug("dispatch op {} ({} '{}'), {:.3g} FLOP", op.id, trace::to_string(op.kind), op.name, flops);
     InFlight& rec = m_in_flight[op.id];
     rec = {op.kind, now, flops, 0, 0, {}};
+    m_ledger.started(op.id, now);
     m_overlap.compute_started(now);
     rec.label = m_timeline ? m_timeline->label(fmt::format("{} #{}", op.name.empty() ? trace::to_string(op.kind) : op.name,
                                                           op.id))
@@ -199,6 +202,7 @@ void OpDispatcher::work_done(uint64_t op_id) {
     cs.time_ps += now - it->second.start;
     cs.flops += static_cast<uint64_t>(it->second.flops);
     m_end_ps = std::max(m_end_ps, now);
+    m_ledger.finished(op_id, now);
     m_log.debug("op {} done after {} ps", op_id, now - it->second.start);
     if (it->second.kind == trace::OpKind::kCollective) {
         m_overlap.comm_finished(now);

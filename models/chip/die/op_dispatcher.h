@@ -25,6 +25,7 @@
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/log.h"
+#include "models/common/op_ledger.h"
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
 #include "models/common/trace.h"
@@ -111,8 +112,12 @@ public:
     }
     // FLOPs per dtype (matmul and attention), to pick the peak the run is measured against.
     const std::map<DType, double>& cube_flops_by_dtype() const { return m_cube_flops_by_dtype; }
+    // Every op read, with its start, end and the traffic attributed to it (ops.csv). The die
+    // tags its engines' and the H-JSD's transactions with it.
+    OpLedger& ledger() { return m_ledger; }
+    const OpLedger& ledger() const { return m_ledger; }
 
-private:
+  private:
     SC_HAS_PROCESS(OpDispatcher);
     struct InFlight {
         trace::OpKind kind;
@@ -164,6 +169,7 @@ private:
     double m_flops = 0.0;
     Picoseconds m_end_ps = 0;
     std::map<DType, double> m_cube_flops_by_dtype;
+    OpLedger m_ledger;
 
     Counter& m_ops_done;
     std::vector<OpClassStats> m_class_stats;

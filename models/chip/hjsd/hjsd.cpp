@@ -113,7 +113,8 @@ Picoseconds Hjsd::transport(const hjsd::Request& r) {
     TransactionInfo* info = info_of(*p);
     info->stream = StreamClass::kPrefetch;
     info->prefetch_target = StreamClass::kWeight;
-    info->op_id = r.op_seq;
+    info->op_id = m_ledger ? m_ledger->id_of_seq(r.op_seq) : r.op_seq;
+    info->ledger = m_ledger;
     info->engine = name();
     info->issue_time = sc_core::sc_time_stamp();
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;

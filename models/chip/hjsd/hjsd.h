@@ -30,6 +30,7 @@
 #include "models/chip/hjsd/scheduler_engine.h"
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
+#include "models/common/op_ledger.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/memory/interfaces/hbm_load_monitor.h"
@@ -81,6 +82,9 @@ public:
         m_stage_target = &target;
         m_staging_pool = pool;
     }
+    // Tags every prefetch with `ledger` (op_ledger.h): its traffic counts for the op it fetches
+    // for.
+    void set_ledger(OpLedger* ledger) { m_ledger = ledger; }
 
   private:
     SC_HAS_PROCESS(Hjsd);
@@ -115,6 +119,7 @@ public:
     PayloadPool m_pool;
     StagingPort* m_stage_target = nullptr;
     uint32_t m_staging_pool = ~uint32_t{0};
+    OpLedger* m_ledger = nullptr;
     struct StatRefs {
         Counter& issued_chunks;
         Counter& issued_bytes;

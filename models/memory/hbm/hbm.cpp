@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/clock_domain.h"
+#include "models/common/op_ledger.h"
 #include "models/common/payload.h"
 
 namespace asim {
@@ -152,6 +153,9 @@ void Hbm::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
         m_read_bytes += p.get_data_length();
         delay = ClockDomain::from_ps(static_cast<Picoseconds>(m_params.network_latency_ps));
         m_read_latency_ns.sample(ClockDomain::to_ps(sc_core::sc_time_stamp() - start + delay) / 1000);
+    }
+    if (const TransactionInfo* info = info_of(p); info && info->ledger) {
+        info->ledger->hbm(*info, p.get_data_length(), is_write);  // per-op bytes (op_ledger.h)
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

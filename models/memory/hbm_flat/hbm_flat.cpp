@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/common/op_ledger.h"
 #include "models/common/payload.h"
 
 namespace asim {
@@ -73,6 +74,9 @@ void HbmFlat::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) 
     const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
     const Picoseconds arrival = now + ClockDomain::to_ps(delay);
     const Picoseconds done = access(arrival, p.get_address(), p.get_data_length(), p.is_write());
+    if (const TransactionInfo* info = info_of(p); info && info->ledger) {
+        info->ledger->hbm(*info, p.get_data_length(), p.is_write());  // per-op bytes (op_ledger.h)
+    }
     delay = ClockDomain::from_ps(done - now);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/errors.h"
+#include "models/common/op_ledger.h"
 #include "models/memory/interfaces/hbm_load_monitor.h"
 
 namespace asim {
@@ -160,12 +161,18 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
 }
 
 void L2Cache::drain_write_backs() {
-    const Request none;  // posted writes carry no requester's transaction info
+    // Posted writes carry no requester's transaction info, only the op they are counted for.
+    const Request none;
+    Request tagged;
+    TransactionInfo tag;
+    tagged.info = &tag;
     while (true) {
         while (m_write_back_queue.empty()) wait(m_write_back_work);
         const PostedWrite w = m_write_back_queue.front();
         m_write_back_queue.pop_front();
-        hbm_access(w.arrival, w.addr, w.bytes, true, none);
+        tag.ledger = w.ledger;
+        tag.op_id = w.op_id;
+        hbm_access(w.arrival, w.addr, w.bytes, true, w.ledger ? tagged : none);
     }
 }
 
@@ -350,6 +357,12 @@ void L2Cache::flush_batch(Request& r) {
     // Posted writes go first, in the order they were made (write-backs of the victims that made
     // room for this batch's lines).
     if (m_queue_posted_writes && !r.posted.empty()) {
+        if (r.info && r.info->ledger) {
+            for (PostedWrite& w : r.posted) {
+                w.ledger = r.info->ledger;
+                w.op_id = r.info->op_id;
+            }
+        }
         m_write_back_queue.insert(m_write_back_queue.end(), r.posted.begin(), r.posted.end());
         m_write_back_work.notify(sc_core::SC_ZERO_TIME);
     } else {
@@ -403,6 +416,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     Request& r = *request;
     r.info = info_of(p);
     r.fills_done = 0;
+    r.hits = r.misses = 0;
     const TransactionInfo* info = r.info;
     const StreamClass cls = info ? info->stream : StreamClass::kGeneral;
     const bool is_prefetch = cls == StreamClass::kPrefetch;
@@ -465,9 +479,11 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
                 m_lines[idx].dirty |= need;
                 m_policy->on_hit(idx);
                 ++ps.hits;
+                ++r.hits;
                 ++class_hits;
             } else {
                 ++ps.misses;
+                ++r.misses;
                 ++class_misses;
                 if (!no_allocate) idx = allocate(line_number, set, part, arrival, r);
                 if (idx == kNone) {
@@ -499,6 +515,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
                     if (m_listener) m_listener->prefetch_released(part, hi - lo);  // nothing to fill
                 } else {
                     ++ps.hits;
+                    ++r.hits;
                     ++class_hits;
                     if (in_flight) ++ps.merged;
                     if (l.prefetched) {
@@ -525,6 +542,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             }
         } else {
             ++ps.misses;
+            ++r.misses;
             ++class_misses;
             if (idx != kNone && m_lines[idx].prefetched) {  // sector miss on a prefetched line
                 ++ps.prefetch_late;
@@ -574,6 +592,7 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     }
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
     if (atomic) m_atomic_bytes += p.get_data_length();
+    if (info && info->ledger && (r.hits | r.misses) != 0) info->ledger->l2(*info, r.hits, r.misses);
     if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
     m_free_requests.push_back(std::move(request));
     // Relative to the kernel's time now: a target below may have waited.

@@ -195,6 +195,9 @@ private:
     struct PostedWrite {
         Picoseconds arrival;
         uint64_t addr, bytes;
+        // The op whose access caused it, for per-op accounting (set when it is queued).
+        OpLedger* ledger = nullptr;
+        uint64_t op_id = 0;
     };
     // What one b_transport call keeps while it is served. It lives outside the L2's members that
     // other calls touch: a target below that waits (the JEDEC HBM) lets other engines' calls run
@@ -205,6 +208,7 @@ private:
         FetchBatch batch;
         std::vector<PostedWrite> posted;  // issued, in order, before the next fetch and at the end
         Picoseconds fills_done = 0;       // latest completion of this request's fetches
+        uint64_t hits = 0, misses = 0;    // demand hits and misses of this request (op_ledger.h)
     };
 
     void b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
