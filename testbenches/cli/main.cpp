@@ -14,6 +14,7 @@
 #include "models/common/errors.h"
 #include "models/common/log.h"
 #include "testbenches/command/command.h"
+#include "testbenches/command/provenance.h"
 
 namespace {
 
@@ -87,6 +88,7 @@ int main(int argc, char* argv[]) {
 }
 
 int sc_main(int argc, char* argv[]) {
+    asim::record_command_line(argc, argv);  // stats.json's meta.command_line
     // The kernel's informational reports (e.g. "simulation stopped by user" when a run is
     // stopped on an error) would only repeat what our own error message says.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

@@ -13,6 +13,7 @@
 #include "models/common/errors.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
+#include "testbenches/command/provenance.h"
 #include "testbenches/mem_replay/l2_replay_bench.h"
 #include "testbenches/mem_replay/replay_engine.h"
 
@@ -92,6 +93,7 @@ std::string l2_replay_job(const MemReplayOptions& o) {
                        {"issue_cap", o.issue_cap},   {"target", o.target},         {"request_bytes", size},
                        {"stream", o.stream},         {"cycle_unit", "L2 clock"},   {"seed", 0},
                        {"version", ASIM_VERSION},    {"sim_events", r.requests},   {"wall_s", wall_s}};
+        doc["meta"].update(provenance_json(platform.config.to_yaml()));
         doc["summary"] = summary;
         doc["stats"] = stats.to_json();
         out->write("stats.json", doc.dump(2) + "\n");
@@ -153,6 +155,7 @@ std::string mem_replay_job(const MemReplayOptions& o) {
         doc["meta"] = {{"job", "mem-replay"},     {"platform", platform.name}, {"trace", o.trace},
                        {"issue_cap", o.issue_cap}, {"target", o.target},       {"seed", 0},
                        {"version", ASIM_VERSION},  {"sim_events", r.requests}, {"wall_s", wall_s}};
+        doc["meta"].update(provenance_json(platform.config.to_yaml()));
         doc["summary"] = summary;
         doc["stats"] = {{"hbm", {{"read_latency_from_trace_cycles", {{"mean", r.read_from_trace.mean()}}},
                                  {"activates", r.counters.activates},

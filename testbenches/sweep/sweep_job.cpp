@@ -28,6 +28,7 @@
 #include "platforms/platform.h"
 #include "testbenches/sweep/grid.h"
 #include "testbenches/sweep/results_table.h"
+#include "testbenches/command/provenance.h"
 #include "testbenches/supernode/supernode_job.h"
 #include "testbenches/trace_replay/builtin_traces.h"
 
@@ -38,34 +39,6 @@ namespace asim::sweep {
 namespace {
 
 constexpr const char* kSchema = "ascend-sim/sweep/1";
-
-// FNV-1a over a file's bytes: enough to notice that a trace changed between two runs of a sweep.
-std::string fnv1a_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    uint64_t h = 1469598103934665603ull;
-    char buf[1 << 16];
-    while (in) {
-        in.read(buf, sizeof buf);
-        for (std::streamsize i = 0; i < in.gcount(); ++i) {
-            h ^= static_cast<unsigned char>(buf[i]);
-            h *= 1099511628211ull;
-        }
-    }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return hex;
-}
-
-std::string fnv1a_text(const std::string& text) {
-    uint64_t h = 1469598103934665603ull;
-    for (char c : text) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ull;
-    }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return hex;
-}
 
 std::string read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -109,8 +82,8 @@ std::string check_trace(const std::string& trace) {
     if (is_trace_set(trace)) {
         // A trace set: the index and every die's file, all hashed (in the index's order).
         std::string hashes;
-        for (const std::string& file : check_trace_set(trace)) hashes += fnv1a_file(file);
-        return fnv1a_text(hashes);
+        for (const std::string& file : check_trace_set(trace)) hashes += fnv1a_hex_file(file);
+        return fnv1a_hex(hashes);
     }
     std::error_code ec;
     if (!fs::is_regular_file(trace, ec)) {
@@ -123,22 +96,11 @@ std::string check_trace(const std::string& trace) {
     trace::Op op;
     while (reader.next(op)) {
     }
-    return fnv1a_file(trace);
+    return fnv1a_hex_file(trace);
 }
 
 // Slurm's default MaxArraySize is 1001 (indices 0..1000): more points share the tasks.
 constexpr std::size_t kMaxArrayTasks = 1000;
-
-// `arg` quoted for a POSIX shell.
-std::string shell_quote(const std::string& arg) {
-    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                              "0123456789@%+=:,./_-") == std::string::npos) {
-        return arg;
-    }
-    std::string q = "'";
-    for (const char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
 
 // The executable `name` as found on PATH ("" when none).
 std::string find_on_path(const std::string& name) {
@@ -339,7 +301,7 @@ private:
         nlohmann::json grid = nlohmann::json::array();
         for (const auto& axis : m_axes) grid.push_back({{"key", axis.key}, {"values", axis.values}});
         m_definition = {{"platform", m_opt.platform},
-                        {"config_fnv1a", fnv1a_text(base.config.to_yaml())},
+                        {"config_fnv1a", fnv1a_hex(base.config.to_yaml())},
                         {"trace", m_opt.trace},
                         {"trace_fnv1a", trace_hash},
                         {"grid", grid},

@@ -7,6 +7,7 @@
 #include "models/common/stats.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
+#include "testbenches/command/provenance.h"
 
 namespace asim {
 
@@ -186,7 +187,7 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
 
 void write_run_outputs(AtomicOutputDir& out, const Platform& platform, const std::string& trace,
                        const nlohmann::json& summary, const StatsRegistry& stats, double wall_s, const std::string& text) {
-    const nlohmann::json doc = {
+    nlohmann::json doc = {
         {"schema", "ascend-sim/stats/1"},
         {"meta",
          {{"platform", platform.name},
@@ -199,6 +200,7 @@ void write_run_outputs(AtomicOutputDir& out, const Platform& platform, const std
         {"summary", summary},
         {"stats", stats.to_json()},
     };
+    doc["meta"].update(provenance_json(platform.config.to_yaml()));
     out.write("stats.json", doc.dump(2) + "\n");
     out.write("stats.csv", stats.to_csv());
     out.write("summary.txt", text);

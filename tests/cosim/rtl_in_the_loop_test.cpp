@@ -35,11 +35,14 @@ Timed run(const std::string& args, const fs::path& out) {
     return t;
 }
 
-// What may differ between the two runs: wall time, and the kernel's delta-cycle count (the RTL
-// settles its pins in delta cycles; simulated time and every statistic are the same).
+// What may differ between the two runs: wall time, the kernel's delta-cycle count (the RTL
+// settles its pins in delta cycles; simulated time and every statistic are the same), and how the
+// run was asked for (its command line and configuration differ in die.hjsd.impl).
 void strip_run_specific(nlohmann::json& j) {
     j["meta"].erase("wall_s");
     j["meta"].erase("sim_events");
+    j["meta"].erase("command_line");
+    j["meta"].erase("config_fnv1a");
     j["summary"].erase("wall_s");
 }
 

@@ -50,7 +50,8 @@ TEST(Cli, DefaultRunWritesEveryOutput) {
     EXPECT_NE(r.output.find("time by op class"), std::string::npos);
     const auto doc = nlohmann::json::parse(read(out + "/stats.json"));
     EXPECT_EQ(doc["schema"], "ascend-sim/stats/1");
-    for (const char* k : {"platform", "trace", "seed", "version", "sim_events", "wall_s"}) {
+    for (const char* k : {"platform", "trace", "seed", "version", "sim_events", "wall_s", "commit",
+                          "command_line", "config_fnv1a"}) {
         EXPECT_TRUE(doc["meta"].contains(k)) << k;
     }
     const auto& s = doc["summary"];
@@ -76,13 +77,56 @@ TEST(Cli, TwoRunsGiveIdenticalStatsApartFromWallTime) {
     ASSERT_EQ(run_cli("run --out " + b).exit_code, 0);
     auto ja = nlohmann::json::parse(read(a + "/stats.json"));
     auto jb = nlohmann::json::parse(read(b + "/stats.json"));
+    // The command lines differ in --out; the configurations are the same.
+    EXPECT_EQ(ja["meta"]["config_fnv1a"], jb["meta"]["config_fnv1a"]);
     for (auto* j : {&ja, &jb}) {
         (*j)["meta"].erase("wall_s");
+        (*j)["meta"].erase("command_line");
         (*j)["summary"].erase("wall_s");
     }
     EXPECT_EQ(ja.dump(), jb.dump());
     EXPECT_EQ(read(a + "/stats.csv"), read(b + "/stats.csv"));
     EXPECT_EQ(read(a + "/config.yaml"), read(b + "/config.yaml"));
+}
+
+// stats.json says which build made it, how it was asked for, and from which configuration.
+TEST(Cli, StatsMetaRecordsCommitCommandLineAndConfiguration) {
+    const std::string a = scratch("meta-a"), b = scratch("meta-b"), m = scratch("meta-mem");
+    const std::string trace = std::string(ASIM_SOURCE_DIR) + "/traces/samples/tiny_mlp.jsonl";
+    ASSERT_EQ(run_cli("run --trace " + trace + " --set die.l2.hit_latency_cycles=90 --out " + a)
+                  .exit_code,
+              0);
+    ASSERT_EQ(run_cli("run --trace " + trace + " --out " + b).exit_code, 0);
+    const auto ma = nlohmann::json::parse(read(a + "/stats.json"))["meta"];
+    const auto mb = nlohmann::json::parse(read(b + "/stats.json"))["meta"];
+    EXPECT_EQ(ma["command_line"].get<std::string>(),
+              std::string(ASIM_BINARY) + " run --trace " + trace +
+                  " --set die.l2.hit_latency_cycles=90 --out " + a);
+    EXPECT_NE(ma["config_fnv1a"], mb["config_fnv1a"]);  // the --set changed the configuration
+    // The commit the tree is at (this test runs in the checkout it was built from).
+    FILE* git = popen(
+        ("git -C '" + std::string(ASIM_SOURCE_DIR) + "' rev-parse --short=12 HEAD 2>/dev/null")
+            .c_str(),
+        "r");
+    char head[64] = {0};
+    const bool have_git = git && fgets(head, sizeof head, git) != nullptr;
+    if (git) pclose(git);
+    const std::string commit = ma["commit"];
+    if (have_git) {
+        EXPECT_EQ(commit.substr(0, 12), std::string(head).substr(0, 12));
+    } else {
+        EXPECT_EQ(commit, "unknown");
+    }
+    // mem-replay records the same.
+    const std::string mem_trace = scratch("meta-mem.trace");
+    std::ofstream(mem_trace) << "0x40 READ 0\n0x80 WRITE 1\n";
+    ASSERT_EQ(
+        run_cli("mem-replay --platform hbm2_8gb_x128 --mem-trace " + mem_trace + " --out " + m)
+            .exit_code,
+        0);
+    const auto mm = nlohmann::json::parse(read(m + "/stats.json"))["meta"];
+    EXPECT_EQ(mm["commit"], ma["commit"]);
+    EXPECT_NE(mm["command_line"].get<std::string>().find("mem-replay"), std::string::npos);
 }
 
 TEST(Cli, InfoPrintsDerivedPeaks) {
