@@ -16,6 +16,8 @@ PACKAGES=(
     zlib1g-dev              # .gz traces
     python3                 # scripts and calibration checks
     python3-matplotlib      # plots (scripts/plot_sweep.py)
+    clang-14                # the fuzz preset's compiler (scripts/fuzz.sh, fuzz/README.md)
+    libclang-rt-14-dev      # libFuzzer and the clang sanitizer runtimes for it
 )
 
 missing=()
