@@ -1,0 +1,73 @@
+// Issue 18, fuzzing (fuzz/README.md): every finding of the libFuzzer harnesses, fixed in its
+// parser, has a test here, in the release suite (no clang needed). Each replays the reproducer
+// committed to fuzz/corpus/<harness>/ and checks the class it stands for with inputs of its own.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "models/common/errors.h"
+#include "testbenches/mem_replay/mem_trace.h"
+#include "tests/harness/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string corpus_file(const std::string& harness, const std::string& name) {
+    return std::string(ASIM_SOURCE_DIR) + "/fuzz/corpus/" + harness + "/" + name;
+}
+
+std::string scratch_file(const std::string& name, const std::string& contents) {
+    const std::string dir = asim::test::scratch_path("fuzz-findings", "files");
+    fs::create_directories(dir);
+    const std::string path = dir + "/" + name;
+    std::ofstream(path, std::ios::binary) << contents;
+    return path;
+}
+
+// Reads a memory trace to its end through read(); returns the error text ("" at a clean end).
+std::string read_all(asim::MemTraceReader& reader) {
+    asim::MemRecord r;
+    std::string error;
+    while (reader.read(r, error)) {
+    }
+    return error;
+}
+
+// mem_trace: a corrupt gzip stream made read(), the entry point that must not throw (it runs on
+// SystemC thread stacks), throw TraceError from inside; the message also named the file twice.
+TEST(FuzzFindings, MemTraceCorruptGzipIsAnErrorTextNotAnException) {
+    const std::string path =
+        corpus_file("mem_trace", "crash-9b1312ce58f044706559c0817b206e622db8892f");
+    asim::MemTraceReader reader(path);
+    std::string error;
+    EXPECT_NO_THROW(error = read_all(reader));
+    EXPECT_NE(error.find("invalid code lengths set"), std::string::npos) << error;
+    EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+    EXPECT_EQ(error.find(path, path.size()), std::string::npos) << "the path twice: " << error;
+    asim::MemTraceReader again(path);
+    asim::MemRecord r;
+    EXPECT_THROW(
+        {
+            while (again.next(r)) {
+            }
+        },
+        asim::TraceError);
+}
+
+// mem_trace: the buffer grew without bound on a line with no newline (a device, a gzip bomb);
+// now a line is at most 1 MiB.
+TEST(FuzzFindings, MemTraceLineLongerThanTheLimitIsAnError) {
+    const std::string path = scratch_file(
+        "long_line.trc",
+        "0x40 READ 0\n0x" + std::string(asim::MemTraceReader::kMaxLineBytes + 10, '0'));
+    asim::MemTraceReader reader(path);
+    const std::string error = read_all(reader);
+    EXPECT_NE(error.find(":2: line longer than 1 MiB"), std::string::npos) << error;
+    EXPECT_EQ(reader.line(), 1u);
+}
+
+}  // namespace
