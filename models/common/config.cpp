@@ -1,5 +1,6 @@
 #include "models/common/config.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -209,19 +210,70 @@ std::unique_ptr<TreeNode> convert(const YAML::Node& yaml, const std::string& fil
     return node;
 }
 
+// Where the documents of a YAML stream start (a config file holds one). yaml-cpp 0.7's
+// LoadAll() loops forever, adding a null document per turn until memory runs out, when its parser
+// stops making progress, e.g. on a lone "," (jbeder/yaml-cpp#1040; fixed upstream after 0.8 by
+// #1319). Found by fuzzing (fuzz/corpus/config). Here a document that does not start after the
+// previous one is malformed input, so counting ends.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    std::vector<YAML::Mark> marks;  // each document's start (its "---", or its first node)
+    std::vector<YAML::Mark> nodes;  // each document's first node, for messages
+    void OnDocumentStart(const YAML::Mark& mark) override {
+        marks.push_back(mark);
+        m_first = true;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void node(const YAML::Mark& mark) {
+        if (m_first) nodes.push_back(mark);
+        m_first = false;
+    }
+    bool m_first = false;
+};
+
 std::unique_ptr<TreeNode> parse_yaml(const std::string& text, const std::string& file) {
-    std::vector<YAML::Node> documents;
+    YAML::Node document;
     try {
-        documents = YAML::LoadAll(text);
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        DocumentStarts starts;
+        while (parser.HandleNextDocument(starts)) {
+            const std::size_t n = starts.marks.size();
+            if (n >= 2 && starts.marks[n - 1].pos <= starts.marks[n - 2].pos) {
+                throw_at(location_of(starts.marks[n - 1], file), "",
+                         "malformed YAML: unexpected text where a document should start");
+            }
+        }
+        if (starts.marks.size() > 1) {
+            throw_at(location_of(starts.nodes.size() > 1 ? starts.nodes[1] : starts.marks[1], file),
+                     "",
+                     "a config file holds one YAML document, found " +
+                         std::to_string(starts.marks.size()));
+        }
+        document = YAML::Load(text);
     } catch (const YAML::Exception& e) {
         throw ConfigError(location_of(e.mark, file).str() + ": malformed YAML: " + e.msg);
     }
-    if (documents.size() > 1) {
-        throw_at(
-            location_of(documents[1].Mark(), file), "",
-            "a config file holds one YAML document, found " + std::to_string(documents.size()));
-    }
-    if (documents.empty() || documents[0].IsNull()) {
+    const std::vector<YAML::Node> documents{document};
+    if (documents[0].IsNull()) {
         auto empty = std::make_unique<TreeNode>();
         empty->type = NodeType::kMap;
         empty->location = SourceLocation{file, 0, 0};

@@ -301,6 +301,12 @@ TEST(Config, StructuralErrors) {
               "list.yaml:1:1: the top level must be a map of keys, got a list");
     EXPECT_EQ(error_of([] { Config::from_string("a: 1\n---\nb: 2\n", "two.yaml"); }),
               "two.yaml:3:1: a config file holds one YAML document, found 2");
+    // yaml-cpp 0.7's LoadAll() looped forever on these, allocating until memory ran out (found by
+    // fuzzing, jbeder/yaml-cpp#1040).
+    EXPECT_EQ(error_of([] { Config::from_string(",", "comma.yaml"); }),
+              "comma.yaml:1:1: malformed YAML: unexpected text where a document should start");
+    EXPECT_EQ(error_of([] { Config::from_string("a: 1\n---\n,\n", "late.yaml"); }),
+              "late.yaml:3:1: malformed YAML: unexpected text where a document should start");
     Config empty = Config::from_string("# nothing\n", "empty.yaml");
     EXPECT_TRUE(empty.root().keys().empty());
     EXPECT_NO_THROW(empty.check_unused());

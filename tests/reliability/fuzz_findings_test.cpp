@@ -1,6 +1,7 @@
 // Issue 18, fuzzing (fuzz/README.md): every finding of the libFuzzer harnesses, fixed in its
 // parser, has a test here, in the release suite (no clang needed). Each replays the reproducer
 // committed to fuzz/corpus/<harness>/ and checks the class it stands for with inputs of its own.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -8,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/common/config.h"
 #include "models/common/errors.h"
 #include "testbenches/mem_replay/mem_trace.h"
 #include "tests/harness/cli_runner.h"
@@ -68,6 +70,31 @@ TEST(FuzzFindings, MemTraceLineLongerThanTheLimitIsAnError) {
     const std::string error = read_all(reader);
     EXPECT_NE(error.find(":2: line longer than 1 MiB"), std::string::npos) << error;
     EXPECT_EQ(reader.line(), 1u);
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// config: a platform file with a line starting with ',' (the fuzzer's was a mangled
+// hbm3_6400.yaml) hung in yaml-cpp 0.7's LoadAll(), which added a null document per turn until
+// memory ran out (jbeder/yaml-cpp#1040). Now a ConfigError naming the line, at once.
+TEST(FuzzFindings, ConfigLoneCommaIsMalformedYamlNotAHang) {
+    const std::string text =
+        read_file(corpus_file("config", "timeout-d90256000aa3f17a1e0e3d87148abddbbfe4a4da"));
+    ASSERT_FALSE(text.empty());
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        asim::Config::from_string(text, "fuzz.yaml");
+        ADD_FAILURE() << "accepted";
+    } catch (const asim::ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("fuzz.yaml:5:2: malformed YAML"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
 }
 
 }  // namespace
