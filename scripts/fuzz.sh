@@ -17,6 +17,7 @@ timeout_s="${ASIM_FUZZ_TIMEOUT:-10}"
 rss_mb="${ASIM_FUZZ_RSS_MB:-2048}"
 niceness="${ASIM_FUZZ_NICE:-19}"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 
 if [ "${ASIM_FUZZ_SKIP_BUILD:-0}" != 1 ]; then
     scripts/install-deps.sh

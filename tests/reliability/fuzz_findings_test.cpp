@@ -12,6 +12,7 @@
 #include "models/common/config.h"
 #include "models/common/errors.h"
 #include "testbenches/mem_replay/mem_trace.h"
+#include "testbenches/trace_gen/trace_stats.h"
 #include "tests/harness/cli_runner.h"
 
 namespace {
@@ -95,6 +96,31 @@ TEST(FuzzFindings, ConfigLoneCommaIsMalformedYamlNotAHang) {
             << e.what();
     }
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+}
+
+// trace_set_index: `trace stats SET` read "dies" and "tokens" with nlohmann's get<uint64_t>(),
+// which converts any number: 418446744073709551615 (a float beyond 2^64) was undefined behaviour
+// (UBSan), and -1 became 2^64-1. Both are now "must be an unsigned integer".
+TEST(FuzzFindings, TraceStatsIndexCountsMustBeUnsignedIntegers) {
+    const std::string dir = asim::test::scratch_path("fuzz-findings", "index");
+    fs::create_directories(dir);
+    fs::copy_file(corpus_file("trace_set_index", "crash-e4fd782d8b4fa357482c8014cad76d7d3e9a41a4"),
+                  dir + "/index.json", fs::copy_options::overwrite_existing);
+    auto error_of = [&] {
+        try {
+            asim::tracegen::trace_stats(dir);
+        } catch (const asim::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(error_of().find("\"dies\" must be an unsigned integer, got 4.1844674407370955e+20"),
+              std::string::npos)
+        << error_of();
+    std::ofstream(dir + "/index.json")
+        << R"({"format":"ascend-sim-trace-index","version":1,"dies":1,"tokens":-1,"files":[]})";
+    EXPECT_NE(error_of().find("\"tokens\" must be an unsigned integer, got -1"), std::string::npos)
+        << error_of();
 }
 
 }  // namespace
