@@ -98,6 +98,36 @@ TEST(FuzzFindings, ConfigLoneCommaIsMalformedYamlNotAHang) {
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
 }
 
+// config: --set keys with bytes that are not UTF-8 were accepted; yaml-cpp writes each such byte
+// as U+FFFD, so two keys differing only there became one duplicate key in the effective
+// config.yaml, which then did not load. Replays the fuzzer's input the way its harness does: every
+// override is applied or refused, and what is written loads again.
+TEST(FuzzFindings, ConfigEffectiveYamlLoadsAgainAfterOverridesWithStrayBytes) {
+    const std::string text =
+        read_file(corpus_file("config", "crash-9f904c26ceee9070859fe3b66544806789722dd0"));
+    const std::size_t split = text.find("\n%%\n");
+    ASSERT_NE(split, std::string::npos);
+    // The two presets of fuzz/config_fuzzer.cpp; the input's file starts with "base: derived".
+    const asim::EmbeddedPresetResolver resolver(
+        "platform", {{"tiny", "platforms/tiny.yaml",
+                      "die:\n  clock: 1.5GHz\n  ai_cores: 4\n  l2:\n    size: 32MiB\n    ways: 16\n"},
+                     {"derived", "platforms/derived.yaml", "base: tiny\ndie:\n  ai_cores: 8\n"}});
+    asim::Config config =
+        asim::Config::from_string(text.substr(0, split + 1), "fuzz.yaml", &resolver);
+    int refused = 0;
+    std::istringstream overrides(text.substr(split + 4));
+    for (std::string line; std::getline(overrides, line);) {
+        try {
+            config.apply_override(line);
+        } catch (const asim::ConfigError& e) {
+            refused += std::string(e.what()).find("not UTF-8 text") != std::string::npos;
+        }
+    }
+    EXPECT_GT(refused, 0);
+    const std::string effective = config.to_yaml();
+    EXPECT_NO_THROW(asim::Config::from_string(effective, "config.yaml")) << effective;
+}
+
 // trace_set_index: `trace stats SET` read "dies" and "tokens" with nlohmann's get<uint64_t>(),
 // which converts any number: 418446744073709551615 (a float beyond 2^64) was undefined behaviour
 // (UBSan), and -1 became 2^64-1. Both are now "must be an unsigned integer".
