@@ -22,6 +22,8 @@ PACKAGES=(
     python3-jsonschema      # the tests validate outputs against schemas/
     slurm-wlm               # sweep --backend slurm: its test starts a one-node Slurm (tests/sweep/local_slurm.sh)
     munge                   # Slurm's authentication, for that test
+    clang-14                # the fuzz preset's compiler (scripts/fuzz.sh, fuzz/README.md)
+    libclang-rt-14-dev      # libFuzzer and the clang sanitizer runtimes for it
 )
 
 missing=()

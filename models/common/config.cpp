@@ -1,5 +1,6 @@
 #include "models/common/config.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -209,19 +210,122 @@ std::unique_ptr<TreeNode> convert(const YAML::Node& yaml, const std::string& fil
     return node;
 }
 
+// Where the documents of a YAML stream start (a config file holds one). yaml-cpp 0.7's
+// LoadAll() loops forever, adding a null document per turn until memory runs out, when its parser
+// stops making progress, e.g. on a lone "," (jbeder/yaml-cpp#1040; fixed upstream after 0.8 by
+// #1319). Found by fuzzing (fuzz/corpus/config). Here a document that does not start after the
+// previous one is malformed input, so counting ends.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    std::vector<YAML::Mark> marks;  // each document's start (its "---", or its first node)
+    std::vector<YAML::Mark> nodes;  // each document's first node, for messages
+    void OnDocumentStart(const YAML::Mark& mark) override {
+        marks.push_back(mark);
+        m_first = true;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void node(const YAML::Mark& mark) {
+        if (m_first) nodes.push_back(mark);
+        m_first = false;
+    }
+    bool m_first = false;
+};
+
+// The offset of the first byte of `text` that is not part of well-formed UTF-8, or npos. YAML text
+// is Unicode; yaml-cpp reads invalid bytes as they come but writes each as U+FFFD, so two keys
+// that differ only there came back from the effective config.yaml as one duplicate key, and values
+// changed (found by fuzzing). Config text must therefore be UTF-8.
+std::size_t invalid_utf8_at(const std::string& text) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t n = text.size();
+    for (std::size_t i = 0; i < n;) {
+        const unsigned char c = p[i];
+        std::size_t len = 0;
+        unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range (RFC 3629 table)
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            if (c == 0xE0) lo = 0xA0;
+            if (c == 0xED) hi = 0x9F;  // no surrogates
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            if (c == 0xF0) lo = 0x90;
+            if (c == 0xF4) hi = 0x8F;
+        } else {
+            return i;
+        }
+        if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+        for (std::size_t k = 2; k < len; ++k) {
+            if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+        }
+        i += len;
+    }
+    return std::string::npos;
+}
+
+// "not UTF-8 text (byte 0xFF)", for the error messages of both entry points.
+std::string invalid_utf8_message(const std::string& text, std::size_t at) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+    return std::string("not UTF-8 text (byte ") + byte + ")";
+}
+
 std::unique_ptr<TreeNode> parse_yaml(const std::string& text, const std::string& file) {
-    std::vector<YAML::Node> documents;
+    if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
+        const auto end = text.begin() + static_cast<std::ptrdiff_t>(bad);
+        const auto line = 1 + std::count(text.begin(), end, '\n');
+        const std::size_t nl = bad == 0 ? std::string::npos : text.rfind('\n', bad - 1);
+        const std::size_t column = nl == std::string::npos ? bad + 1 : bad - nl;
+        throw ConfigError(
+            SourceLocation{file, static_cast<int>(line), static_cast<int>(column)}.str() + ": " +
+            invalid_utf8_message(text, bad));
+    }
+    YAML::Node document;
     try {
-        documents = YAML::LoadAll(text);
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        DocumentStarts starts;
+        while (parser.HandleNextDocument(starts)) {
+            const std::size_t n = starts.marks.size();
+            if (n >= 2 && starts.marks[n - 1].pos <= starts.marks[n - 2].pos) {
+                throw_at(location_of(starts.marks[n - 1], file), "",
+                         "malformed YAML: unexpected text where a document should start");
+            }
+        }
+        if (starts.marks.size() > 1) {
+            throw_at(location_of(starts.nodes.size() > 1 ? starts.nodes[1] : starts.marks[1], file),
+                     "",
+                     "a config file holds one YAML document, found " +
+                         std::to_string(starts.marks.size()));
+        }
+        document = YAML::Load(text);
     } catch (const YAML::Exception& e) {
         throw ConfigError(location_of(e.mark, file).str() + ": malformed YAML: " + e.msg);
     }
-    if (documents.size() > 1) {
-        throw_at(
-            location_of(documents[1].Mark(), file), "",
-            "a config file holds one YAML document, found " + std::to_string(documents.size()));
-    }
-    if (documents.empty() || documents[0].IsNull()) {
+    const std::vector<YAML::Node> documents{document};
+    if (documents[0].IsNull()) {
         auto empty = std::make_unique<TreeNode>();
         empty->type = NodeType::kMap;
         empty->location = SourceLocation{file, 0, 0};
@@ -609,6 +713,9 @@ void Config::apply_override(const std::string& assignment) {
     // read "--set die.l2.size=1GHz: die.l2.size: ...".
     const std::string origin = "--set " + assignment;
     auto fail = [&origin](const std::string& what) { throw ConfigError(origin + ": " + what); };
+    if (const std::size_t bad = invalid_utf8_at(assignment); bad != std::string::npos) {
+        fail(invalid_utf8_message(assignment, bad));
+    }
     std::size_t equals = assignment.find('=');
     if (equals == std::string::npos) fail("expected key=value, e.g. die.l2.size=64MiB");
     std::string key = trim(assignment.substr(0, equals));

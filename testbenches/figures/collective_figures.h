@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "testbenches/figures/alltoallv_counts.h"
 #include "testbenches/figures/hbm_figures.h"
 
 namespace asim {
@@ -39,10 +40,6 @@ struct CollectiveFiguresOptions {
 
 // The --skew matrix (see above): p x p, row-major, each row summing to `size`.
 std::vector<uint64_t> zipf_counts(uint32_t p, uint64_t size, double skew);
-// The --counts matrix from a CSV file; InputError naming --counts, the file and line when it is
-// not p rows of p non-negative integers.
-
-std::vector<uint64_t> read_counts(const std::string& path, uint32_t p);
 
 std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o);
 

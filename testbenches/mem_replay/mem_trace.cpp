@@ -20,24 +20,37 @@ MemTraceReader::~MemTraceReader() {
     if (m_file != nullptr) gzclose(static_cast<gzFile>(m_file));
 }
 
-bool MemTraceReader::fill() {
+bool MemTraceReader::fill(std::string& error) {
     // Keep the unread tail, then read more behind it.
     const std::size_t tail = m_end - m_pos;
     std::memmove(m_buf.data(), m_buf.data() + m_pos, tail);
     m_pos = 0;
     m_end = tail;
     if (m_eof) return false;
-    if (m_end == m_buf.size()) m_buf.resize(m_buf.size() * 2);  // a very long line
+    if (m_end == m_buf.size()) {  // a long line: grow, up to the limit
+        if (m_buf.size() >= kMaxLineBytes) {
+            error = m_path + ":" + std::to_string(m_line + 1) + ": line longer than " +
+                    std::to_string(kMaxLineBytes >> 20) +
+                    " MiB (expected '0xADDR READ|WRITE CYCLE')";
+            return false;
+        }
+        m_buf.resize(std::min(m_buf.size() * 2, kMaxLineBytes));
+    }
     const int n = gzread(static_cast<gzFile>(m_file), m_buf.data() + m_end,
                          static_cast<unsigned>(m_buf.size() - m_end));
+    int err = 0;
     if (n < 0) {
-        int err = 0;
-        throw TraceError(m_path + ": " + gzerror(static_cast<gzFile>(m_file), &err));
+        // zlib's text already starts with the path it was opened with.
+        const std::string what = gzerror(static_cast<gzFile>(m_file), &err);
+        error = what.rfind(m_path + ": ", 0) == 0 ? what : m_path + ": " + what;
+        return false;
     }
     if (n == 0) {
-        int err = 0;
         gzerror(static_cast<gzFile>(m_file), &err);
-        if (err == Z_BUF_ERROR) throw TraceError(m_path + ": truncated gzip file");
+        if (err == Z_BUF_ERROR) {
+            error = m_path + ": truncated gzip file";
+            return false;
+        }
         m_eof = true;
         return false;
     }
@@ -61,7 +74,8 @@ bool MemTraceReader::read(MemRecord& r, std::string& error) {
     for (;;) {
         const char* nl = static_cast<const char*>(std::memchr(m_buf.data() + m_pos, '\n', m_end - m_pos));
         if (nl == nullptr) {
-            if (fill()) continue;
+            if (fill(error)) continue;
+            if (!error.empty()) return false;
             if (m_pos == m_end) return false;
             nl = m_buf.data() + m_end;  // last line without a newline
         }

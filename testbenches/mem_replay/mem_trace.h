@@ -1,8 +1,9 @@
 // Streaming reader of DRAMSim3-format memory traces: one request per line,
 // `0x<HEXADDR> READ|WRITE <cycle>`; `.gz` files are read through zlib (plain files too).
-// Memory use is one buffer, whatever the trace length.
+// Memory use is one buffer, whatever the trace length; a line may be at most kMaxLineBytes long.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,6 +19,10 @@ struct MemRecord {
 
 class MemTraceReader {
 public:
+    // Longer lines are errors: a request line is a few dozen bytes, and memory must not grow with
+    // a file that has no newline (a device, a gzip bomb).
+    static constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+
     // Throws TraceError when the file cannot be opened.
     explicit MemTraceReader(const std::string& path);
     ~MemTraceReader();
@@ -34,7 +39,7 @@ public:
     const std::string& path() const { return m_path; }
 
 private:
-    bool fill();
+    bool fill(std::string& error);  // false at the end, or with `error` set
     std::string m_path;
     void* m_file = nullptr;  // gzFile
     std::vector<char> m_buf;

@@ -71,11 +71,18 @@ std::vector<std::string> integer_range(const std::string& spec, const std::strin
     }
     if (step <= 0) fail(spec, "the step must be greater than zero");
     if (end < start) fail(spec, "the end " + b + " is below the start " + a + " (ranges go upwards)");
-    if (static_cast<unsigned long long>(end - start) / static_cast<unsigned long long>(step) >= kMaxPoints) {
-        fail(spec, "more than " + std::to_string(kMaxPoints) + " values");
-    }
+    // In unsigned arithmetic: end - start and the step past the end may not fit a long long
+    // (-9223372036854775808..9223372036854775807), and signed overflow is undefined.
+    const unsigned long long span =
+        static_cast<unsigned long long>(end) - static_cast<unsigned long long>(start);
+    const unsigned long long last = span / static_cast<unsigned long long>(step);
+    if (last >= kMaxPoints) fail(spec, "more than " + std::to_string(kMaxPoints) + " values");
     std::vector<std::string> values;
-    for (long long v = start; v <= end; v += step) values.push_back(std::to_string(v));
+    for (unsigned long long i = 0; i <= last; ++i) {
+        const unsigned long long v =
+            static_cast<unsigned long long>(start) + i * static_cast<unsigned long long>(step);
+        values.push_back(std::to_string(static_cast<long long>(v)));  // start <= v <= end
+    }
     return values;
 }
 

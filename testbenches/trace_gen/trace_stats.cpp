@@ -74,8 +74,19 @@ TraceTotals trace_stats(const std::string& path) {
                              (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
                              "; this reader supports version 1");
         }
-        t.tokens = j.at("tokens").get<uint64_t>();
-        t.dies = j.at("dies").get<uint64_t>();
+        // nlohmann converts any number to uint64_t: a negative one wraps, and one beyond 2^64
+        // (a float) is undefined behaviour (found by fuzzing). Counts must be unsigned integers.
+        auto count = [&](const char* key) {
+            const nlohmann::json& v = j.at(key);
+            if (!v.is_number_unsigned()) {
+                throw InputError(index.string() + ": malformed index: \"" + key +
+                                 "\" must be an unsigned integer, got " +
+                                 (v.is_number() ? v.dump() : std::string(v.type_name())));
+            }
+            return v.get<uint64_t>();
+        };
+        t.tokens = count("tokens");
+        t.dies = count("dies");
         for (const auto& f : j.at("files")) add_file((fs::path(path) / f.at("file").get<std::string>()).string(), t, seen);
     } catch (const nlohmann::json::exception& e) {
         // nlohmann's text starts "[json.exception.type_error.302] "; the reason alone is ours.

@@ -301,6 +301,24 @@ TEST(Config, StructuralErrors) {
               "list.yaml:1:1: the top level must be a map of keys, got a list");
     EXPECT_EQ(error_of([] { Config::from_string("a: 1\n---\nb: 2\n", "two.yaml"); }),
               "two.yaml:3:1: a config file holds one YAML document, found 2");
+    // yaml-cpp 0.7's LoadAll() looped forever on these, allocating until memory ran out (found by
+    // fuzzing, jbeder/yaml-cpp#1040).
+    EXPECT_EQ(error_of([] { Config::from_string(",", "comma.yaml"); }),
+              "comma.yaml:1:1: malformed YAML: unexpected text where a document should start");
+    EXPECT_EQ(error_of([] { Config::from_string("a: 1\n---\n,\n", "late.yaml"); }),
+              "late.yaml:3:1: malformed YAML: unexpected text where a document should start");
+    // Config text is UTF-8: yaml-cpp writes each invalid byte as U+FFFD, so the effective
+    // config.yaml did not load again (found by fuzzing).
+    EXPECT_EQ(error_of([] { Config::from_string("a: 1\nb\xff: 2\n", "bytes.yaml"); }),
+              "bytes.yaml:2:2: not UTF-8 text (byte 0xFF)");
+    EXPECT_EQ(error_of([] { Config::from_string("\xc3\x28: 1\n", "bytes.yaml"); }),
+              "bytes.yaml:1:1: not UTF-8 text (byte 0xC3)");
+    EXPECT_NO_THROW(Config::from_string("name: \"Ascend \xe2\x80\x94 \xf0\x9f\x9a\x80\"\n", "ok.yaml"));
+    EXPECT_EQ(error_of([] {
+                  Config c = Config::from_string("", "empty.yaml");
+                  c.apply_override("die.\xed\xa0\x80=1");
+              }),
+              "--set die.\xed\xa0\x80=1: not UTF-8 text (byte 0xED)");
     Config empty = Config::from_string("# nothing\n", "empty.yaml");
     EXPECT_TRUE(empty.root().keys().empty());
     EXPECT_NO_THROW(empty.check_unused());

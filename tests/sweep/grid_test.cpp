@@ -40,6 +40,21 @@ TEST(Grid, IntegerRanges) {
     EXPECT_EQ(parse_grid_spec("k=5..5").values, (Values{"5"}));
 }
 
+// Found by reading the parser for its fuzz harness (fuzz/corpus/sweep_grid/integer_range_overflow):
+// end - start and the step past the end overflowed a long long, which is undefined behaviour.
+TEST(Grid, IntegerRangesAtTheLimitsOfLongLong) {
+    EXPECT_EQ(
+        parse_grid_spec("k=-9223372036854775808..9223372036854775807:9223372036854775807").values,
+        (Values{"-9223372036854775808", "-1", "9223372036854775806"}));
+    EXPECT_EQ(parse_grid_spec("k=9223372036854775806..9223372036854775807:5").values,
+              (Values{"9223372036854775806"}));
+    EXPECT_EQ(parse_grid_spec("k=9223372036854775805..9223372036854775807").values,
+              (Values{"9223372036854775805", "9223372036854775806", "9223372036854775807"}));
+    EXPECT_NE(
+        error_of("k=-9223372036854775808..9223372036854775807").find("more than 10000 values"),
+        std::string::npos);
+}
+
 TEST(Grid, QuantityRangesKeepTheirUnits) {
     const Values w = parse_grid_spec("die.l2.partitions.weight=0MiB..48MiB:4MiB").values;
     ASSERT_EQ(w.size(), 13u);
