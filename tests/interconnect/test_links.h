@@ -45,4 +45,18 @@ inline TopologyParams ring_topology(uint32_t dies, bool bidirectional, const Lin
     return t;
 }
 
+// `nodes` nodes of `dies_per_node` dies in a `kind` node topology, every link class a UB-like
+// link (the standby star's too, used only when has_fallback is set).
+inline TopologyParams node_topology(NodeTopology kind, uint32_t dies_per_node, uint32_t nodes = 1) {
+    TopologyParams t;
+    t.dies = dies_per_node * nodes;
+    t.dies_per_node = dies_per_node;
+    t.node_topology = kind;
+    t.die_link = ub_link();
+    t.uplink = ub_link();
+    t.nic_link = ub_link();
+    t.fallback_link = ub_link();
+    return t;
+}
+
 }  // namespace asim::test

@@ -10,14 +10,7 @@ namespace asim {
 namespace {
 
 TopologyParams node_of(NodeTopology kind, uint32_t dies_per_node, uint32_t nodes = 1) {
-    TopologyParams t;
-    t.dies = dies_per_node * nodes;
-    t.dies_per_node = dies_per_node;
-    t.node_topology = kind;
-    t.die_link = test::ub_link();
-    t.uplink = test::ub_link();
-    t.nic_link = test::ub_link();
-    return t;
+    return test::node_topology(kind, dies_per_node, nodes);
 }
 
 std::vector<std::pair<std::string, TopologyParams>> all_topologies() {

@@ -21,6 +21,7 @@
 #include "models/memory/hbm_flat/hbm_flat.h"
 #include "models/memory/l2/l2_cache.h"
 #include "tests/harness/sc_harness.h"
+#include "tests/harness/test_engine.h"
 
 namespace asim {
 namespace {
@@ -73,43 +74,7 @@ struct WaitingTarget : sc_core::sc_module {
     }
 };
 
-// One engine: issues its accesses at the given times from its own thread and records when
-// each completed.
-struct Engine : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Engine> l2_out{"l2_out"};
-    struct Access {
-        Picoseconds at;
-        uint64_t addr, bytes;
-        bool write;
-        Picoseconds done = 0;
-        Picoseconds issued = 0;  // at, or later when the engine's previous access finished later
-    };
-    std::vector<Access> accesses;
-    PayloadPool pool;
-    bool finished = false;
-
-    explicit Engine(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-    SC_HAS_PROCESS(Engine);
-    void run() {
-        for (Access& a : accesses) {
-            const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-            if (a.at > now) wait(ClockDomain::from_ps(a.at - now));
-            a.issued = ClockDomain::to_ps(sc_core::sc_time_stamp());
-            tlm::tlm_generic_payload* p = pool.acquire();
-            p->set_command(a.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-            p->set_address(a.addr);
-            p->set_data_length(static_cast<unsigned>(a.bytes));
-            p->set_streaming_width(static_cast<unsigned>(a.bytes));
-            info_of(*p)->stream = StreamClass::kWeight;
-            sc_time delay = sc_core::SC_ZERO_TIME;
-            l2_out->b_transport(*p, delay);
-            EXPECT_EQ(p->get_response_status(), tlm::TLM_OK_RESPONSE);
-            p->release();
-            a.done = ClockDomain::to_ps(sc_core::sc_time_stamp() + delay);
-        }
-        finished = true;
-    }
-};
+using Engine = test::TestEngine;
 
 enum class Memory { kFlat, kJedec, kWaiting };
 const char* name_of(Memory m) {
@@ -161,7 +126,7 @@ struct System {
         l2.set_target_waits(memory != Memory::kFlat);  // write-backs through the L2's queue
         for (std::size_t i = 0; i < engine_count; ++i) {
             engines.push_back(std::make_unique<Engine>(("engine" + std::to_string(i)).c_str()));
-            engines.back()->l2_out.bind(l2.core_in);
+            engines.back()->out.bind(l2.core_in);
         }
     }
     void run() {

@@ -30,14 +30,9 @@ uint64_t seed_base() {
     return s ? std::strtoull(s, nullptr, 10) : 0;
 }
 
+// The star through the host forwards at PCIe-like rates with the seed's software latency.
 TopologyParams node_of(NodeTopology kind, uint32_t dies_per_node, uint32_t nodes = 1) {
-    TopologyParams t;
-    t.dies = dies_per_node * nodes;
-    t.dies_per_node = dies_per_node;
-    t.node_topology = kind;
-    t.die_link = test::ub_link();
-    t.uplink = test::ub_link();
-    t.nic_link = test::ub_link();
+    TopologyParams t = test::node_topology(kind, dies_per_node, nodes);
     t.fallback_link = test::alpha_beta_link(18'000'000);
     return t;
 }

@@ -31,6 +31,7 @@
 #include "models/memory/tiers/dsm_pool.h"
 #include "models/memory/tiers/tier_router.h"
 #include "tests/harness/sc_harness.h"
+#include "tests/harness/test_engine.h"
 #include "tests/reliability/stats_invariants.h"
 
 namespace asim {
@@ -80,49 +81,8 @@ struct IdleInitiator : sc_core::sc_module {
     explicit IdleInitiator(sc_core::sc_module_name n) : sc_module(n) {}
 };
 
-struct Access {
-    Picoseconds at = 0;  // earliest issue, from the engine's start
-    uint64_t addr = 0, bytes = 0;
-    bool write = false, atomic = false, no_allocate = false;
-    StreamClass stream = StreamClass::kWeight;
-    int completions = 0;
-    Picoseconds issued = 0, done = 0;
-};
-
-struct Engine : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Engine> l2_out{"l2_out"};
-    std::vector<Access> accesses;
-    PayloadPool pool;
-    bool finished = false;
-
-    explicit Engine(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-    SC_HAS_PROCESS(Engine);
-    void run() {
-        for (Access& a : accesses) {
-            const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-            if (a.at > now) wait(ClockDomain::from_ps(a.at - now));
-            a.issued = ClockDomain::to_ps(sc_core::sc_time_stamp());
-            tlm::tlm_generic_payload* p = pool.acquire();
-            p->set_command(a.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-            p->set_address(a.addr);
-            p->set_data_length(static_cast<unsigned>(a.bytes));
-            p->set_streaming_width(static_cast<unsigned>(a.bytes));
-            TransactionInfo* info = info_of(*p);
-            info->stream = a.stream;
-            info->prefetch_target = StreamClass::kWeight;
-            info->atomic_add = a.atomic;
-            info->no_allocate = a.no_allocate;
-            sc_time delay = sc_core::SC_ZERO_TIME;
-            l2_out->b_transport(*p, delay);
-            EXPECT_EQ(p->get_response_status(), tlm::TLM_OK_RESPONSE)
-                << name() << " 0x" << std::hex << a.addr;
-            p->release();
-            ++a.completions;
-            a.done = ClockDomain::to_ps(sc_core::sc_time_stamp() + delay);
-        }
-        finished = true;
-    }
-};
+using Access = test::EngineAccess;
+using Engine = test::TestEngine;
 
 enum class Memory { kFlat, kJedec, kPool };
 const char* name_of(Memory m) {
@@ -216,7 +176,7 @@ struct System {
         l2.set_target_waits(memory == Memory::kJedec);
         for (std::size_t i = 0; i < engine_count; ++i) {
             engines.push_back(std::make_unique<Engine>(("engine" + std::to_string(i)).c_str()));
-            engines.back()->l2_out.bind(l2.core_in);
+            engines.back()->out.bind(l2.core_in);
         }
     }
 
