@@ -313,6 +313,13 @@ TEST(Config, StructuralErrors) {
               "bytes.yaml:2:2: not UTF-8 text (byte 0xFF)");
     EXPECT_EQ(error_of([] { Config::from_string("\xc3\x28: 1\n", "bytes.yaml"); }),
               "bytes.yaml:1:1: not UTF-8 text (byte 0xC3)");
+    EXPECT_EQ(error_of([] { Config::from_string(std::string("a: 1\nb: x\0y\n", 11), "nul.yaml"); }),
+              "nul.yaml:2:5: a control character (byte 0x00)");
+    EXPECT_EQ(error_of([] {
+                  Config c = Config::from_string("", "empty.yaml");
+                  c.apply_override(std::string("k=\0\0\x04{kind: ring}", 16));
+              }).rfind("--set k=", 0),
+              0u);
     EXPECT_NO_THROW(Config::from_string("name: \"Ascend \xe2\x80\x94 \xf0\x9f\x9a\x80\"\n", "ok.yaml"));
     EXPECT_EQ(error_of([] {
                   Config c = Config::from_string("", "empty.yaml");
