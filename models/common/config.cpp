@@ -737,7 +737,9 @@ void Config::apply_override(const std::string& assignment) {
         if (dot == std::string::npos) break;
         start = dot + 1;
     }
-    if (segments.size() == 1 && segments[0] == "base") {
+    // Also "base.x=...": a map under `base` would be written to the effective config, which
+    // then names no preset and does not load (found by fuzzing).
+    if (segments[0] == "base") {
         fail("'base' selects a preset file and cannot be overridden; choose the platform instead");
     }
     YAML::Node parsed;
