@@ -261,6 +261,10 @@ std::size_t invalid_utf8_at(const std::string& text) {
         std::size_t len = 0;
         unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range (RFC 3629 table)
         if (c < 0x80) {
+            // YAML's printable set: no C0 control other than tab, LF, CR, and no DEL. yaml-cpp
+            // reads a NUL inside a --set value as it comes and then wrote bytes that were not in
+            // the input into the effective config.yaml (found by fuzzing).
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
             ++i;
             continue;
         } else if (c >= 0xC2 && c <= 0xDF) {
@@ -285,10 +289,12 @@ std::size_t invalid_utf8_at(const std::string& text) {
     return std::string::npos;
 }
 
-// "not UTF-8 text (byte 0xFF)", for the error messages of both entry points.
+// "not UTF-8 text (byte 0xFF)" or "a control character (byte 0x00)", for both entry points.
 std::string invalid_utf8_message(const std::string& text, std::size_t at) {
+    const auto c = static_cast<unsigned char>(text[at]);
     char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+    std::snprintf(byte, sizeof byte, "0x%02X", c);
+    if (c < 0x20 || c == 0x7F) return std::string("a control character (byte ") + byte + ")";
     return std::string("not UTF-8 text (byte ") + byte + ")";
 }
 
@@ -731,7 +737,9 @@ void Config::apply_override(const std::string& assignment) {
         if (dot == std::string::npos) break;
         start = dot + 1;
     }
-    if (segments.size() == 1 && segments[0] == "base") {
+    // Also "base.x=...": a map under `base` would be written to the effective config, which
+    // then names no preset and does not load (found by fuzzing).
+    if (segments[0] == "base") {
         fail("'base' selects a preset file and cannot be overridden; choose the platform instead");
     }
     YAML::Node parsed;

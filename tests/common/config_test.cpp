@@ -313,6 +313,20 @@ TEST(Config, StructuralErrors) {
               "bytes.yaml:2:2: not UTF-8 text (byte 0xFF)");
     EXPECT_EQ(error_of([] { Config::from_string("\xc3\x28: 1\n", "bytes.yaml"); }),
               "bytes.yaml:1:1: not UTF-8 text (byte 0xC3)");
+    EXPECT_EQ(error_of([] { Config::from_string(std::string("a: 1\nb: x\0y\n", 11), "nul.yaml"); }),
+              "nul.yaml:2:5: a control character (byte 0x00)");
+    EXPECT_EQ(error_of([] {
+                  Config c = Config::from_string("", "empty.yaml");
+                  c.apply_override(std::string("k=\0\0\x04{kind: ring}", 16));
+              }).rfind("--set k=", 0),
+              0u);
+    // A map under `base` made an effective config that names no preset (found by fuzzing).
+    EXPECT_EQ(error_of([] {
+                  Config c = Config::from_string("", "empty.yaml");
+                  c.apply_override("base.x=1");
+              }),
+              "--set base.x=1: 'base' selects a preset file and cannot be overridden; choose the "
+              "platform instead");
     EXPECT_NO_THROW(Config::from_string("name: \"Ascend \xe2\x80\x94 \xf0\x9f\x9a\x80\"\n", "ok.yaml"));
     EXPECT_EQ(error_of([] {
                   Config c = Config::from_string("", "empty.yaml");
