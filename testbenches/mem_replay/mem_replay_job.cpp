@@ -93,11 +93,12 @@ std::string l2_replay_job(const MemReplayOptions& o) {
                        {"issue_cap", o.issue_cap},   {"target", o.target},         {"request_bytes", size},
                        {"stream", o.stream},         {"cycle_unit", "L2 clock"},   {"seed", 0},
                        {"version", ASIM_VERSION},    {"sim_events", r.requests},   {"wall_s", wall_s}};
-        doc["meta"].update(provenance_json(platform.config.to_yaml()));
+        const std::string config = platform.config.to_yaml();  // hashed into meta, written below
+        doc["meta"].update(provenance_json(config));
         doc["summary"] = summary;
         doc["stats"] = stats.to_json();
         out->write("stats.json", doc.dump(2) + "\n");
-        out->write("config.yaml", platform.config.to_yaml());
+        out->write("config.yaml", config);
         out->commit();
     }
     return line;
@@ -155,7 +156,8 @@ std::string mem_replay_job(const MemReplayOptions& o) {
         doc["meta"] = {{"job", "mem-replay"},     {"platform", platform.name}, {"trace", o.trace},
                        {"issue_cap", o.issue_cap}, {"target", o.target},       {"seed", 0},
                        {"version", ASIM_VERSION},  {"sim_events", r.requests}, {"wall_s", wall_s}};
-        doc["meta"].update(provenance_json(platform.config.to_yaml()));
+        const std::string config = platform.config.to_yaml();  // hashed into meta, written below
+        doc["meta"].update(provenance_json(config));
         doc["summary"] = summary;
         doc["stats"] = {{"hbm", {{"read_latency_from_trace_cycles", {{"mean", r.read_from_trace.mean()}}},
                                  {"activates", r.counters.activates},
@@ -167,7 +169,7 @@ std::string mem_replay_job(const MemReplayOptions& o) {
                                  {"write_row_hits", r.counters.write_row_hits},
                                  {"reads_from_write_buffer", r.counters.write_buffer_read_hits}}}};
         out->write("stats.json", doc.dump(2) + "\n");
-        out->write("config.yaml", platform.config.to_yaml());
+        out->write("config.yaml", config);
         out->commit();
     }
     return line;

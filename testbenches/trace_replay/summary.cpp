@@ -200,12 +200,13 @@ void write_run_outputs(AtomicOutputDir& out, const Platform& platform, const std
         {"summary", summary},
         {"stats", stats.to_json()},
     };
-    doc["meta"].update(provenance_json(platform.config.to_yaml()));
+    const std::string config = platform.config.to_yaml();  // hashed into meta, written below
+    doc["meta"].update(provenance_json(config));
     out.write("stats.json", doc.dump(2) + "\n");
     out.write("stats.csv", stats.to_csv());
     out.write("summary.txt", text);
     out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
-                                 platform.config.to_yaml() + "\n");
+                                 config + "\n");
 }
 
 }  // namespace asim
