@@ -62,6 +62,7 @@ NetworkParams parse_network_params(const ConfigNode& n) {
     if (const auto fb = node.optional_child("fallback")) {
         t.has_fallback = true;
         t.fallback_link = parse_link_params(*fb, LinkParams{});
+        t.host_copy_bytes_per_s = fb->byte_rate("host_copy");
     }
 
     if (const auto so = n.optional_child("scale_out")) {
@@ -95,6 +96,14 @@ NetworkParams parse_network_params(const ConfigNode& n) {
         p.collectives.reduce_bytes_per_s =
             co->has("reduce_bandwidth") ? co->byte_rate("reduce_bandwidth") : 0.0;
         p.collectives.launch_overhead_ps = co->time_ps("launch_overhead", 0);
+        try {
+            p.collectives.ring_break =
+                parse_ring_break(co->string("ring_break", to_string(RingBreak::cost)));
+        } catch (const ConfigError&) {
+            throw;
+        } catch (const InputError& e) {
+            co->fail("ring_break", e.what());
+        }
         const std::string cbad = p.collectives.problems();
         if (!cbad.empty()) fail_at(*co, cbad);
     }

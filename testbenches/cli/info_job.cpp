@@ -45,18 +45,24 @@ std::string network_info(const NetworkParams& n) {
     out += link_line("die link", t.die_link);
     if (t.scale_out == ScaleOutTopology::fat_tree) out += link_line("NIC link", t.nic_link);
     if (t.scale_out != ScaleOutTopology::none) out += link_line("uplink", t.uplink);
-    if (t.has_fallback) out += link_line("fallback (host star)", t.fallback_link);
+    if (t.has_fallback) {
+        out += link_line("fallback (host star)", t.fallback_link);
+        out += fmt::format("  {:<28}{}\n", "host forwarding copy",
+                           units::format_byte_rate(t.host_copy_bytes_per_s));
+    }
     out += fmt::format("  {:<28}{}\n", "paths per transfer", n.max_paths);
     out += fmt::format("  {:<28}{} issue, {} remote read, {} remote write\n", "endpoint",
                        units::format_time_ps(n.endpoint.issue_overhead_ps),
                        units::format_time_ps(n.endpoint.memory_read_ps),
                        units::format_time_ps(n.endpoint.memory_write_ps));
     const CollectiveParams& c = n.collectives;
-    out += fmt::format("  {:<28}all-reduce {}, {} pieces, reduction {}, launch {}\n", "collectives",
-                       to_string(c.allreduce_algo), units::format_bytes(c.chunk_bytes),
-                       c.reduce_bytes_per_s > 0 ? units::format_byte_rate(c.reduce_bytes_per_s)
-                                                : std::string("free"),
-                       units::format_time_ps(c.launch_overhead_ps));
+    out += fmt::format(
+        "  {:<28}all-reduce {}, {} pieces, reduction {}, launch {}{}\n", "collectives",
+        to_string(c.allreduce_algo), units::format_bytes(c.chunk_bytes),
+        c.reduce_bytes_per_s > 0 ? units::format_byte_rate(c.reduce_bytes_per_s)
+                                 : std::string("free"),
+        units::format_time_ps(c.launch_overhead_ps),
+        t.has_fallback ? fmt::format(", broken ring: {}", to_string(c.ring_break)) : "");
     if (!n.faults.empty()) out += fmt::format("  {:<28}{} links down\n", "faults", n.faults.size());
     return out;
 }

@@ -23,6 +23,7 @@ struct RunOutcome {
     int64_t time_ps;
     uint64_t events;
     FlowNetworkStats network;
+    CollectiveResult result;
 };
 
 RunOutcome run_one(const Topology& topology, const NetworkParams& net, const CollectiveRequest& request,
@@ -33,7 +34,7 @@ RunOutcome run_one(const Topology& topology, const NetworkParams& net, const Col
     const uint32_t id = engine.start(request, 0);
     engine.run();
     const CollectiveResult& r = engine.result(id);
-    return {r.end_ps - r.start_ps, network.stats().events, network.stats()};
+    return {r.end_ps - r.start_ps, network.stats().events, network.stats(), r};
 }
 
 double parse_skew(const std::string& text) {
@@ -107,7 +108,7 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
         o.counts.empty() ? parse_size_list(o.sizes, "--sizes") : std::vector<uint64_t>{0};
     const Platform platform = load_platform(o.platform, o.overrides);
     if (!platform.network) throw InputError(fmt::format("platform {} has no network: section", platform.name));
-    const NetworkParams& net = *platform.network;
+    const NetworkParams net = with_cli_faults(*platform.network, o.faults);
     const Topology topology(net.topology);
     const std::vector<uint32_t> faults = resolve_faults(topology, net);
     const uint32_t dies = o.dies == 0 ? topology.dies() : o.dies;
@@ -161,6 +162,16 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
                                  r.network.rate_solves ? static_cast<double>(r.network.solved_flows) /
                                                              static_cast<double>(r.network.rate_solves)
                                                        : 0.0);
+        if (r.result.ring_broken)
+            std::cerr << fmt::format(
+                "ring break: a ring hop crosses the host; ran {} (alpha-beta estimates: ring "
+                "forwarded over the host {:.3f} us, star through the host {:.3f} us; "
+                "network.collectives.ring_break={})\n",
+                r.result.host_star ? "the star through the host"
+                                   : "the ring, forwarded over the host",
+                static_cast<double>(r.result.estimate_forward_ps) * 1e-6,
+                static_cast<double>(r.result.estimate_star_ps) * 1e-6,
+                to_string(net.collectives.ring_break));
         if (!faults.empty()) {
             const RunOutcome healthy = run_one(topology, net, request, {});
             std::cerr << fmt::format("faults: {} link(s) down; {} B takes {:.3f} us against {:.3f} us without "

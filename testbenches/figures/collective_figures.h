@@ -33,6 +33,8 @@ struct CollectiveFiguresOptions {
     std::string sizes = "1KiB..1GiB";
     uint32_t dies = 0;  // 0: all dies of the platform
     std::string algo;   // "": the platform's default for the op
+    std::vector<std::string>
+        faults;                // --fault LINK: down for the whole run, besides network.faults
     bool sizes_given = false;  // --sizes on the command line (not the default)
     std::string skew;          // alltoallv: Zipf exponent ("" = not given)
     std::string counts;        // alltoallv: CSV file of p x p byte counts ("" = not given)

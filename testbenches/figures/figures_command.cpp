@@ -28,6 +28,10 @@ namespace asim {
 
 namespace {
 
+constexpr const char* kFaultHelp =
+    "take link LINK down for the whole run (e.g. die3->die4, the names of network.faults; "
+    "repeatable)";
+
 // The plotting script: beside an installed binary (`cmake --install`: bin/ascend-sim and
 // share/ascend-sim/scripts/), else in the source tree the binary was built from.
 std::string plot_script() {
@@ -137,11 +141,13 @@ Command add_figures_command(CLI::App& app) {
     links->add_option("--platform,-p", s->links.platform, platform_help())->required();
     links->add_option("--set", s->links.overrides, "override a config key: KEY=VALUE (repeatable)");
     links->add_option("--sizes", s->links.sizes, "message sizes: A..B (powers of two) or A,B,C")->capture_default_str();
+    links->add_option("--fault", s->links.faults, kFaultHelp);
     links->add_option("--out,-o", s->out_dir, "output directory");
     CLI::App* colls = cmd->add_subcommand("collectives", "nccl-tests-style time, algbw and busbw of a collective "
                                                          "against size on the platform's network (flow-level model)");
     colls->add_option("--platform,-p", s->collectives.platform, platform_help())->required();
     colls->add_option("--set", s->collectives.overrides, "override a config key: KEY=VALUE (repeatable)");
+    colls->add_option("--fault", s->collectives.faults, kFaultHelp);
     const char* ops = "allreduce, allgather, reducescatter, alltoall, alltoallv, broadcast or sendrecv";
     colls->add_option("--op", s->collectives.op, ops)->capture_default_str();
     const char* sizes_help =

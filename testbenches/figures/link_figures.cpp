@@ -59,11 +59,16 @@ std::vector<std::vector<LinkParams>> link_chains(const Topology& t, const std::v
 
 }  // namespace
 
+NetworkParams with_cli_faults(NetworkParams net, const std::vector<std::string>& faults) {
+    for (const std::string& link : faults) net.faults.push_back({link, 0, "--fault " + link});
+    return net;
+}
+
 std::vector<FigureTable> link_figures(const LinkFiguresOptions& o) {
     const std::vector<uint64_t> sizes = parse_size_list(o.sizes, "--sizes");
     const Platform platform = load_platform(o.platform, o.overrides);
     if (!platform.network) throw InputError(fmt::format("platform {} has no network: section", platform.name));
-    const NetworkParams& net = *platform.network;
+    const NetworkParams net = with_cli_faults(*platform.network, o.faults);
     const Topology topology(net.topology);
     // A figure is a steady-state measurement: every declared fault counts as down.
     std::vector<char> down(topology.links().size(), 0);

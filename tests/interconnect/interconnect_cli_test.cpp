@@ -100,6 +100,27 @@ TEST(FiguresCollectives, BrokenRingReroutesOverTheStarAndReportsTheSlowdown) {
     EXPECT_NE(r.output.find("slowdown"), std::string::npos) << r.output;
 }
 
+TEST(FiguresCollectives, ABrokenRingTakesTheStarForSmallAndTheForwardedRingForLargeMessages) {
+    // --fault is the same as a network.faults entry at 0 us.
+    const CliResult r = run_cli(
+        "figures collectives --platform supernode8_ring --fault 'die3->die4' --sizes 64B,1GiB");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto small = r.output.find("ran the star through the host");
+    const auto large = r.output.find("ran the ring, forwarded over the host");
+    ASSERT_NE(small, std::string::npos) << r.output;
+    ASSERT_NE(large, std::string::npos) << r.output;
+    EXPECT_LT(small, large) << r.output;  // sizes run in order: 64 B first
+    // The host's copy (16 GB/s on this preset) now bounds the forwarded ring: 1 GiB is slower
+    // broken than intact (it was not before the host had a copy rate).
+    const auto rows = csv_rows(r.output, "size_bytes,time_us,algbw_GBps,busbw_GBps");
+    ASSERT_EQ(rows.size(), 2u) << r.output;
+    EXPECT_LT(std::stod(rows[1][3]), 16.0) << r.output;
+    // And a link that does not exist is bad input, naming the option.
+    const CliResult bad = run_cli("figures links --platform supernode8_ring --fault 'die9->die4'");
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--fault die9->die4"), std::string::npos) << bad.output;
+}
+
 TEST(FiguresCollectives, APlaneGoingDownMidwayReroutesOverTheOtherPlanes) {
     // Die 0 loses its port on plane 0 10 us into a 64 MiB all-reduce over two CloudMatrix nodes:
     // its flows move to the other six planes, and the run is slower but completes.

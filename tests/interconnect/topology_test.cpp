@@ -99,8 +99,14 @@ TEST(Topology, DownLinksRerouteOrFallBackToTheStarOrLeaveNoRoute) {
         down[static_cast<std::size_t>(t.find_link("die2->die3"))] = 1;
         const auto r = t.routes(0, 4, 1, down);
         ASSERT_EQ(r.size(), 1u);
+        // Into the host, through its forwarding copy, out to the die.
+        ASSERT_EQ(r[0].size(), 3u);
         EXPECT_EQ(t.link_name(r[0][0]), "die0->host.n0");
-        EXPECT_EQ(r[0].size(), 2u);
+        EXPECT_EQ(t.link_name(r[0][1]), "host.n0->host.n0.tx");
+        EXPECT_EQ(t.link_name(r[0][2]), "host.n0.tx->die4");
+        EXPECT_EQ(t.links()[r[0][1]].cls, LinkClass::host_copy);
+        EXPECT_DOUBLE_EQ(t.link_params(r[0][1]).payload_bytes_per_s(LinkOp::write),
+                         uni.host_copy_bytes_per_s);
         EXPECT_EQ(t.routes(0, 2, 1, down)[0].size(), 2u);  // pairs before the break keep the ring
     }
     // Without the star: no route.

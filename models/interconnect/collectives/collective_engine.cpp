@@ -2,12 +2,39 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "models/common/errors.h"
 
 namespace asim {
+
+const std::vector<RingBreak>& ring_break_choices() {
+    static const std::vector<RingBreak> all{RingBreak::cost, RingBreak::forward, RingBreak::star};
+    return all;
+}
+
+const char* to_string(RingBreak r) {
+    switch (r) {
+        case RingBreak::cost:
+            return "cost";
+        case RingBreak::forward:
+            return "forward";
+        case RingBreak::star:
+            return "star";
+    }
+    return "?";
+}
+
+RingBreak parse_ring_break(const std::string& s) {
+    std::string names;
+    for (RingBreak r : ring_break_choices()) {
+        if (s == to_string(r)) return r;
+        names += std::string(names.empty() ? "" : ", ") + to_string(r);
+    }
+    throw InputError(fmt::format("unknown ring_break '{}' (choices: {})", s, names));
+}
 
 std::string CollectiveParams::problems() const {
     std::string p;
@@ -96,10 +123,123 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
     }
     const uint32_t id = c->result.id;
     m_colls.push_back(std::move(c));
-    m_net.schedule(m_colls[id]->result.start_ps + m_params.launch_overhead_ps, [this, id] {
-        for (uint32_t r = 0; r < m_colls[id]->ranks.size(); ++r) advance(id, r);
-    });
+    m_net.schedule(m_colls[id]->result.start_ps + m_params.launch_overhead_ps,
+                   [this, id] { begin(id); });
     return id;
+}
+
+void CollectiveEngine::begin(uint32_t id) {
+    Collective& c = *m_colls[id];
+    decide_ring_break(c);
+    if (c.result.host_star) {
+        run_host_star(id);
+        return;
+    }
+    for (uint32_t r = 0; r < c.ranks.size(); ++r) advance(id, r);
+}
+
+void CollectiveEngine::decide_ring_break(Collective& c) {
+    const CollectiveRequest& rq = c.request;
+    const Topology& topo = m_net.topology();
+    const auto p = static_cast<uint32_t>(rq.group.size());
+    if (rq.op != CollectiveOp::allreduce ||
+        (rq.algo != CollectiveAlgo::ring && rq.algo != CollectiveAlgo::ring_pipelined) ||
+        !topo.params().has_fallback || p < 2)
+        return;
+    const uint32_t node = topo.node_of(rq.group[0]);
+    for (uint32_t d : rq.group)
+        if (topo.node_of(d) != node) return;
+    // Time of `bytes` over the first current route from `src` to `dst`: its latency plus the
+    // bytes at its slowest link's rate. Sets `standby` when the route crosses the host.
+    bool standby = false;
+    auto route_s = [&](uint32_t src, uint32_t dst, double bytes) {
+        const std::vector<Path> paths = m_net.current_routes(src, dst);
+        if (paths.empty())
+            return std::numeric_limits<double>::infinity();  // the watchdog reports it
+        double rate = std::numeric_limits<double>::infinity();
+        for (uint32_t l : paths[0]) {
+            rate = std::min(rate, topo.link_params(l).payload_bytes_per_s(LinkOp::write));
+            standby = standby || is_standby(topo.links()[l].cls);
+        }
+        const auto first = static_cast<uint64_t>(std::ceil(bytes));
+        return static_cast<double>(topo.path_latency_ps(paths[0], first, LinkOp::write)) * 1e-12 +
+               bytes / rate;
+    };
+    const double m = static_cast<double>(rq.bytes), piece = m / p;
+    double hop = 0;
+    for (uint32_t i = 0; i < p; ++i)
+        hop = std::max(hop, route_s(rq.group[i], rq.group[(i + 1) % p], piece));
+    if (!standby) return;  // the ring is whole
+    double forward = 2.0 * (p - 1) * hop;
+    if (m_params.reduce_bytes_per_s > 0) forward += (p - 1) * piece / m_params.reduce_bytes_per_s;
+    const uint32_t rx = topo.host_rx(node), tx = topo.host_tx(node);
+    double up = 0, down = 0;
+    for (uint32_t d : rq.group) {
+        up = std::max(up, route_s(d, rx, m));
+        down = std::max(down, route_s(tx, d, m));
+    }
+    const double star = up + route_s(rx, tx, m * p) + down;
+    c.result.ring_broken = true;
+    c.result.estimate_forward_ps = static_cast<int64_t>(std::min(forward * 1e12, 9e18));
+    c.result.estimate_star_ps = static_cast<int64_t>(std::min(star * 1e12, 9e18));
+    c.result.host_star = m_params.ring_break == RingBreak::star ||
+                         (m_params.ring_break == RingBreak::cost && star < forward);
+}
+
+void CollectiveEngine::run_host_star(uint32_t id) {
+    Collective& c = *m_colls[id];
+    const Topology& topo = m_net.topology();
+    const uint32_t node = topo.node_of(c.request.group[0]);
+    const uint32_t rx = topo.host_rx(node), tx = topo.host_tx(node);
+    const auto p = static_cast<uint32_t>(c.ranks.size());
+    const uint64_t bytes = c.request.bytes;
+    // The host adds p buffers: they cross its memory copy once (saturating: sizes are bounded
+    // where traces are read, this only keeps the product from wrapping).
+    const uint64_t copied = bytes > UINT64_MAX / p ? UINT64_MAX : bytes * p;
+    auto download = [this, id, tx, p, bytes](int64_t) {
+        Collective& col = *m_colls[id];
+        std::shared_ptr<const std::vector<double>> sum;
+        if (m_functional) {
+            auto total = std::make_shared<std::vector<double>>(col.buffers[0].size(), 0.0);
+            for (const auto& b : col.buffers)
+                for (std::size_t i = 0; i < b.size(); ++i) (*total)[i] += b[i];
+            sum = std::move(total);
+        }
+        for (uint32_t r = 0; r < p; ++r) {
+            const uint64_t label =
+                (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
+            m_net.start_transfer(
+                tx, m_colls[id]->request.group[r], bytes, LinkOp::write, m_net.now_ps(),
+                [this, id, r, sum](int64_t) {
+                    if (sum) m_colls[id]->buffers[r] = *sum;
+                    finish_rank(id, r);
+                },
+                label);
+        }
+    };
+    for (uint32_t r = 0; r < p; ++r) {
+        const uint64_t label =
+            (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
+        m_net.start_transfer(
+            c.request.group[r], rx, bytes, LinkOp::write, m_net.now_ps(),
+            [this, id, rx, tx, p, copied, download](int64_t) {
+                if (++m_colls[id]->star_uploads < p) return;
+                m_net.start_transfer(rx, tx, copied, LinkOp::write, m_net.now_ps(), download,
+                                     static_cast<uint64_t>(id) << 48);
+            },
+            label);
+    }
+}
+
+void CollectiveEngine::finish_rank(uint32_t id, uint32_t rank) {
+    Collective& c = *m_colls[id];
+    c.ranks[rank].finished = true;
+    m_comm_time[c.request.group[rank]] += m_net.now_ps() - c.result.start_ps;
+    if (++c.ranks_done == c.ranks.size()) {
+        c.finished = true;
+        c.result.end_ps = m_net.now_ps();
+        if (c.done) c.done(c.result);
+    }
 }
 
 void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
@@ -108,13 +248,7 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
     while (!s.busy && !s.finished) {
         if (s.step >= c.schedule->steps(rank)) {
             if (s.outstanding != 0) return;
-            s.finished = true;
-            m_comm_time[c.request.group[rank]] += m_net.now_ps() - c.result.start_ps;
-            if (++c.ranks_done == c.ranks.size()) {
-                c.finished = true;
-                c.result.end_ps = m_net.now_ps();
-                if (c.done) c.done(c.result);
-            }
+            finish_rank(id, rank);
             return;
         }
         if (!s.have_step) {
@@ -201,6 +335,10 @@ void CollectiveEngine::run() {
     for (const auto& c : m_colls) {
         if (c->finished) continue;
         std::string list;
+        if (c->result.host_star)
+            list = fmt::format("\n  host star through host.n{}: {} of {} buffers at the host",
+                               m_net.topology().node_of(c->request.group[0]), c->star_uploads,
+                               c->ranks.size());
         int listed = 0;
         for (uint32_t r = 0; r < c->ranks.size() && listed < 10; ++r) {
             const RankState& s = c->ranks[r];

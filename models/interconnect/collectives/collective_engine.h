@@ -5,6 +5,16 @@
 // Per rank, step by step: wait for the step's receives, reduce those that need it on the vector
 // cores (bytes / reduce_bandwidth), then hand the sends to the SDMA queues (one in flight per peer;
 // the data moves as a write over the links). Launch overhead is paid once per collective.
+//
+// A broken ring (ring_break, decided when the collective begins): when an all-reduce's ring
+// (`ring` or `ring_pipelined`) inside one node has a hop whose only route left crosses the node's
+// fallback star, the engine either keeps the ring and lets the host forward that hop (`forward`),
+// or runs the all-reduce as a star through the host (`star`: every rank writes its buffer to the
+// host, the host adds them up, which moves p buffers through its memory copy, and writes the sum
+// back to every rank), or (`cost`, the default) picks the one an alpha-beta estimate over the
+// current routes says is faster: the ring's 2(p-1) steps each take its slowest hop's latency plus
+// bytes/p at that hop's bottleneck rate (the host copy included when the hop is forwarded), the
+// star its upload, the host's copy of p buffers and the download.
 // The functional mode carries one number per byte through the same schedule, so tests can check
 // that every rank ends with the true result.
 #pragma once
@@ -13,6 +23,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -22,11 +33,20 @@
 
 namespace asim {
 
+// What an all-reduce ring with a hop over the host does (see above); the choices are listed once,
+// in ring_break_choices().
+enum class RingBreak { cost, forward, star };
+const char* to_string(RingBreak r);
+const std::vector<RingBreak>& ring_break_choices();
+// Throws InputError listing the choices.
+RingBreak parse_ring_break(const std::string& s);
+
 struct CollectiveParams {
     CollectiveAlgo allreduce_algo = CollectiveAlgo::ring;  // default for all-reduce
     uint64_t chunk_bytes = 4ull << 20;                      // ring_pipelined / broadcast pieces
     double reduce_bytes_per_s = 0;                          // vector-core reduction rate (0: free)
     int64_t launch_overhead_ps = 0;                         // per collective, before the first send
+    RingBreak ring_break = RingBreak::cost;                 // a ring hop that needs the host
     std::string problems() const;
 };
 
@@ -43,6 +63,12 @@ struct CollectiveResult {
     uint32_t id = 0;
     int64_t start_ps = 0;
     int64_t end_ps = 0;
+    // Set when a ring hop needed the host (ring_break): the algorithm that ran (ring forwarded
+    // over the host, or the host star) and the alpha-beta estimates of both, in ps.
+    bool ring_broken = false;
+    bool host_star = false;
+    int64_t estimate_forward_ps = 0;
+    int64_t estimate_star_ps = 0;
 };
 
 class CollectiveEngine {
@@ -97,9 +123,15 @@ private:
         CollectiveResult result;
         uint32_t ranks_done = 0;
         bool finished = false;
+        uint32_t star_uploads = 0;  // host star: buffers the host has received
     };
 
+    void begin(uint32_t id);
     void advance(uint32_t id, uint32_t rank);
+    void finish_rank(uint32_t id, uint32_t rank);
+    // ring_break: decides between the forwarded ring and the host star (fills the result's fields).
+    void decide_ring_break(Collective& c);
+    void run_host_star(uint32_t id);
     void send(uint32_t id, uint32_t rank, const SendOp& op);
     // `q` is rank's queue to `peer`; elements of an unordered_map keep their address, so the
     // queue is looked up once per message, not once per call.

@@ -21,7 +21,7 @@ FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths,
       m_down(m_physical, 0),
       m_link_bytes(m_physical, 0.0),
       m_link_mark(m_physical + topology.bundles(), 0),
-      m_route_hint(topology.dies()) {
+      m_route_hint(topology.vertices()) {
     if (m_bundle)
         for (uint32_t l = 0; l < m_physical; ++l)
             if (topology.bundle_of(l) != Topology::kNoBundle)
@@ -76,9 +76,11 @@ void FlowNetwork::post(int64_t t, Kind k, uint32_t id, uint32_t version) {
 
 void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
                                  Delivered done, uint64_t label_key) {
-    if (src >= m_topology.dies() || dst >= m_topology.dies())
-        throw InputError(fmt::format("transfer die{} -> die{} names a die that does not exist (dies 0..{})", src, dst,
-                                     m_topology.dies() - 1));
+    if (!m_topology.is_endpoint(src) || !m_topology.is_endpoint(dst))
+        throw InputError(
+            fmt::format("transfer {} -> {} names an endpoint that does not exist (dies 0..{}{})",
+                        src, dst, m_topology.dies() - 1,
+                        m_topology.params().has_fallback ? " and the fallback star's hosts" : ""));
     at_ps = std::max(at_ps, m_now);
     uint32_t id;
     if (!m_free_transfers.empty()) {

@@ -61,14 +61,20 @@ public:
     const Topology& topology() const { return m_topology; }
     const FlowNetworkStats& stats() const { return m_stats; }
 
-    // Starts moving `bytes` from die `src` to die `dst` at `at_ps` (>= now); `done` runs when the
+    // Starts moving `bytes` from endpoint `src` to endpoint `dst` (a die, or a host of the fallback
+    // star: Topology::host_rx / host_tx) at `at_ps` (>= now); `done` runs when the
     // last byte is delivered. `label_key` names the transfer in watchdog reports through the
-    // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src == dst
-    // delivers at once.
+    // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src ==
+    // dst delivers at once.
     void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps, Delivered done,
                         uint64_t label_key = 0);
     using Labeler = std::function<std::string(uint64_t label_key)>;
     void set_labeler(Labeler labeler) { m_labeler = std::move(labeler); }
+    // The routes a transfer from `src` to `dst` would take now (links down so far avoided), at
+    // most one.
+    std::vector<Path> current_routes(uint32_t src, uint32_t dst) const {
+        return m_topology.routes(src, dst, 1, m_down);
+    }
     // Runs `fn` at `at_ps`.
     void schedule(int64_t at_ps, std::function<void()> fn);
     // Link `link` carries nothing from `at_ps` on; its flows move to other routes.

@@ -63,6 +63,8 @@ std::string TopologyParams::problems() const {
             add("node.dims", fmt::format("the dimensions' product ({}) must equal node.dies ({})", product, dies_per_node));
     }
     if (node_topology == NodeTopology::switched && planes == 0) add("node.planes", "must be >= 1");
+    if (has_fallback && !(host_copy_bytes_per_s > 0))
+        add("node.fallback.host_copy", "the host's forwarding copy bandwidth must be > 0");
     if (node_topology == NodeTopology::custom) {
         for (const auto& e : edges)
             if (e.first >= dies_per_node || e.second >= dies_per_node || e.first == e.second)
@@ -146,7 +148,17 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
     }
     if (t.has_fallback) {
         m_host_base = add_vertex_block(t.nodes());
-        for (uint32_t d = 0; d < t.dies; ++d) add_duplex(d, host(node_of(d)), LinkClass::fallback);
+        m_host_tx_base = add_vertex_block(t.nodes());
+        for (uint32_t n = 0; n < t.nodes(); ++n)
+            add_link(host_rx(n), host_tx(n), LinkClass::host_copy);
+        for (uint32_t d = 0; d < t.dies; ++d) {
+            add_link(d, host_rx(node_of(d)), LinkClass::fallback);
+            add_link(host_tx(node_of(d)), d, LinkClass::fallback);
+        }
+        // The copy moves whole buffers: one "packet" per fallback packet, no header, no latency
+        // of its own (the fallback links' switch_latency holds the host software's).
+        m_host_copy_link.lane_rate_bps = t.host_copy_bytes_per_s * 8.0;
+        m_host_copy_link.mtu_bytes = t.fallback_link.mtu_bytes;
     }
     if (t.scale_out == ScaleOutTopology::clos) {
         m_l2_base = add_vertex_block(t.planes * t.l2_per_plane);
@@ -221,6 +233,8 @@ const LinkParams& Topology::link_params(uint32_t link) const {
     switch (m_links[link].cls) {
         case LinkClass::die: return m_params.die_link;
         case LinkClass::fallback: return m_params.fallback_link;
+        case LinkClass::host_copy:
+            return m_host_copy_link;
         case LinkClass::nic: return m_params.nic_link;
         case LinkClass::uplink: return m_params.uplink;
     }
@@ -233,6 +247,8 @@ std::string Topology::vertex_name(uint32_t v) const {
     if (t.node_topology == NodeTopology::switched && v >= m_l1_base && v < m_l1_base + t.nodes() * t.planes)
         return fmt::format("l1.n{}.p{}", (v - m_l1_base) / t.planes, (v - m_l1_base) % t.planes);
     if (t.has_fallback && v >= m_host_base && v < m_host_base + t.nodes()) return fmt::format("host.n{}", v - m_host_base);
+    if (t.has_fallback && v >= m_host_tx_base && v < m_host_tx_base + t.nodes())
+        return fmt::format("host.n{}.tx", v - m_host_tx_base);
     if (t.scale_out == ScaleOutTopology::clos && v >= m_l2_base)
         return fmt::format("l2.p{}.{}", (v - m_l2_base) / t.l2_per_plane, (v - m_l2_base) % t.l2_per_plane);
     if (t.scale_out == ScaleOutTopology::fat_tree) {
@@ -244,6 +260,11 @@ std::string Topology::vertex_name(uint32_t v) const {
 
 std::string Topology::link_name(uint32_t link) const {
     return vertex_name(m_links[link].from) + "->" + vertex_name(m_links[link].to);
+}
+
+bool Topology::is_endpoint(uint32_t v) const {
+    return v < m_params.dies ||
+           (m_params.has_fallback && v >= m_host_base && v < m_host_tx_base + m_params.nodes());
 }
 
 int64_t Topology::link_between(uint32_t from, uint32_t to) const {
@@ -373,6 +394,11 @@ std::vector<Path> Topology::routes(uint32_t src, uint32_t dst, std::size_t max_p
                                    const std::vector<char>& down) const {
     std::vector<Path> result;
     if (src == dst) return result;
+    if (src >= m_params.dies || dst >= m_params.dies) {  // a host: over the fallback star
+        Path p = search_path(src, dst, down);
+        if (!p.empty()) result.push_back(std::move(p));
+        return result;
+    }
     auto live = [&](const Path& p) {
         if (p.empty()) return false;
         if (down.empty()) return true;
@@ -402,7 +428,7 @@ Path Topology::search_path(uint32_t src, uint32_t dst, const std::vector<char>& 
             queue.pop_front();
             for (const auto& [to, link] : m_out[v]) {
                 if (via[to] != kUnreached || (!down.empty() && down[link])) continue;
-                if (!allow_standby && m_links[link].cls == LinkClass::fallback) continue;
+                if (!allow_standby && is_standby(m_links[link].cls)) continue;
                 via[to] = link;
                 queue.push_back(to);
             }
@@ -436,7 +462,7 @@ std::vector<uint32_t> hop_counts(const std::vector<std::vector<std::pair<uint32_
         const uint32_t v = queue.front();
         queue.pop_front();
         for (const auto& [to, link] : out[v]) {
-            if (hops[to] != kUnreached || links[link].cls == LinkClass::fallback) continue;
+            if (hops[to] != kUnreached || is_standby(links[link].cls)) continue;
             hops[to] = hops[v] + 1;
             queue.push_back(to);
         }

@@ -7,7 +7,10 @@
 //     L2 chips (multi-plane two-tier Clos, CloudMatrix384); `fat_tree`: each die has a NIC port to
 //     a leaf switch, leaves link to every spine (two-tier RoCE / UBoE fat-tree).
 // An optional `fallback` star (die <-> host of its node) is a standby path: routes use it only
-// when no path without it exists (a broken ring falling back to a star).
+// when no path without it exists (a broken ring falling back to a star). A host is two vertices:
+// `host.nK` receives from the dies, `host.nK.tx` sends to them, and the link between them is the
+// host's memory copy (every byte the host forwards crosses it, in either direction, so forwarded
+// traffic shares the host's copy bandwidth).
 //
 // Routing is shortest path. The regular topologies route structurally (dimension order on
 // meshes, shorter direction on rings, every plane and every L2 / spine chip as equal-cost
@@ -39,6 +42,7 @@ struct TopologyParams {
     LinkParams die_link;                              // die-die or die-L1 links
     bool has_fallback = false;
     LinkParams fallback_link;                         // die <-> host star (standby)
+    double host_copy_bytes_per_s = 0;                 // the host's forwarding copy (fallback)
 
     ScaleOutTopology scale_out = ScaleOutTopology::none;
     uint32_t l2_per_plane = 1;                        // clos
@@ -52,7 +56,12 @@ struct TopologyParams {
     std::string problems() const;
 };
 
-enum class LinkClass : uint8_t { die, fallback, nic, uplink };
+enum class LinkClass : uint8_t { die, fallback, host_copy, nic, uplink };
+// Standby links (the fallback star and the host's copy) carry traffic only when no other path is
+// left.
+inline bool is_standby(LinkClass c) {
+    return c == LinkClass::fallback || c == LinkClass::host_copy;
+}
 
 struct TopoLink {
     uint32_t from;
@@ -71,6 +80,12 @@ public:
     uint32_t dies() const { return m_params.dies; }
     uint32_t vertices() const { return static_cast<uint32_t>(m_out.size()); }
     uint32_t node_of(uint32_t die) const { return die / m_params.dies_per_node; }
+    // The fallback star's host of node `node`: where dies' transfers to it arrive, and where its
+    // transfers to dies leave (has_fallback only). Both are transfer endpoints besides the dies.
+    uint32_t host_rx(uint32_t node) const { return m_host_base + node; }
+    uint32_t host_tx(uint32_t node) const { return m_host_tx_base + node; }
+    // A die or (with the fallback star) a host vertex.
+    bool is_endpoint(uint32_t v) const;
     const std::vector<TopoLink>& links() const { return m_links; }
     const LinkParams& link_params(uint32_t link) const;
     std::string vertex_name(uint32_t v) const;
@@ -115,7 +130,6 @@ private:
     uint32_t l1(uint32_t node, uint32_t plane) const { return m_l1_base + node * m_params.planes + plane; }
     uint32_t l2(uint32_t plane, uint32_t k) const { return m_l2_base + plane * m_params.l2_per_plane + k; }
     uint32_t leaf_of(uint32_t die) const { return m_leaf_base + die / m_params.dies_per_leaf; }
-    uint32_t host(uint32_t node) const { return m_host_base + node; }
     bool structured_node_route(uint32_t src, uint32_t dst, std::vector<std::vector<uint32_t>>& vertex_paths,
                                std::size_t max_paths) const;
     std::vector<std::vector<uint32_t>> structured_routes(uint32_t src, uint32_t dst, std::size_t max_paths) const;
@@ -123,9 +137,11 @@ private:
     void check_connected() const;
 
     TopologyParams m_params;
+    LinkParams m_host_copy_link;  // derived from host_copy_bytes_per_s
     std::vector<TopoLink> m_links;
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_out;  // per vertex: (to, link), sorted by to
-    uint32_t m_l1_base = 0, m_host_base = 0, m_l2_base = 0, m_leaf_base = 0, m_spine_base = 0;
+    uint32_t m_l1_base = 0, m_host_base = 0, m_host_tx_base = 0, m_l2_base = 0, m_leaf_base = 0,
+             m_spine_base = 0;
     uint32_t m_vertex_count = 0;
     std::vector<uint32_t> m_bundle_of;        // per link
     std::vector<uint32_t> m_bundle_start{0};  // per bundle, into m_bundle_links
