@@ -96,6 +96,8 @@ NetworkParams parse_network_params(const ConfigNode& n) {
         p.collectives.reduce_bytes_per_s =
             co->has("reduce_bandwidth") ? co->byte_rate("reduce_bandwidth") : 0.0;
         p.collectives.launch_overhead_ps = co->time_ps("launch_overhead", 0);
+        p.collectives.die_work = co->boolean("die_work", p.collectives.die_work);
+        p.collectives.buffer_bytes = co->size_bytes("buffer", p.collectives.buffer_bytes);
         try {
             p.collectives.ring_break =
                 parse_ring_break(co->string("ring_break", to_string(RingBreak::cost)));

@@ -36,7 +36,8 @@ NetworkBridge::NetworkBridge(sc_core::sc_module_name name, FlowNetwork& network,
 
 CollectiveService& NetworkBridge::service_for(uint32_t die) { return m_services.at(die); }
 
-void NetworkBridge::arrive(uint32_t die, const trace::Op& op, std::function<void()> done) {
+void NetworkBridge::arrive(uint32_t die, const trace::Op& op, CollectiveService::Started started,
+                           std::function<void()> done) {
     const CollectiveOp cop = engine_op(op.collective.kind);
     const std::string kind = cop == CollectiveOp::sendrecv ? "sendrecv" : op.collective.kind;
     const std::vector<int>& group = op.collective.group;
@@ -71,6 +72,7 @@ void NetworkBridge::arrive(uint32_t die, const trace::Op& op, std::function<void
     }
     p.arrived.push_back(die);
     p.done.push_back(std::move(done));
+    p.started.push_back(std::move(started));
     if (p.arrived.size() < group.size()) return;
 
     // The last member has arrived: the collective starts now on the network.
@@ -78,9 +80,26 @@ void NetworkBridge::arrive(uint32_t die, const trace::Op& op, std::function<void
     m_pending.erase({kind, group, seq});
     const int64_t now = static_cast<int64_t>(ClockDomain::to_ps(sc_core::sc_time_stamp()));
     auto dones = std::make_shared<std::vector<std::function<void()>>>(std::move(ready.done));
-    m_engine.start(ready.request, now, [dones](const CollectiveResult&) {
+    const uint32_t id = m_engine.start(ready.request, now, [dones](const CollectiveResult&) {
         for (auto& d : *dones) d();
     });
+    if (m_params.collectives.die_work) {
+        for (std::size_t i = 0; i < ready.arrived.size(); ++i) {
+            if (!ready.started[i]) continue;
+            // The member's rank: its place in the group.
+            const auto rank =
+                static_cast<uint32_t>(std::find(ready.request.group.begin(),
+                                                ready.request.group.end(), ready.arrived[i]) -
+                                      ready.request.group.begin());
+            const RankTraffic t = m_engine.traffic(id, rank);
+            CollectiveDieWork work;
+            work.read_bytes = t.sent;
+            work.write_bytes = t.received;
+            work.reduce_bytes = t.reduced;
+            work.buffer_bytes = m_params.collectives.buffer_bytes;
+            ready.started[i](work);
+        }
+    }
     ++m_started;
     m_kick.notify(sc_core::SC_ZERO_TIME);
 }

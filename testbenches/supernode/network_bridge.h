@@ -7,6 +7,9 @@
 // and then sleeps until its next event or until a collective starts, so an idle network costs
 // nothing and both clocks stay the same.
 //
+// When it starts, each member die gets its share of the data movement and reductions in its own
+// memory and vector cores (network.collectives.die_work; models/chip/die/collective_work.h).
+//
 // Matching: the k-th collective a die issues on a given (kind, group) pairs with the k-th of every
 // other member; a `send` on [s, r] pairs with the `recv` on [s, r].
 #pragma once
@@ -44,7 +47,9 @@ private:
     class DieService : public CollectiveService {
     public:
         DieService(NetworkBridge& bridge, uint32_t die) : m_bridge(bridge), m_die(die) {}
-        void start(const trace::Op& op, std::function<void()> done) override { m_bridge.arrive(m_die, op, std::move(done)); }
+        void start(const trace::Op& op, Started started, std::function<void()> done) override {
+            m_bridge.arrive(m_die, op, std::move(started), std::move(done));
+        }
 
     private:
         NetworkBridge& m_bridge;
@@ -53,10 +58,12 @@ private:
     struct Pending {
         CollectiveRequest request;
         std::vector<std::function<void()>> done;
+        std::vector<CollectiveService::Started> started;  // per member, in arrival order
         std::vector<uint32_t> arrived;
         std::string name;
     };
-    void arrive(uint32_t die, const trace::Op& op, std::function<void()> done);
+    void arrive(uint32_t die, const trace::Op& op, CollectiveService::Started started,
+                std::function<void()> done);
     void run();
 
     FlowNetwork& m_network;

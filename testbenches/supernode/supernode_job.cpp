@@ -244,6 +244,17 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         s["comm_time_ns"] = counter("comm_busy_ps") * 1e-3;
         s["comm_exposed_ns"] = counter("comm_exposed_ps") * 1e-3;
         s["comm_overlap_ns"] = counter("comm_overlap_ps") * 1e-3;
+        // The collectives' share of the die's memory and vector cores (collective_work.h): bytes
+        // requested from the L2, the HBM bytes that caused (the ledger's attribution to the
+        // collective ops), and how long the die took to do its share.
+        s["comm_memory_bytes"] = counter("comm_memory_bytes");
+        s["comm_die_work_ns"] = counter("comm_die_work_ps") * 1e-3;
+        uint64_t comm_hbm = 0;
+        for (const OpRecord& r :
+             (detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger()).records())
+            if (r.kind == trace::OpKind::kCollective)
+                comm_hbm += r.hbm_read_bytes + r.hbm_write_bytes;
+        s["comm_hbm_bytes"] = comm_hbm;
         step_ns = std::max(step_ns, s["sim_time_ns"].get<double>());
         flops += s["flops"].get<double>();
         per_die_summary.push_back(s);

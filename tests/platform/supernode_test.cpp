@@ -30,8 +30,9 @@ std::string trace_set(const std::string& name, const std::string& gen_args) {
     return dir;
 }
 
-nlohmann::json run_set(const std::string& set, const std::string& extra, const std::string& out_name) {
-    const std::string out = scratch(out_name);
+nlohmann::json run_set(const std::string& set, const std::string& extra,
+                       const std::string& out_name, std::string out = "") {
+    if (out.empty()) out = scratch(out_name);
     const CliResult r = run_cli("run --platform supernode8_ring --trace " + set + " " + extra + " --out " + out);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     if (r.exit_code != 0) return nullptr;
@@ -113,6 +114,74 @@ TEST(Supernode, ACollectiveOverlapsIndependentCompute) {
                     d["comm_exposed_ns"].get<double>() + d["comm_overlap_ns"].get<double>(), 1.0);
         // The step is the all-reduce, not all-reduce + matmuls: compute hid under it.
         EXPECT_LT(d["sim_time_ns"].get<double>(), d["comm_time_ns"].get<double>() + 1.5 * d["comm_overlap_ns"].get<double>());
+    }
+}
+
+// Two dies: a 64 MiB all-reduce starts while a 1 GiB add occupies every vector core. With the
+// collectives' die work (network.collectives.die_work, the default) each die moves and reduces
+// its share in its own memory on its vector cores: the bytes are the ring's (p = 2: sends and
+// receives 64 MiB, reduces 32 MiB; copy 2 x 64 MiB + add 3 x 32 MiB = 224 MiB), they reach the
+// HBM, and the collective ends only after the add that holds the vector cores. Without it the
+// collective is the network's alone and ends long before the add. The ring's links are made
+// fast (64 lanes) so that the network is not what bounds the collective.
+TEST(Supernode, ACollectiveTakesItsShareOfTheDiesMemoryAndVectorCores) {
+    const std::string dir = scratch("diework");
+    fs::create_directories(dir);
+    asim::test::write_text(
+        dir + "/index.json",
+        R"({"format":"ascend-sim-trace-index","version":1,"name":"dw","dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}],"groups":{}})");
+    for (int die : {0, 1}) {
+        asim::test::write_text(
+            dir + "/die" + std::to_string(die) + ".jsonl",
+            std::string(R"({"format":"ascend-sim-trace","version":1,"name":"dw","dies":2,"die":)") +
+                std::to_string(die) + "}\n" +
+                R"({"id":0,"op":"elementwise","func":"add","elements":268435456,"dtype":"bf16","inputs":[{"name":"x","addr":0,"bytes":536870912},{"name":"y","addr":536870912,"bytes":536870912}],"outputs":[{"name":"z","addr":1073741824,"bytes":536870912}]})"
+                "\n" +
+                R"({"id":1,"op":"collective","name":"grad_ar","kind":"all_reduce","group":[0,1],"bytes":67108864})" +
+                "\n");
+    }
+    // Runs the set; returns the summary and keeps ops.csv's text.
+    auto run = [&](const std::string& extra, const std::string& name, std::string& ops_csv) {
+        const std::string out = scratch(name);
+        const auto summary = run_set(dir, extra, name, out);
+        ops_csv = asim::test::read_text(out + "/ops.csv");
+        return summary;
+    };
+    auto collective_end_ns = [](const std::string& ops_csv, int die) {
+        std::istringstream in(ops_csv);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("1,grad_ar,collective," + std::to_string(die) + ",", 0) == 0) {
+                std::stringstream cells(line);
+                std::string cell;
+                for (int i = 0; i < 6; ++i) std::getline(cells, cell, ',');
+                return std::stod(cell);
+            }
+        return -1.0;
+    };
+    const std::string fast_links = "--set network.node.link.lanes=64";
+    std::string ops_on, ops_off;
+    const auto with = run(fast_links, "diework-on", ops_on);
+    const auto without =
+        run(fast_links + " --set network.collectives.die_work=false", "diework-off", ops_off);
+    ASSERT_FALSE(with.is_null());
+    ASSERT_FALSE(without.is_null());
+    for (int die : {0, 1}) {
+        const auto& on = with["per_die"][die];
+        const auto& off = without["per_die"][die];
+        EXPECT_EQ(on["comm_memory_bytes"].get<double>(), 224.0 * 1048576) << on.dump();
+        EXPECT_GT(on["comm_hbm_bytes"].get<double>(), 0.0) << on.dump();
+        EXPECT_GT(on["comm_die_work_ns"].get<double>(), 0.0) << on.dump();
+        EXPECT_EQ(off["comm_memory_bytes"].get<double>(), 0.0) << off.dump();
+        EXPECT_EQ(off["comm_hbm_bytes"].get<double>(), 0.0) << off.dump();
+        // The add ends at about the same time either way; the collective follows it only with
+        // the die work.
+        const double add_ns = off["sim_time_ns"].get<double>();
+        const double end_off = collective_end_ns(ops_off, die);
+        const double end_on = collective_end_ns(ops_on, die);
+        EXPECT_GT(end_off, 0.0);
+        EXPECT_LT(end_off, 0.5 * add_ns) << "the network alone is fast";
+        EXPECT_GT(end_on, add_ns) << "the die's share waited for the vector cores";
     }
 }
 

@@ -69,7 +69,9 @@ void FastDie::step() {
             if (op.kind == trace::OpKind::kCollective) {
                 if (!m_collectives) throw InputError("op " + std::to_string(op.id) + ": a collective needs a supernode");
                 m_overlap.comm_started(now);
-                m_collectives->start(op, [this, index] {
+                // A fast die has no memory or vector pipelines: its share of the collective's
+                // work (collective_work.h) is not modelled.
+                m_collectives->start(op, {}, [this, index] {
                     complete(index);
                     m_wake.notify(sc_core::SC_ZERO_TIME);
                 });

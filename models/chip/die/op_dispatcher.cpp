@@ -1,6 +1,7 @@
 #include "models/chip/die/op_dispatcher.h"
 
 #include <algorithm>
+#include <memory>
 #include <cstdio>
 #include <iterator>
 
@@ -39,7 +40,17 @@ OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const Tiler& tiler,
       m_failures(failures),
       m_overlap(stats, this->name()),
       m_log(this->name()),
-      m_ops_done(stats.counter(std::string(this->name()) + ".ops", "ops completed")) {
+      m_ops_done(stats.counter(std::string(this->name()) + ".ops", "ops completed")),
+      m_comm_memory_bytes(
+          stats.counter(std::string(this->name()) + ".comm_memory_bytes",
+                        "bytes collectives read and wrote in this die's memory (requests to "
+                        "the L2) to move their data and reduce it",
+                        "B")),
+      m_comm_die_work_ps(
+          stats.counter(std::string(this->name()) + ".comm_die_work_ps",
+                        "time from each collective's start until this die's share of its "
+                        "data movement and reductions finished, summed",
+                        "ps")) {
     m_class_stats = register_op_class_stats(stats, this->name());
     SC_THREAD(run);
 }
@@ -127,7 +138,9 @@ void OpDispatcher::dispatch(const trace::Op& op) {
         m_ledger.started(op.id, ClockDomain::to_ps(sc_core::sc_time_stamp()));
         const uint64_t id = op.id;
         try {
-            m_collectives->start(op, [this, id] { work_done(id); });
+            m_collectives->start(
+                op, [this, op](const CollectiveDieWork& work) { start_collective_work(op, work); },
+                [this, id] { work_done(id); });
         } catch (const InputError& e) {
             throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " + e.what());
         }
@@ -164,14 +177,38 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     work_done(op.id);
 }
 
-uint32_t OpDispatcher::submit_stage(uint64_t op_id, uint32_t label, PlanStage& stage) {
+void OpDispatcher::start_collective_work(const trace::Op& op, const CollectiveDieWork& work) {
+    auto it = m_in_flight.find(op.id);
+    if (it == m_in_flight.end() || m_address_space == ~uint64_t{0}) return;
+    const Picoseconds start = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    // Engines still working on this collective's share; the last one adds the span.
+    auto left = std::make_shared<uint32_t>(0);
+    auto engine_done = [this, left, start] {
+        if (--*left == 0)
+            m_comm_die_work_ps += ClockDomain::to_ps(sc_core::sc_time_stamp()) - start;
+    };
+    for (const trace::Op& piece : collective_die_ops(op, work, m_address_space)) {
+        OpPlan plan = m_tiler.plan(piece);
+        m_comm_memory_bytes += memory_bytes(piece);
+        PlanStage stage{std::move(plan.cube_work), std::move(plan.vector_work)};
+        const uint32_t engines = submit_stage(op.id, it->second.label, stage, engine_done);
+        *left += engines;
+        it->second.remaining += engines;
+    }
+}
+
+uint32_t OpDispatcher::submit_stage(uint64_t op_id, uint32_t label, PlanStage& stage,
+                                    std::function<void()> engine_done) {
     uint32_t engines = 0;
     auto submit = [&](std::vector<PipelineWork>& work, std::vector<TilePipeline*>& pipes) {
         for (std::size_t i = 0; i < work.size() && i < pipes.size(); ++i) {
             if (!work[i].tiles) continue;
             work[i].op_id = op_id;
             work[i].timeline_label = label;
-            work[i].on_done = [this, op_id] { work_done(op_id); };
+            work[i].on_done = [this, op_id, engine_done] {
+                if (engine_done) engine_done();
+                work_done(op_id);
+            };
             ++engines;
             pipes[i]->submit(std::move(work[i]));
         }

@@ -20,6 +20,7 @@
 
 #include "models/chip/aicore/tile_pipeline.h"
 #include "models/chip/aicore/tiling.h"
+#include "models/chip/die/collective_work.h"
 #include "models/chip/die/comm_overlap.h"
 #include "models/chip/hjsd/hjsd.h"
 #include "models/common/clock_domain.h"
@@ -54,12 +55,15 @@ public:
 };
 
 // Runs a die's collective ops in a supernode run (testbenches/supernode): `start` is called at
-// the simulated time the op is dispatched; the service calls `done` at the simulated time the
-// collective ends for this die. Without a service a collective op is refused.
+// the simulated time the op is dispatched; the service calls `started` when the whole group has
+// arrived and the collective begins, with this die's share of its work in die memory and on the
+// vector cores (collective_work.h; may be empty), and `done` at the simulated time the collective
+// ends on the network for this die. Without a service a collective op is refused.
 class CollectiveService {
 public:
-    virtual ~CollectiveService() = default;
-    virtual void start(const trace::Op& op, std::function<void()> done) = 0;
+  using Started = std::function<void(const CollectiveDieWork&)>;
+  virtual ~CollectiveService() = default;
+  virtual void start(const trace::Op& op, Started started, std::function<void()> done) = 0;
 };
 
 class OpDispatcher : public sc_core::sc_module {
@@ -134,8 +138,13 @@ public:
     void dispatch(const trace::Op& op);
     void check_deps_exist(const trace::Op& op);
     void work_done(uint64_t op_id);
-    // Submits a stage's work to the engines; returns how many engines got some.
-    uint32_t submit_stage(uint64_t op_id, uint32_t label, PlanStage& stage);
+    // Submits a stage's work to the engines; returns how many engines got some. `engine_done`
+    // (optional) runs as each engine finishes, before the op's own accounting.
+    uint32_t submit_stage(uint64_t op_id, uint32_t label, PlanStage& stage,
+                          std::function<void()> engine_done = {});
+    // A collective began: runs this die's share of its work (collective_work.h) on the vector
+    // pipelines as part of the collective op.
+    void start_collective_work(const trace::Op& op, const CollectiveDieWork& work);
 
     const Tiler& m_tiler;
     std::vector<TilePipeline*> m_cube_pipes;
@@ -173,6 +182,8 @@ public:
 
     Counter& m_ops_done;
     std::vector<OpClassStats> m_class_stats;
+    Counter& m_comm_memory_bytes;
+    Counter& m_comm_die_work_ps;
 };
 
 }  // namespace asim

@@ -47,6 +47,11 @@ struct CollectiveParams {
     double reduce_bytes_per_s = 0;                          // vector-core reduction rate (0: free)
     int64_t launch_overhead_ps = 0;                         // per collective, before the first send
     RingBreak ring_break = RingBreak::cost;                 // a ring hop that needs the host
+    // In a supernode run, each member die reads what it sends from, and writes what it receives
+    // to, its HCCL buffer in HBM, and reduces on its vector cores (models/chip/die: collective
+    // work).
+    bool die_work = true;
+    uint64_t buffer_bytes = 200ull << 20;  // HCCL_BUFFSIZE: each of the in and out buffers
     std::string problems() const;
 };
 
@@ -85,6 +90,11 @@ public:
     void run();
 
     const CollectiveResult& result(uint32_t id) const { return m_colls.at(id)->result; }
+    // What rank `rank` of collective `id` moves and reduces, from its schedule (a ring that falls
+    // back to the host star later moves the same bytes and reduces none; not reflected here).
+    RankTraffic traffic(uint32_t id, uint32_t rank) const {
+        return rank_traffic(*m_colls.at(id)->schedule, rank);
+    }
     // Time each die spent inside collectives, summed.
     const std::vector<int64_t>& comm_time_ps() const { return m_comm_time; }
     // Functional mode: the buffer of `rank` of collective `id`, and the value byte i of rank r

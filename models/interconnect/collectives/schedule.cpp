@@ -409,6 +409,19 @@ std::vector<CollectiveAlgo> algorithms_for(CollectiveOp op) {
     return {};
 }
 
+RankTraffic rank_traffic(const Schedule& schedule, uint32_t rank) {
+    RankTraffic t;
+    for (uint32_t i = 0; i < schedule.steps(rank); ++i) {
+        const Step step = schedule.step(rank, i);
+        for (const SendOp& op : step.sends) t.sent += op.bytes;
+        for (const RecvOp& w : step.waits) {
+            t.received += w.bytes;
+            if (w.reduce) t.reduced += w.bytes;
+        }
+    }
+    return t;
+}
+
 std::unique_ptr<Schedule> make_schedule(const ScheduleShape& s) {
     const auto ok = algorithms_for(s.op);
     if (std::find(ok.begin(), ok.end(), s.algo) == ok.end()) {

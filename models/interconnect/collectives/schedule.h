@@ -71,4 +71,13 @@ public:
 // Throws InputError when the algorithm does not apply to the op or the shape.
 std::unique_ptr<Schedule> make_schedule(const ScheduleShape& shape);
 
+// What one rank moves and reduces over a whole schedule: the bytes it sends (read from its
+// memory), receives (written to it) and reduces (its received bytes that are added in).
+struct RankTraffic {
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    uint64_t reduced = 0;
+};
+RankTraffic rank_traffic(const Schedule& schedule, uint32_t rank);
+
 }  // namespace asim
