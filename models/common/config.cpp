@@ -998,6 +998,28 @@ std::vector<int64_t> ConfigNode::integer_list(const std::string& key, Range rang
     return out;
 }
 
+std::vector<std::string> ConfigNode::string_list(const std::string& key,
+                                                 const std::vector<std::string>& dflt) const {
+    const MapEntry* entry = lookup(m_node, key);
+    if (!entry) return dflt;
+    const TreeNode& value = *entry->value;
+    if (value.type != NodeType::kList) {
+        throw_at(value.location, key_path(key),
+                 std::string("expected a list of strings, got ") + type_noun(value.type));
+    }
+    std::vector<std::string> out;
+    out.reserve(value.items.size());
+    for (std::size_t i = 0; i < value.items.size(); ++i) {
+        const TreeNode& item = *value.items[i];
+        if (item.type != NodeType::kScalar) {
+            throw_at(item.location, item_path(key_path(key), i),
+                     std::string("expected a string, got ") + type_noun(item.type));
+        }
+        out.push_back(item.scalar);
+    }
+    return out;
+}
+
 void ConfigNode::fail(const std::string& key, const std::string& message) const {
     const MapEntry* entry = key.empty() ? nullptr : m_node->find(key);
     const SourceLocation& where = entry ? entry->value->location : m_node->location;

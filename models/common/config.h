@@ -158,6 +158,9 @@ public:
     std::string choice(const std::string& key, std::initializer_list<const char*> choices,
                        const std::string& dflt) const;
     std::vector<int64_t> integer_list(const std::string& key, Range range) const;
+    // A list of strings; `dflt` when the key is absent.
+    std::vector<std::string> string_list(const std::string& key,
+                                         const std::vector<std::string>& dflt) const;
 
     // Throws ConfigError located at `key` (or at this map when `key` is absent from it).
     [[noreturn]] void fail(const std::string& key, const std::string& message) const;

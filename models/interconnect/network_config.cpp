@@ -87,6 +87,9 @@ NetworkParams parse_network_params(const ConfigNode& n) {
         p.endpoint.memory_read_ps = ep->time_ps("memory_read", 0);
         p.endpoint.memory_write_ps = ep->time_ps("memory_write", 0);
     }
+    // A collective's SDMA start-up per message is the DMA issue cost `figures links` uses, unless
+    // network.collectives.sdma_start says otherwise.
+    p.collectives.sdma_start_ps = p.endpoint.issue_overhead_ps;
     if (const auto co = n.optional_child("collectives")) {
         p.collectives.allreduce_algo = parse_collective_algo(co->choice(
             "allreduce_algorithm",
@@ -96,6 +99,17 @@ NetworkParams parse_network_params(const ConfigNode& n) {
         p.collectives.reduce_bytes_per_s =
             co->has("reduce_bandwidth") ? co->byte_rate("reduce_bandwidth") : 0.0;
         p.collectives.launch_overhead_ps = co->time_ps("launch_overhead", 0);
+        p.collectives.sdma_start_ps = co->time_ps("sdma_start", p.collectives.sdma_start_ps);
+        p.collectives.aiv_start_ps = co->time_ps("aiv_start", 0);
+        for (const std::string& name : co->string_list("aiv_direct", {})) {
+            try {
+                p.collectives.aiv_direct.push_back(parse_collective_op(name));
+            } catch (const InputError& e) {
+                co->fail("aiv_direct", e.what());
+            }
+        }
+        p.collectives.notify_bytes = co->size_bytes_or_zero("notify_bytes", 0);
+        p.collectives.notify_overhead_ps = co->time_ps("notify_overhead", 0);
         p.collectives.die_work = co->boolean("die_work", p.collectives.die_work);
         p.collectives.buffer_bytes = co->size_bytes("buffer", p.collectives.buffer_bytes);
         try {

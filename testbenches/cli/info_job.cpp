@@ -63,6 +63,16 @@ std::string network_info(const NetworkParams& n) {
                                  : std::string("free"),
         units::format_time_ps(c.launch_overhead_ps),
         t.has_fallback ? fmt::format(", broken ring: {}", to_string(c.ring_break)) : "");
+    std::string aiv;
+    for (CollectiveOp op : c.aiv_direct)
+        aiv += std::string(aiv.empty() ? "" : ", ") + to_string(op);
+    out += fmt::format(
+        "  {:<28}SDMA start {} per message; AIV-direct {} ({} per message); ready flags {}\n",
+        "collective costs", units::format_time_ps(c.sdma_start_ps), aiv.empty() ? "none" : aiv,
+        units::format_time_ps(c.aiv_start_ps),
+        c.notify_bytes > 0 ? fmt::format("{} after {}", units::format_bytes(c.notify_bytes),
+                                         units::format_time_ps(c.notify_overhead_ps))
+                           : std::string("none"));
     if (!n.faults.empty()) out += fmt::format("  {:<28}{} links down\n", "faults", n.faults.size());
     return out;
 }

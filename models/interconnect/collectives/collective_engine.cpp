@@ -36,11 +36,18 @@ RingBreak parse_ring_break(const std::string& s) {
     throw InputError(fmt::format("unknown ring_break '{}' (choices: {})", s, names));
 }
 
+bool CollectiveParams::uses_aiv(CollectiveOp op) const {
+    return std::find(aiv_direct.begin(), aiv_direct.end(), op) != aiv_direct.end();
+}
+
 std::string CollectiveParams::problems() const {
     std::string p;
     if (chunk_bytes == 0) p += "chunk: must be > 0\n";
     if (reduce_bytes_per_s < 0) p += "reduce_bandwidth: must be >= 0\n";
     if (launch_overhead_ps < 0) p += "launch_overhead: must be >= 0\n";
+    if (sdma_start_ps < 0) p += "sdma_start: must be >= 0\n";
+    if (aiv_start_ps < 0) p += "aiv_start: must be >= 0\n";
+    if (notify_overhead_ps < 0) p += "notify_overhead: must be >= 0\n";
     return p;
 }
 
@@ -170,7 +177,16 @@ void CollectiveEngine::decide_ring_break(Collective& c) {
     for (uint32_t i = 0; i < p; ++i)
         hop = std::max(hop, route_s(rq.group[i], rq.group[(i + 1) % p], piece));
     if (!standby) return;  // the ring is whole
-    double forward = 2.0 * (p - 1) * hop;
+    // Each step also pays a message's SDMA start-up and, with ready flags, the flag's trip back.
+    const double start = static_cast<double>(m_params.sdma_start_ps) * 1e-12;
+    double flag = 0;
+    if (m_params.notify_bytes > 0) {
+        for (uint32_t i = 0; i < p; ++i)
+            flag = std::max(flag, route_s(rq.group[(i + 1) % p], rq.group[i],
+                                          static_cast<double>(m_params.notify_bytes)));
+        flag += static_cast<double>(m_params.notify_overhead_ps) * 1e-12;
+    }
+    double forward = 2.0 * (p - 1) * (hop + start + flag);
     if (m_params.reduce_bytes_per_s > 0) forward += (p - 1) * piece / m_params.reduce_bytes_per_s;
     const uint32_t rx = topo.host_rx(node), tx = topo.host_tx(node);
     double up = 0, down = 0;
@@ -178,7 +194,7 @@ void CollectiveEngine::decide_ring_break(Collective& c) {
         up = std::max(up, route_s(d, rx, m));
         down = std::max(down, route_s(tx, d, m));
     }
-    const double star = up + route_s(rx, tx, m * p) + down;
+    const double star = up + start + route_s(rx, tx, m * p) + start + down;
     c.result.ring_broken = true;
     c.result.estimate_forward_ps = static_cast<int64_t>(std::min(forward * 1e12, 9e18));
     c.result.estimate_star_ps = static_cast<int64_t>(std::min(star * 1e12, 9e18));
@@ -209,7 +225,8 @@ void CollectiveEngine::run_host_star(uint32_t id) {
             const uint64_t label =
                 (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
             m_net.start_transfer(
-                tx, m_colls[id]->request.group[r], bytes, LinkOp::write, m_net.now_ps(),
+                tx, m_colls[id]->request.group[r], bytes, LinkOp::write,
+                m_net.now_ps() + m_params.sdma_start_ps,
                 [this, id, r, sum](int64_t) {
                     if (sum) m_colls[id]->buffers[r] = *sum;
                     finish_rank(id, r);
@@ -221,7 +238,7 @@ void CollectiveEngine::run_host_star(uint32_t id) {
         const uint64_t label =
             (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
         m_net.start_transfer(
-            c.request.group[r], rx, bytes, LinkOp::write, m_net.now_ps(),
+            c.request.group[r], rx, bytes, LinkOp::write, m_net.now_ps() + m_params.sdma_start_ps,
             [this, id, rx, tx, p, copied, download](int64_t) {
                 if (++m_colls[id]->star_uploads < p) return;
                 m_net.start_transfer(rx, tx, copied, LinkOp::write, m_net.now_ps(), download,
@@ -254,6 +271,7 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
         if (!s.have_step) {
             s.current = c.schedule->step(rank, s.step);
             s.have_step = true;
+            if (m_params.notify_bytes > 0) post_ready(id, rank, s.current);
         }
         uint64_t reduce_bytes = 0;
         for (const RecvOp& w : s.current.waits) {
@@ -294,17 +312,48 @@ void CollectiveEngine::send(uint32_t id, uint32_t rank, const SendOp& op) {
     if (!q.in_flight) transmit(id, rank, op.peer, q);
 }
 
+void CollectiveEngine::post_ready(uint32_t id, uint32_t rank, const Step& step) {
+    Collective& c = *m_colls[id];
+    for (const RecvOp& w : step.waits) {
+        const uint32_t sender = w.peer;
+        const uint64_t key = (static_cast<uint64_t>(rank) << 32) | w.tag;
+        const uint64_t label =
+            (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | sender;
+        m_net.start_transfer(
+            c.request.group[rank], c.request.group[sender], m_params.notify_bytes, LinkOp::write,
+            m_net.now_ps() + m_params.notify_overhead_ps,
+            [this, id, sender, rank, key](int64_t) {
+                Collective& col = *m_colls[id];
+                ++col.ranks[sender].cleared[key];
+                auto q = col.ranks[sender].queues.find(rank);
+                if (q != col.ranks[sender].queues.end() && !q->second.in_flight)
+                    transmit(id, sender, rank, q->second);
+            },
+            label);
+    }
+}
+
 void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQueue& q) {
     Collective& c = *m_colls[id];
     if (q.waiting.empty()) return;
+    RankState& s = c.ranks[rank];
+    if (m_params.notify_bytes > 0) {
+        // The receiver's ready flag for this message's step must have arrived.
+        const uint64_t key = (static_cast<uint64_t>(peer) << 32) | q.waiting.front().op.tag;
+        auto flag = s.cleared.find(key);
+        if (flag == s.cleared.end()) return;
+        if (--flag->second == 0) s.cleared.erase(flag);
+    }
     q.in_flight = true;
     Message m = std::move(q.waiting.front());
     q.waiting.pop_front();
     const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
     const uint64_t bytes = m.op.bytes;
     const uint64_t label = (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
+    const int64_t start =
+        m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
     m_net.start_transfer(
-        src, dst, bytes, LinkOp::write, m_net.now_ps(),
+        src, dst, bytes, LinkOp::write, m_net.now_ps() + start,
         [this, id, q = &q, msg = std::move(m)](int64_t) { delivered(id, msg, *q); }, label);
 }
 

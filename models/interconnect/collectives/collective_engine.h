@@ -6,6 +6,14 @@
 // cores (bytes / reduce_bandwidth), then hand the sends to the SDMA queues (one in flight per peer;
 // the data moves as a write over the links). Launch overhead is paid once per collective.
 //
+// HCCL-like costs (each 0 by default): every message pays a start-up before its first byte
+// leaves (`sdma_start` for ops moved by SDMA: descriptor fetch and doorbell; `aiv_start` for ops
+// listed in `aiv_direct`, whose vector cores write straight into the peer's memory); and with
+// `notify_bytes` > 0 every receive is synchronised: when a rank begins a step it writes a ready
+// flag of notify_bytes to each peer it will receive from (over the links, after
+// `notify_overhead`), and the peer sends that step's data only once the flag has arrived (its
+// buffer is free), so each step pays a flag's one-way trip unless the receiver was ready first.
+//
 // A broken ring (ring_break, decided when the collective begins): when an all-reduce's ring
 // (`ring` or `ring_pipelined`) inside one node has a hop whose only route left crosses the node's
 // fallback star, the engine either keeps the ring and lets the host forward that hop (`forward`),
@@ -47,6 +55,12 @@ struct CollectiveParams {
     double reduce_bytes_per_s = 0;                          // vector-core reduction rate (0: free)
     int64_t launch_overhead_ps = 0;                         // per collective, before the first send
     RingBreak ring_break = RingBreak::cost;                 // a ring hop that needs the host
+    int64_t sdma_start_ps = 0;                              // per message moved by SDMA
+    int64_t aiv_start_ps = 0;                               // per message moved AIV-direct
+    std::vector<CollectiveOp> aiv_direct;                   // ops whose data moves AIV-direct
+    uint64_t notify_bytes = 0;                              // ready flag per receive (0: none)
+    int64_t notify_overhead_ps = 0;                         // before each flag leaves
+    bool uses_aiv(CollectiveOp op) const;
     // In a supernode run, each member die reads what it sends from, and writes what it receives
     // to, its HCCL buffer in HBM, and reduces on its vector cores (models/chip/die: collective
     // work).
@@ -121,6 +135,8 @@ private:
         Step current;
         uint32_t outstanding = 0;
         std::unordered_set<uint64_t> arrived;  // (peer << 32 | tag)
+        std::unordered_map<uint64_t, uint32_t>
+            cleared;  // ready flags from receivers: (peer << 32 | tag)
         std::unordered_map<uint32_t, PeerQueue> queues;
     };
     struct Collective {
@@ -147,6 +163,8 @@ private:
     // queue is looked up once per message, not once per call.
     void transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQueue& q);
     void delivered(uint32_t id, const Message& m, PeerQueue& q);
+    // notify: `rank` is ready for the step's receives; flags go to their senders.
+    void post_ready(uint32_t id, uint32_t rank, const Step& step);
 
     FlowNetwork& m_net;
     CollectiveParams m_params;
