@@ -225,26 +225,25 @@ void CollectiveEngine::run_host_star(uint32_t id) {
             const uint64_t label =
                 (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
             m_net.start_transfer(
-                tx, m_colls[id]->request.group[r], bytes, LinkOp::write,
-                m_net.now_ps() + m_params.sdma_start_ps,
+                tx, m_colls[id]->request.group[r], bytes, LinkOp::write, m_net.now_ps(),
                 [this, id, r, sum](int64_t) {
                     if (sum) m_colls[id]->buffers[r] = *sum;
                     finish_rank(id, r);
                 },
-                label);
+                label, m_params.sdma_start_ps);
         }
     };
     for (uint32_t r = 0; r < p; ++r) {
         const uint64_t label =
             (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
         m_net.start_transfer(
-            c.request.group[r], rx, bytes, LinkOp::write, m_net.now_ps() + m_params.sdma_start_ps,
+            c.request.group[r], rx, bytes, LinkOp::write, m_net.now_ps(),
             [this, id, rx, tx, p, copied, download](int64_t) {
                 if (++m_colls[id]->star_uploads < p) return;
                 m_net.start_transfer(rx, tx, copied, LinkOp::write, m_net.now_ps(), download,
                                      static_cast<uint64_t>(id) << 48);
             },
-            label);
+            label, m_params.sdma_start_ps);
     }
 }
 
@@ -316,20 +315,14 @@ void CollectiveEngine::post_ready(uint32_t id, uint32_t rank, const Step& step) 
     Collective& c = *m_colls[id];
     for (const RecvOp& w : step.waits) {
         const uint32_t sender = w.peer;
-        const uint64_t key = (static_cast<uint64_t>(rank) << 32) | w.tag;
-        const uint64_t label =
-            (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | sender;
-        m_net.start_transfer(
-            c.request.group[rank], c.request.group[sender], m_params.notify_bytes, LinkOp::write,
-            m_net.now_ps() + m_params.notify_overhead_ps,
-            [this, id, sender, rank, key](int64_t) {
-                Collective& col = *m_colls[id];
-                ++col.ranks[sender].cleared[key];
-                auto q = col.ranks[sender].queues.find(rank);
-                if (q != col.ranks[sender].queues.end() && !q->second.in_flight)
-                    transmit(id, sender, rank, q->second);
-            },
-            label);
+        const int64_t trip = m_net.message_latency_ps(
+            c.request.group[rank], c.request.group[sender], m_params.notify_bytes, LinkOp::write);
+        if (trip < 0) continue;  // no route: the sender waits, the watchdog names it
+        RankState& s = c.ranks[sender];
+        s.ready.emplace((static_cast<uint64_t>(rank) << 32) | w.tag,
+                        m_net.now_ps() + m_params.notify_overhead_ps + trip);
+        auto q = s.queues.find(rank);
+        if (q != s.queues.end() && !q->second.in_flight) transmit(id, sender, rank, q->second);
     }
 }
 
@@ -337,12 +330,15 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQ
     Collective& c = *m_colls[id];
     if (q.waiting.empty()) return;
     RankState& s = c.ranks[rank];
+    int64_t at = m_net.now_ps();
     if (m_params.notify_bytes > 0) {
-        // The receiver's ready flag for this message's step must have arrived.
-        const uint64_t key = (static_cast<uint64_t>(peer) << 32) | q.waiting.front().op.tag;
-        auto flag = s.cleared.find(key);
-        if (flag == s.cleared.end()) return;
-        if (--flag->second == 0) s.cleared.erase(flag);
+        // The receiver's ready flag for this message's step: posted (else wait for it), and the
+        // data leaves once it has arrived.
+        const auto flag =
+            s.ready.find((static_cast<uint64_t>(peer) << 32) | q.waiting.front().op.tag);
+        if (flag == s.ready.end()) return;
+        at = std::max(at, flag->second);
+        s.ready.erase(flag);
     }
     q.in_flight = true;
     Message m = std::move(q.waiting.front());
@@ -352,9 +348,11 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQ
     const uint64_t label = (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
     const int64_t start =
         m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
+    // The wait for the flag and the start-up delay the delivery (folded into the transfer).
     m_net.start_transfer(
-        src, dst, bytes, LinkOp::write, m_net.now_ps() + start,
-        [this, id, q = &q, msg = std::move(m)](int64_t) { delivered(id, msg, *q); }, label);
+        src, dst, bytes, LinkOp::write, m_net.now_ps(),
+        [this, id, q = &q, msg = std::move(m)](int64_t) { delivered(id, msg, *q); }, label,
+        at - m_net.now_ps() + start);
 }
 
 void CollectiveEngine::delivered(uint32_t id, const Message& m, PeerQueue& q) {

@@ -10,9 +10,12 @@
 // leaves (`sdma_start` for ops moved by SDMA: descriptor fetch and doorbell; `aiv_start` for ops
 // listed in `aiv_direct`, whose vector cores write straight into the peer's memory); and with
 // `notify_bytes` > 0 every receive is synchronised: when a rank begins a step it writes a ready
-// flag of notify_bytes to each peer it will receive from (over the links, after
-// `notify_overhead`), and the peer sends that step's data only once the flag has arrived (its
-// buffer is free), so each step pays a flag's one-way trip unless the receiver was ready first.
+// flag of notify_bytes to each peer it will receive from (after `notify_overhead`), and the peer
+// sends that step's data only once the flag has arrived (its buffer is free), so each step pays a
+// flag's one-way trip unless the receiver was ready first. A flag's trip is computed on the
+// current route (FlowNetwork::message_latency_ps: path latency plus its bytes at the bottleneck),
+// not moved as a transfer: a few bytes per step do not load the links, and the flags of a
+// 15,488-rank collective then cost no events.
 //
 // A broken ring (ring_break, decided when the collective begins): when an all-reduce's ring
 // (`ring` or `ring_pipelined`) inside one node has a hop whose only route left crosses the node's
@@ -135,8 +138,8 @@ private:
         Step current;
         uint32_t outstanding = 0;
         std::unordered_set<uint64_t> arrived;  // (peer << 32 | tag)
-        std::unordered_map<uint64_t, uint32_t>
-            cleared;  // ready flags from receivers: (peer << 32 | tag)
+        // Ready flags from receivers, (peer << 32 | tag) -> when the flag arrives here.
+        std::unordered_multimap<uint64_t, int64_t> ready;
         std::unordered_map<uint32_t, PeerQueue> queues;
     };
     struct Collective {

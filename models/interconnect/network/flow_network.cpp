@@ -57,7 +57,7 @@ std::vector<double> FlowNetwork::link_bytes() const {
 }
 
 void FlowNetwork::clear_routes() {
-    for (RouteHint& h : m_route_hint) h = {};
+    for (auto& h : m_route_hint) h = {};
     std::vector<std::shared_ptr<RouteTemplate>> keep;
     auto retire = [&](const std::shared_ptr<RouteTemplate>& r) {
         add_carried(*r, m_link_bytes);
@@ -74,8 +74,9 @@ void FlowNetwork::post(int64_t t, Kind k, uint32_t id, uint32_t version) {
     m_events.push({t, m_seq++, k, id, version});
 }
 
-void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
-                                 Delivered done, uint64_t label_key) {
+void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op,
+                                 int64_t at_ps, Delivered done, uint64_t label_key,
+                                 int64_t wait_ps) {
     if (!m_topology.is_endpoint(src) || !m_topology.is_endpoint(dst))
         throw InputError(
             fmt::format("transfer {} -> {} names an endpoint that does not exist (dies 0..{}{})",
@@ -91,7 +92,8 @@ void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, Lin
         m_transfers.emplace_back();
         m_pending_bytes.push_back(0);
     }
-    m_transfers[id] = Transfer{src, dst, op, 0, std::move(done), label_key, 0, false};
+    m_transfers[id] = Transfer{
+        src, dst, op, 0, std::move(done), label_key, 0, false, std::max<int64_t>(0, wait_ps)};
     m_pending_bytes[id] = static_cast<double>(bytes);
     ++m_pending;
     ++m_stats.transfers;
@@ -100,6 +102,26 @@ void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, Lin
     } else {
         post(at_ps, Kind::start, id);
     }
+}
+
+int64_t FlowNetwork::message_latency_ps(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op) {
+    if (src == dst) return 0;
+    const std::shared_ptr<RouteTemplate> route =
+        route_template(src, dst, op, static_cast<double>(bytes));
+    if (!route) return -1;
+    if (route->message_latency_ps >= 0 && route->message_bytes == bytes)
+        return route->message_latency_ps;
+    const auto per_path = static_cast<uint64_t>(
+        std::ceil(static_cast<double>(bytes) / static_cast<double>(route->paths.size())));
+    int64_t latency = 0;
+    for (const Path& p : route->paths)
+        latency = std::max(latency, m_topology.path_latency_ps(p, per_path, op));
+    double drain = 0;  // seconds per payload byte at the busiest link of the route
+    for (double c : route->cost) drain = std::max(drain, c);
+    route->message_bytes = bytes;
+    route->message_latency_ps =
+        latency + static_cast<int64_t>(std::ceil(static_cast<double>(bytes) * drain * 1e12));
+    return route->message_latency_ps;
 }
 
 void FlowNetwork::schedule(int64_t at_ps, std::function<void()> fn) {
@@ -129,11 +151,20 @@ std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t
                          (want << 1) ^ (op == LinkOp::read ? 1u : 0u);
     // A collective sends from a die to the same peer step after step: one entry per source
     // answers most look-ups without the hash table.
-    RouteHint& hint = m_route_hint[src];
-    if (hint.route != nullptr && hint.key == key) return hint.route;
+    std::array<RouteHint, 2>& hints = m_route_hint[src];
+    if (hints[0].route != nullptr && hints[0].key == key) return hints[0].route;
+    if (hints[1].route != nullptr && hints[1].key == key) {
+        std::swap(hints[0], hints[1]);
+        return hints[0].route;
+    }
+    RouteHint& hint = hints[1];  // the older one makes room
+    auto remember = [&](std::shared_ptr<RouteTemplate> route) {
+        hint = {key, std::move(route)};
+        std::swap(hints[0], hints[1]);
+    };
     auto it = m_routes.find(key);
     if (it != m_routes.end()) {
-        hint = {key, it->second};
+        remember(it->second);
         return it->second;
     }
     std::vector<Path> paths = m_topology.routes(src, dst, want, m_down);
@@ -141,7 +172,7 @@ std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t
     if (m_routes.size() > (1u << 20)) clear_routes();  // bound the memory
     auto made = std::make_shared<RouteTemplate>();
     m_routes[key] = made;
-    hint = {key, made};
+    remember(made);
     RouteTemplate& r = *made;
     r.paths = std::move(paths);
     // Packets are sprayed evenly over the paths: each link carries 1/k of the flow per path it is
@@ -331,7 +362,7 @@ void FlowNetwork::begin_transfer(uint32_t t, double bytes, int64_t at) {
     Transfer& tr = m_transfers[t];
     if (tr.src == tr.dst) {
         m_pending_bytes[t] = 0;
-        post(m_now, Kind::deliver, std::numeric_limits<uint32_t>::max(), t);
+        post(m_now + tr.wait_ps, Kind::deliver, std::numeric_limits<uint32_t>::max(), t);
         return;
     }
     std::shared_ptr<RouteTemplate> route = route_template(tr.src, tr.dst, tr.op, bytes);
@@ -549,7 +580,7 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                     Flow& f = m_flows[e.id];
                     if (!f.active || f.version != e.version) break;
                     deactivate(e.id);
-                    post(m_now + f.latency, Kind::deliver, e.id);
+                    post(m_now + f.latency + m_transfers[f.transfer].wait_ps, Kind::deliver, e.id);
                     break;
                 }
                 case Kind::deliver: {

@@ -28,6 +28,7 @@
 // bytes from the source on a new route.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -66,8 +67,12 @@ public:
     // last byte is delivered. `label_key` names the transfer in watchdog reports through the
     // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src ==
     // dst delivers at once.
-    void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps, Delivered done,
-                        uint64_t label_key = 0);
+    void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
+                        Delivered done, uint64_t label_key = 0, int64_t wait_ps = 0);
+    // `wait_ps` delays the delivery without delaying the start: a sender's start-up or wait
+    // folded into the transfer, so that it begins with the rest of this instant (no event of its
+    // own); its bytes load the links from at_ps, which shifts the rates of the flows sharing
+    // them by at most wait_ps.
     using Labeler = std::function<std::string(uint64_t label_key)>;
     void set_labeler(Labeler labeler) { m_labeler = std::move(labeler); }
     // The routes a transfer from `src` to `dst` would take now (links down so far avoided), at
@@ -75,6 +80,11 @@ public:
     std::vector<Path> current_routes(uint32_t src, uint32_t dst) const {
         return m_topology.routes(src, dst, 1, m_down);
     }
+    // Time a message of `bytes` from `src` to `dst` would take alone on the current routes: the
+    // path latency plus its bytes at the route's bottleneck rate, computed, with no transfer and
+    // no event (a control message too small to load the links: a collective's ready flag).
+    // -1 when no route exists.
+    int64_t message_latency_ps(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op);
     // Runs `fn` at `at_ps`.
     void schedule(int64_t at_ps, std::function<void()> fn);
     // Link `link` carries nothing from `at_ps` on; its flows move to other routes.
@@ -107,6 +117,8 @@ private:
         double carried = 0;           // payload bytes sent on this route, not yet in m_link_bytes
         uint64_t latency_packet = 0;  // first packet size (capped at the largest MTU) ...
         int64_t latency_ps = -1;      // ... and the path latency for it (-1: none yet)
+        uint64_t message_bytes = 0;   // message_latency_ps's last size ...
+        int64_t message_latency_ps = -1;  // ... and its answer (-1: none yet)
         bool bundled = false;         // crosses an aggregated bundle
     };
     struct Flow {
@@ -129,6 +141,7 @@ private:
         uint64_t label_key = 0;
         int64_t latest_arrival = 0;
         bool stuck = false;
+        int64_t wait_ps = 0;  // added to the delivery (start_transfer's wait_ps)
     };
     enum class Kind : uint8_t { start, finish, deliver, link_down, timer };
     struct Event {
@@ -232,7 +245,9 @@ private:
         uint64_t key = 0;
         std::shared_ptr<RouteTemplate> route;
     };
-    std::vector<RouteHint> m_route_hint;  // per source die: its last route
+    // Per source: its last two routes (a collective rank sends data one way and its ready flags
+    // another), the more recent first.
+    std::vector<std::array<RouteHint, 2>> m_route_hint;
     bool m_running = false;
     Labeler m_labeler;
     std::vector<uint32_t> m_comp_flows, m_stack;                 // reused by solve()
