@@ -23,6 +23,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -116,7 +117,10 @@ private:
             if (!m_nodes.emplace(n["id"].get<uint64_t>(), &n).second) {
                 throw TraceError(where + "node id " + std::to_string(n["id"].get<uint64_t>()) + " appears twice");
             }
-            m_children[n["parent"].get<uint64_t>()].push_back(n["id"].get<uint64_t>());
+            // The root names itself as its parent; that is no child edge.
+            if (n["parent"].get<uint64_t>() != n["id"].get<uint64_t>()) {
+                m_children[n["parent"].get<uint64_t>()].push_back(n["id"].get<uint64_t>());
+            }
         }
         for (auto& [id, kids] : m_children) std::sort(kids.begin(), kids.end());
         m_report.nodes = m_nodes.size();
@@ -182,7 +186,15 @@ private:
         }
         const auto kids = m_children.find(n["id"].get<uint64_t>());
         if (kids != m_children.end() && !kids->second.empty()) {
+            // Parent links that loop (a node its own ancestor) would recurse forever.
+            if (!m_on_path.insert(n["id"].get<uint64_t>()).second) {
+                fail(n, "is its own ancestor: the 'parent' links form a loop");
+            }
+            if (m_on_path.size() > kMaxDepth) {
+                fail(n, "is nested more than " + std::to_string(kMaxDepth) + " ops deep");
+            }
             for (uint64_t k : kids->second) visit(*m_nodes.at(k));
+            m_on_path.erase(n["id"].get<uint64_t>());
             return;
         }
         // No v1 kind: keep the data movement as a generic copy and report it.
@@ -368,6 +380,8 @@ private:
     std::ostream& m_out;
     std::map<uint64_t, const json*> m_nodes;
     std::unordered_map<uint64_t, std::vector<uint64_t>> m_children;
+    std::unordered_set<uint64_t> m_on_path;           // the nodes visit() is inside of
+    static constexpr std::size_t kMaxDepth = 256;     // real traces nest a few dozen deep
     std::unordered_map<uint64_t, uint64_t> m_writer;  // storage id -> last op that wrote it
     std::size_t m_weight_operand = SIZE_MAX;
     uint64_t m_next = 0;

@@ -12,6 +12,7 @@
 #include "models/common/config.h"
 #include "models/common/errors.h"
 #include "testbenches/mem_replay/mem_trace.h"
+#include "testbenches/trace_gen/et_import.h"
 #include "testbenches/trace_gen/trace_stats.h"
 #include "tests/harness/cli_runner.h"
 
@@ -162,6 +163,35 @@ TEST(FuzzFindings, TraceStatsIndexCountsMustBeUnsignedIntegers) {
         << R"({"format":"ascend-sim-trace-index","version":1,"dies":1,"tokens":-1,"files":[]})";
     EXPECT_NE(error_of().find("\"tokens\" must be an unsigned integer, got -1"), std::string::npos)
         << error_of();
+}
+
+// pytorch_et: the importer walks a node's children recursively, and a node listed as its own
+// child recursed until the stack overflowed (AddressSanitizer: stack-overflow). The reproducer's
+// root (id 1, parent 1, as real traces write the root) was renamed to an aten op with no mapping,
+// so the importer descended into its children, itself among them. The root's self-link is now no
+// child edge, and parent links that loop (1 -> 2 -> 1) are "its own ancestor".
+TEST(FuzzFindings, PytorchEtParentLinksThatLoopAreAnErrorNotAStackOverflow) {
+    auto import = [](const std::string& path) {
+        std::ostringstream out;
+        try {
+            asim::tracegen::import_pytorch_et(path, out, "t");
+        } catch (const asim::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    // The reproducer imports: its self-parented root is no loop.
+    EXPECT_EQ(import(corpus_file("pytorch_et", "crash-710c711964dc76c38182841a4358f25bf6e0d77d")),
+              "accepted");
+    const std::string node =
+        R"("op_schema":"","inputs":[],"input_shapes":[],"input_types":[],"outputs":[],"output_shapes":[],"output_types":[])";
+    const std::string loop = scratch_file(
+        "loop.json",
+        R"({"schema":"1.0.1","nodes":[{"name":"[pytorch|profiler|execution_graph|thread]","id":1,"parent":3,)" +
+            node + R"(},{"name":"aten::unmapped_a","id":2,"parent":1,)" + node +
+            R"(},{"name":"aten::unmapped_b","id":3,"parent":2,)" + node + "}]}");
+    const std::string error = import(loop);
+    EXPECT_NE(error.find("its own ancestor"), std::string::npos) << error;
 }
 
 }  // namespace
