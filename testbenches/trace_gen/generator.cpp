@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <numeric>
 #include <random>
 #include <unordered_map>
@@ -291,6 +292,8 @@ Generator::Generator(ModelConfig model, GenOptions options) : m_model(std::move(
     need(m.ffn.intermediate % o.tp == 0 || (m.moe.enabled && m.moe.first_dense_layers == 0),
          "FFN intermediate size (" + std::to_string(m.ffn.intermediate) + ") is not divisible by TP " +
              std::to_string(o.tp));
+    need(o.grad_buckets <= m_layers, "--grad-buckets " + std::to_string(o.grad_buckets) +
+                                         " exceeds the " + std::to_string(m_layers) + " layers");
     need(o.batch % o.dp == 0, "batch (" + std::to_string(o.batch) + ") is not divisible by DP " + std::to_string(o.dp));
     need(o.batch / o.dp % o.microbatches == 0,
          "batch per DP replica (" + std::to_string(o.batch / o.dp) + ") is not divisible by " +
@@ -967,7 +970,7 @@ private:
                     break;
                 }
                 case TapeOp::kBucketEnd:
-                    if (last_mb) dp_reduce(t.bucket);
+                    if (last_mb) bucket_done(t.bucket);
                     break;
             }
         }
@@ -1014,17 +1017,44 @@ private:
         return bytes;
     }
 
-    // Data-parallel gradient synchronisation of one bucket (a layer, the embedding, the head),
-    // issued as soon as its last gradient is complete so it overlaps the rest of the backward.
-    void dp_reduce(const std::string& bucket) {
-        if (!m_o.collectives || m_o.dp < 2 || m_reduced.count(bucket)) return;
-        m_reduced[bucket] = true;
-        const uint64_t bytes = bucket_grad_bytes(bucket);
+    // The DP gradient bucket a layer's weights are synchronised in (--grad-buckets): the layer's
+    // own, or "grad_bucketK" of N buckets of consecutive layers. Embedding and head: their own.
+    std::string sync_bucket(const std::string& bucket) const {
+        if (m_o.grad_buckets == 0 || bucket.rfind("layer", 0) != 0) return bucket;
+        const uint64_t layer = std::stoull(bucket.substr(5));
+        return "grad_bucket" + std::to_string(layer * m_o.grad_buckets / m_g.decoder_layers());
+    }
+
+    // The backward has passed the start of `bucket` (a layer): its gradients are complete. The
+    // sync bucket it belongs to is synchronised once all of its layers on this die are.
+    void bucket_done(const std::string& bucket) {
+        m_done_buckets.insert(bucket);
+        const std::string sync = sync_bucket(bucket);
+        std::vector<std::string> members;
+        for (const std::string& b : m_w.buckets()) {
+            if (sync_bucket(b) != sync) continue;
+            if (!m_done_buckets.count(b)) return;
+            members.push_back(b);
+        }
+        dp_reduce(sync, members);
+    }
+    void dp_reduce(const std::string& bucket) { dp_reduce(bucket, {bucket}); }
+
+    // Data-parallel gradient synchronisation of one sync bucket (a layer or several, the
+    // embedding, the head), issued as soon as its last gradient is complete so it overlaps the
+    // rest of the backward.
+    void dp_reduce(const std::string& name, const std::vector<std::string>& members) {
+        if (!m_o.collectives || m_o.dp < 2 || m_reduced.count(name)) return;
+        m_reduced[name] = true;
+        uint64_t bytes = 0;
+        for (const std::string& b : members) bytes += bucket_grad_bytes(b);
         if (bytes == 0) return;
         std::vector<Ten*> grads;
         for (const Weight& w : m_w.weights()) {
-            if (w.bucket == bucket) grads.push_back(&m_w.grad(w.t.name));
+            if (std::find(members.begin(), members.end(), w.bucket) != members.end())
+                grads.push_back(&m_w.grad(w.t.name));
         }
+        const std::string& bucket = name;
         OJ j = op("collective", bucket + ".dp_grad." + (m_o.distributed_optimizer ? "reduce_scatter" : "all_reduce"),
                   DType::kBf16);
         j["kind"] = m_o.distributed_optimizer ? "reduce_scatter" : "all_reduce";
@@ -1032,7 +1062,7 @@ private:
         j["bytes"] = bytes;
         Ten synced = m_w.general(bucket + ".synced_grads", m_o.distributed_optimizer ? (bytes + m_o.dp - 1) / m_o.dp : bytes);
         m_w.emit(j, grads, {&synced});
-        m_synced[bucket] = synced;
+        for (const std::string& b : members) m_synced[b] = synced;
     }
 
     // Adam: per weight, one op for the moment updates and one for the parameter update (fp32
@@ -1101,6 +1131,7 @@ private:
     std::map<uint64_t, std::vector<TapeOp>> m_tapes;
     std::map<std::string, Ten> m_caches;
     std::map<std::string, bool> m_reduced;
+    std::set<std::string> m_done_buckets;  // layers whose backward is done (last microbatch)
     std::map<std::string, Ten> m_synced;
 };
 

@@ -34,6 +34,10 @@ struct GenOptions {
     DType dtype = DType::kBf16;  // GEMM dtype: bf16, fp8 or fp4
     bool sequence_parallel = false;  // TP collectives as reduce-scatter + all-gather
     bool distributed_optimizer = false;  // DP gradients reduce-scattered, optimizer sharded
+    // DP gradient buckets over the decoder layers: 0 = one per layer (each synchronised as soon as
+    // its backward is done); N = the layers in N buckets of consecutive layers, each synchronised
+    // when its first layer's backward is done (1: one all-reduce after the whole backward).
+    uint64_t grad_buckets = 0;
     bool collectives = true;     // false: leave every collective out (single-die replay)
     bool embedding = true;       // false: leave the embedding, final norm and LM head out
     Routing routing = Routing::kUniform;

@@ -54,6 +54,12 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
                 "TP collectives as reduce-scatter + all-gather, norms and residuals on 1/TP of the tokens");
     c->add_flag("--distributed-optimizer", s->o.distributed_optimizer,
                 "train: reduce-scatter DP gradients, update 1/DP of the weights, all-gather them");
+    c->add_option("--grad-buckets", s->o.grad_buckets,
+                  "train: DP gradient buckets over the layers (0: one per layer, each synchronised "
+                  "as soon as its "
+                  "backward is done; N: N buckets of consecutive layers; 1: one all-reduce after "
+                  "the backward)")
+        ->capture_default_str();
     c->add_flag("--no-collectives", s->no_collectives, "leave every collective out (for single-die replay)");
     c->add_flag("--no-embedding", s->no_embedding, "leave the embedding, final norm and LM head out");
     c->add_option("--routing", s->routing, "MoE expert load: uniform or skewed (Zipf, see --skew, --seed)")

@@ -215,6 +215,46 @@ TEST(TraceGen, CollectiveBytesMatchTheFormulas) {
     EXPECT_EQ(s.collective_bytes.at("all_reduce"), mbs * (dies / 2) * T * 8);  // cross-entropy only
 }
 
+// --grad-buckets: the DP gradient all-reduces of N buckets of consecutive layers instead of one
+// per layer; the same bytes in fewer collectives, each issued once its layers' gradients are all
+// complete (its inputs are every gradient of its layers), and 1 is one all-reduce after the
+// backward.
+TEST(TraceGen, GradientBucketsGroupLayersAndKeepTheBytes) {
+    GenOptions o;
+    o.phase = Phase::kTrain;
+    o.batch = 2;
+    o.seq = 128;
+    o.dp = 2;
+    o.layers = 8;
+    std::map<uint64_t, uint64_t> bytes;
+    for (const uint64_t n : {0u, 1u, 3u}) {
+        o.grad_buckets = n;
+        const std::string dir = generate("gb" + std::to_string(n), "llama3-8b", o);
+        uint64_t dp = 0, total = 0, last_grad_input = 0;
+        uint64_t first_bucket_inputs = 0;
+        for_each_op(dir, [&](uint64_t die, const trace::Op& op) {
+            if (die != 0 || op.kind != trace::OpKind::kCollective) return;
+            if (op.name.find(".dp_grad.") == std::string::npos) return;
+            ++dp;
+            total += op.collective.bytes;
+            if (op.name.rfind("grad_bucket0.", 0) == 0 || op.name.rfind("layer0.", 0) == 0)
+                first_bucket_inputs = op.inputs.size();
+            last_grad_input = std::max<uint64_t>(last_grad_input, op.inputs.size());
+        });
+        bytes[n] = total;
+        // Buckets: the layers' (8, or N) plus the embedding's and the head's.
+        EXPECT_EQ(dp, (n == 0 ? 8 : n) + 2) << n;
+        if (n == 1) {
+            EXPECT_EQ(first_bucket_inputs, last_grad_input)
+                << "one bucket holds every layer's gradients";
+        }
+    }
+    EXPECT_EQ(bytes[1], bytes[0]);
+    EXPECT_EQ(bytes[3], bytes[0]);
+    o.grad_buckets = 9;  // more buckets than layers
+    EXPECT_THROW(Generator(load_model("llama3-8b"), o), InputError);
+}
+
 TEST(TraceGen, EveryPhaseAndModelReadsBack) {
     struct Case {
         const char* model;
