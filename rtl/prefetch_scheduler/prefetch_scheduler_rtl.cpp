@@ -17,6 +17,17 @@
 namespace asim::rtl {
 
 namespace {
+// Verilator's fatal hook is one function for the process (its API), so its message is kept in
+// one place too.
+std::string& fatal_message() {
+    static std::string message;
+    return message;
+}
+}  // namespace
+
+std::string verilator_fatal_message() { return fatal_message(); }
+
+namespace {
 constexpr uint64_t mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
 constexpr uint32_t kLimitBits = RtlBuild::kPartitions * RtlBuild::kCreditBits;
 }  // namespace
@@ -38,6 +49,21 @@ bool has_assertions() {
 }
 
 void set_assertions(bool on) { Verilated::threadContextp()->assertOn(on); }
+
+}  // namespace asim::rtl
+
+// Verilator's runtime is built with VL_USER_FATAL (rtl/CMakeLists.txt): this replaces its
+// vl_fatal, which would flush every trace from inside a failing flush (a deadlock) and abort.
+void vl_fatal(const char* filename, int linenum, const char* /*hier*/, const char* msg) {
+    std::string& kept = asim::rtl::fatal_message();
+    if (!kept.empty()) return;  // the first one says what went wrong
+    kept = (filename && filename[0])
+               ? std::string(filename) + ":" + std::to_string(linenum) + ": " + msg
+               : msg;
+    Verilated::threadContextp()->gotFinish(true);
+}
+
+namespace asim::rtl {
 
 std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& r, uint32_t queue_depth,
                                                               uint32_t partitions) {
@@ -256,6 +282,11 @@ hjsd::Outputs PrefetchSchedulerRtl::evaluate(const hjsd::Inputs& in) {
 }
 
 void PrefetchSchedulerRtl::check_assertions() const {
+    if (!fatal_message().empty()) {
+        throw SimulationError(
+            "rtl: Verilator stopped: " + fatal_message() +
+            (m_waves.empty() ? std::string() : " (writing the waveforms to " + m_waves + ")"));
+    }
     if (Verilated::threadContextp()->gotError()) {
         throw SimulationError("rtl: the prefetch scheduler's bound checker failed an assertion at clock edge " +
                               std::to_string(m_edges) +

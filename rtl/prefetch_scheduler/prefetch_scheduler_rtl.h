@@ -55,6 +55,12 @@ bool has_assertions();
 // Switches the bound checker's assertions on or off for every model in the process (on by
 // default; the co-simulation's --no-assertions, to judge the RTL by the scoreboard alone).
 void set_assertions(bool on);
+// What Verilator's runtime reported as fatal, if anything ("" otherwise): e.g. its VCD writer
+// failing to write the waveforms (a full disk). The runtime's default handler flushes every
+// trace file from inside the failing flush and deadlocks; this build keeps the message instead
+// (VL_USER_FATAL), the evaluation that follows stops with it, and the cosim bench checks it once
+// the waveforms are closed.
+std::string verilator_fatal_message();
 
 // Problems (register or parameter, message) that keep these settings off the RTL as built.
 std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& registers,

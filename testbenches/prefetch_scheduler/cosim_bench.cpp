@@ -312,6 +312,13 @@ CosimResult run_cosim(const CosimOptions& given) {
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.stimulus = stimulus->describe();
     bench.reset();  // the dumper closes its file
+    // A write that failed (a full disk) while the waveforms were flushed or closed: the temporary
+    // file is removed, nothing half-written takes the name.
+    if (!rtl::verilator_fatal_message().empty()) {
+        throw SimulationError(
+            "cosim: " + (waves ? "cannot write the waveforms to " + waves->path() + ": " : "") +
+            rtl::verilator_fatal_message());
+    }
     if (waves) waves->commit();
     return result;
 }

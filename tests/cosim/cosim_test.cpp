@@ -146,6 +146,32 @@ TEST(Cosim, WaveformsOnDemand) {
     fs::remove(vcd);
 }
 
+// A disk that fills while the waveforms are written (here: a 64 KiB file-size limit, with SIGXFSZ
+// ignored so a write fails with EFBIG as it would with ENOSPC). Verilator's own fatal handler
+// flushed every trace from inside the failing flush and deadlocked; now the run ends at once with
+// exit 1 naming the file, and nothing is left under the name or beside it.
+TEST(Cosim, WaveformsOnAFullDiskEndTheRunInsteadOfHanging) {
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("asim-cosim-full-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path vcd = dir / "w.vcd";
+    const std::string cmd = "timeout 120 sh -c \"trap '' XFSZ; ulimit -f 64; exec " +
+                            std::string(ASIM_BINARY) + " cosim --seed 1 --cycles 200000 --waves " +
+                            vcd.string() + "\" 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string output;
+    char buf[512];
+    while (fgets(buf, sizeof buf, p)) output += buf;
+    const int status = pclose(p);
+    ASSERT_TRUE(WIFEXITED(status)) << output;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << output;  // 124 would be the timeout: the old hang
+    EXPECT_NE(output.find("cannot write the waveforms to " + vcd.string()), std::string::npos)
+        << output;
+    EXPECT_TRUE(fs::is_empty(dir)) << "a partial or temporary waveform file was left";
+    fs::remove_all(dir);
+}
+
 TEST(Cosim, BadInputExits2) {
     for (const char* args : {"--trace /nonexistent/trace.jsonl", "--trace builtin:nope", "--cycles 0",
                              "--cycles lots", "--seed -1", "--waves /nonexistent/dir/w.vcd",
