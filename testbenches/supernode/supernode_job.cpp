@@ -27,6 +27,7 @@
 #include "models/interconnect/network/flow_network.h"
 #include "platforms/platform.h"
 #include "models/chip/die/fast_die.h"
+#include "testbenches/supernode/collective_agreement.h"
 #include "testbenches/supernode/network_bridge.h"
 #include "testbenches/supernode/op_time_table.h"
 #include "testbenches/supernode/trace_set_index.h"
@@ -113,6 +114,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     NetworkParams net = *platform.network;
     for (const std::string& f : options.faults) net.faults.push_back(parse_fault_option(f));
     const TraceSet set = read_trace_set_index(index_path(options.index));
+    check_collectives_agree(set);  // a size the members disagree on: exit 2 now, not mid-run
     AtomicOutputDir out(options.out_dir);  // an unusable --out is found before anything runs
     const Topology topology(net.topology);
     if (set.dies > topology.dies()) {

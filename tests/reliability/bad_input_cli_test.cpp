@@ -328,6 +328,11 @@ TEST(BadInputTraceSet, MalformedIndexIsNamedWithoutLibraryText) {
 TEST(BadInputTraceSet, MembersDisagreeingOnACollectivesSize) {
     const CliResult r = run_set(trace_set("set-sizes", kIndex, 0, 1, 1048576, 2097152));
     expect_bad_input(r, "members must agree on the size");
+    // Found before the run (testbenches/supernode/collective_agreement.h): both members' files
+    // and lines are named, and the simulation never started (no simulated time in the output).
+    EXPECT_TRUE(has(r, "die1.jsonl:")) << r.output;
+    EXPECT_TRUE(has(r, "die0.jsonl:")) << r.output;
+    EXPECT_FALSE(has(r, "simulation failed")) << r.output;
 }
 
 TEST(BadInputTraceSet, WatchdogDoesNotHideACollectiveDeadlock) {

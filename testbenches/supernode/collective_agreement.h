@@ -1,0 +1,15 @@
+// Checks, before a trace set runs, that the members of every collective agree on its size. The
+// collectives are matched as the network bridge matches them (network_bridge.h): the k-th
+// collective a die issues on a (kind, group) pairs with the k-th of every other member, and a
+// `send` on [s, r] with the `recv` on [s, r]. A member that gives another size is an InputError
+// naming both files and lines (the run would otherwise stop at that collective, mid-run).
+// Reads every die's trace once; memory grows with the number of collectives, not of ops.
+#pragma once
+
+#include "testbenches/supernode/trace_set_index.h"
+
+namespace asim {
+
+void check_collectives_agree(const TraceSet& set);
+
+}  // namespace asim
