@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -43,11 +44,22 @@ void check_collectives_agree(const TraceSet& set) {
     std::map<std::pair<GroupKey, uint32_t>, uint64_t> issued;  // (key, die) -> count so far
     std::map<std::pair<GroupKey, uint64_t>, FirstSeen>
         instances;  // (key, sequence) -> first member
+    std::vector<char> listed(set.dies, 0);
+    for (const auto& [die, path] : set.files)
+        if (die < set.dies) listed[die] = 1;
     for (const auto& [die, path] : set.files) {
         trace::TraceReader reader(path.string());
         trace::Op op;
         while (reader.next(op)) {
             if (op.kind != trace::OpKind::kCollective) continue;
+            for (int member : op.collective.group) {
+                if (member >= 0 && static_cast<uint32_t>(member) < set.dies && listed[member])
+                    continue;
+                throw TraceError(fmt::format(
+                    "{}:{}: op {} ({}): its group names die {}, which has no trace in the set "
+                    "(the index lists {} of its {} dies); the collective could never finish",
+                    path.string(), op.line, op.id, op.name, member, set.files.size(), set.dies));
+            }
             const GroupKey key = group_key(op);
             const uint64_t seq = issued[{key, die}]++;
             const std::string where = path.string() + ":" + std::to_string(op.line);

@@ -335,6 +335,18 @@ TEST(BadInputTraceSet, MembersDisagreeingOnACollectivesSize) {
     EXPECT_FALSE(has(r, "simulation failed")) << r.output;
 }
 
+// A partial set (its index lists die 0 only) whose collective names die 1: it could never
+// finish; found before the run instead of as a deadlock.
+TEST(BadInputTraceSet, AGroupNamingADieWithoutATraceInTheSet) {
+    const std::string dir = trace_set("set-partial", kIndex);
+    write_text(
+        dir + "/index.json",
+        R"({"format":"ascend-sim-trace-index","version":1,"dies":2,"files":[{"die":0,"file":"die0.jsonl"}]})");
+    const CliResult r = run_set(dir);
+    expect_bad_input(r, "its group names die 1, which has no trace in the set");
+    EXPECT_TRUE(has(r, "die0.jsonl:")) << r.output;
+}
+
 TEST(BadInputTraceSet, WatchdogDoesNotHideACollectiveDeadlock) {
     const std::string dir = scratch_dir("set-deadlock");
     write_text(dir + "/index.json", kIndex);
