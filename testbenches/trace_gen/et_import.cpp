@@ -180,6 +180,14 @@ private:
         }
         OJ j;
         if (map(n, op, j)) {
+            // A zero-sized tensor (a dimension of 0) makes the op do nothing, and a v1 op's
+            // extents must be positive: it is folded away like the bookkeeping ops.
+            for (const char* extent : {"batch", "m", "n", "k", "rows", "cols", "elements"}) {
+                if (j.contains(extent) && j[extent].get<uint64_t>() == 0) {
+                    ++m_report.folded[op];
+                    return;
+                }
+            }
             emit(n, op, j);
             ++m_report.mapped[op];
             return;

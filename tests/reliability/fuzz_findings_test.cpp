@@ -11,6 +11,7 @@
 
 #include "models/common/config.h"
 #include "models/common/errors.h"
+#include "models/common/trace.h"
 #include "testbenches/mem_replay/mem_trace.h"
 #include "testbenches/trace_gen/et_import.h"
 #include "testbenches/trace_gen/trace_stats.h"
@@ -192,6 +193,34 @@ TEST(FuzzFindings, PytorchEtParentLinksThatLoopAreAnErrorNotAStackOverflow) {
             R"(},{"name":"aten::unmapped_b","id":3,"parent":2,)" + node + "}]}");
     const std::string error = import(loop);
     EXPECT_NE(error.find("its own ancestor"), std::string::npos) << error;
+}
+
+// pytorch_et (the harness's own check that an import the importer accepts reads back): a
+// zero-sized operand (here a batch of 0 in an aten::bmm) was written as "batch":0, which the
+// trace reader refuses (extents are positive). An op with a zero extent does no work: it is
+// folded away now.
+TEST(FuzzFindings, PytorchEtZeroSizedOpsAreFoldedNotWrittenAsInvalidOps) {
+    const std::string out = scratch_file("zero.jsonl", "");
+    {
+        std::ofstream o(out);
+        asim::tracegen::import_pytorch_et(
+            corpus_file("pytorch_et", "crash-209a191d4f361f7d5883cdbc534fd4555b440187"), o, "t");
+    }
+    asim::trace::TraceReader reader(out);
+    asim::trace::Op op;
+    uint64_t ops = 0;
+    while (reader.next(op)) ++ops;  // throws TraceError on the op the old importer wrote
+    EXPECT_GT(ops, 0u);
+    const std::string node =
+        R"J("inputs":[[1,1,0,0,4,"cpu"],[2,2,0,64,4,"cpu"]],"input_shapes":[[0,4,4],[1,4,4]],"input_types":["Tensor(float)","Tensor(float)"],"outputs":[[3,3,0,0,4,"cpu"]],"output_shapes":[[0,4,4]],"output_types":["Tensor(float)"])J";
+    const std::string et = scratch_file(
+        "zero-bmm.json",
+        R"({"schema":"1.0.1","nodes":[{"name":"[pytorch|profiler|execution_graph|thread]","id":1,"parent":1,"inputs":[],"input_shapes":[],"input_types":[],"outputs":[],"output_shapes":[],"output_types":[]},{"name":"aten::bmm","id":2,"parent":1,)" +
+            node + "}]}");
+    std::ostringstream text;
+    const auto report = asim::tracegen::import_pytorch_et(et, text, "t");
+    EXPECT_EQ(report.folded.count("aten::bmm"), 1u);
+    EXPECT_EQ(text.str().find("\"batch\":0"), std::string::npos) << text.str();
 }
 
 }  // namespace
