@@ -182,10 +182,19 @@ private:
         if (map(n, op, j)) {
             // A zero-sized tensor (a dimension of 0) makes the op do nothing, and a v1 op's
             // extents must be positive: it is folded away like the bookkeeping ops.
+            uint64_t work =
+                1;  // batch x m x n x k, rows x cols or elements: at most 2^60 (traces/FORMAT.md)
             for (const char* extent : {"batch", "m", "n", "k", "rows", "cols", "elements"}) {
-                if (j.contains(extent) && j[extent].get<uint64_t>() == 0) {
+                if (!j.contains(extent)) continue;
+                const uint64_t e = j[extent].get<uint64_t>();
+                if (e == 0) {
                     ++m_report.folded[op];
                     return;
+                }
+                if (__builtin_mul_overflow(work, e, &work) || work > trace::kMaxOpWork) {
+                    fail(n,
+                         "its operands' shapes describe more than 2^60 units of work, the most one "
+                         "op may");
                 }
             }
             emit(n, op, j);

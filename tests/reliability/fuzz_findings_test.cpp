@@ -223,4 +223,19 @@ TEST(FuzzFindings, PytorchEtZeroSizedOpsAreFoldedNotWrittenAsInvalidOps) {
     EXPECT_EQ(text.str().find("\"batch\":0"), std::string::npos) << text.str();
 }
 
+// pytorch_et, third 30-minute run after ~1370 s (the read-back check again): every operand shape
+// was within 2^60 elements, but the matmul they describe (batch x m x n x k) was not, and the
+// reader refused the op the importer wrote. The import now stops with an error naming the node.
+TEST(FuzzFindings, PytorchEtOpsBeyondTheWorkLimitAreAnErrorNamingTheNode) {
+    std::ostringstream out;
+    try {
+        asim::tracegen::import_pytorch_et(
+            corpus_file("pytorch_et", "crash-2a83834c83c3f442a6f1b15de13ad0d65d40ed19"), out, "t");
+        FAIL() << "accepted";
+    } catch (const asim::TraceError& e) {
+        EXPECT_NE(std::string(e.what()).find("more than 2^60 units of work"), std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
