@@ -10,6 +10,13 @@
 
 namespace asim {
 
+namespace {
+// A transfer's label for watchdog reports (decoded by the labeler the constructor sets).
+uint64_t transfer_label(uint32_t id, uint32_t rank, uint32_t peer) {
+    return (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
+}
+}  // namespace
+
 const std::vector<RingBreak>& ring_break_choices() {
     static const std::vector<RingBreak> all{RingBreak::cost, RingBreak::forward, RingBreak::star};
     return all;
@@ -156,27 +163,24 @@ void CollectiveEngine::decide_ring_break(Collective& c) {
     const uint32_t node = topo.node_of(rq.group[0]);
     for (uint32_t d : rq.group)
         if (topo.node_of(d) != node) return;
-    // Time of `bytes` over the first current route from `src` to `dst`: its latency plus the
-    // bytes at its slowest link's rate. Sets `standby` when the route crosses the host.
-    bool standby = false;
+    // Time of `bytes` alone on the current route from `src` to `dst` (the network's own rule:
+    // path latency plus the bytes at the bottleneck); infinite without a route (the watchdog
+    // reports that).
     auto route_s = [&](uint32_t src, uint32_t dst, double bytes) {
-        const std::vector<Path> paths = m_net.current_routes(src, dst);
-        if (paths.empty())
-            return std::numeric_limits<double>::infinity();  // the watchdog reports it
-        double rate = std::numeric_limits<double>::infinity();
-        for (uint32_t l : paths[0]) {
-            rate = std::min(rate, topo.link_params(l).payload_bytes_per_s(LinkOp::write));
-            standby = standby || is_standby(topo.links()[l].cls);
-        }
-        const auto first = static_cast<uint64_t>(std::ceil(bytes));
-        return static_cast<double>(topo.path_latency_ps(paths[0], first, LinkOp::write)) * 1e-12 +
-               bytes / rate;
+        const int64_t ps = m_net.message_latency_ps(src, dst, static_cast<uint64_t>(std::ceil(bytes)), LinkOp::write);
+        return ps < 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(ps) * 1e-12;
     };
+    // Broken: a ring hop whose route crosses the host.
+    bool standby = false;
+    for (uint32_t i = 0; i < p && !standby; ++i) {
+        for (const Path& path : m_net.current_routes(rq.group[i], rq.group[(i + 1) % p]))
+            for (uint32_t l : path) standby = standby || is_standby(topo.links()[l].cls);
+    }
+    if (!standby) return;  // the ring is whole
     const double m = static_cast<double>(rq.bytes), piece = m / p;
     double hop = 0;
     for (uint32_t i = 0; i < p; ++i)
         hop = std::max(hop, route_s(rq.group[i], rq.group[(i + 1) % p], piece));
-    if (!standby) return;  // the ring is whole
     // Each step also pays a message's SDMA start-up and, with ready flags, the flag's trip back.
     const double start = static_cast<double>(m_params.sdma_start_ps) * 1e-12;
     double flag = 0;
@@ -222,8 +226,7 @@ void CollectiveEngine::run_host_star(uint32_t id) {
             sum = std::move(total);
         }
         for (uint32_t r = 0; r < p; ++r) {
-            const uint64_t label =
-                (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
+            const uint64_t label = transfer_label(id, r, r);
             m_net.start_transfer(
                 tx, m_colls[id]->request.group[r], bytes, LinkOp::write, m_net.now_ps(),
                 [this, id, r, sum](int64_t) {
@@ -234,14 +237,13 @@ void CollectiveEngine::run_host_star(uint32_t id) {
         }
     };
     for (uint32_t r = 0; r < p; ++r) {
-        const uint64_t label =
-            (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(r) << 24) | r;
+        const uint64_t label = transfer_label(id, r, r);
         m_net.start_transfer(
             c.request.group[r], rx, bytes, LinkOp::write, m_net.now_ps(),
             [this, id, rx, tx, p, copied, download](int64_t) {
                 if (++m_colls[id]->star_uploads < p) return;
                 m_net.start_transfer(rx, tx, copied, LinkOp::write, m_net.now_ps(), download,
-                                     static_cast<uint64_t>(id) << 48);
+                                     transfer_label(id, 0, 0));
             },
             label, m_params.sdma_start_ps);
     }
@@ -345,7 +347,7 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQ
     q.waiting.pop_front();
     const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
     const uint64_t bytes = m.op.bytes;
-    const uint64_t label = (static_cast<uint64_t>(id) << 48) | (static_cast<uint64_t>(rank) << 24) | peer;
+    const uint64_t label = transfer_label(id, rank, peer);
     const int64_t start =
         m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
     // The wait for the flag and the start-up delay the delivery (folded into the transfer).
