@@ -15,6 +15,20 @@ void OpLedger::add(uint64_t seq, const trace::Op& op) {
     r.flops = trace::op_flops(op);
     m_seq[op.id] = m_records.size();
     m_records.push_back(std::move(r));
+    if (m_keep_deps) {
+        m_deps.resize(m_records.size());
+        m_deps.back() = op.deps;
+    }
+}
+
+const std::vector<uint64_t>& OpLedger::deps(std::size_t seq) const {
+    static const std::vector<uint64_t> kNone;
+    return seq < m_deps.size() ? m_deps[seq] : kNone;
+}
+
+std::size_t OpLedger::seq_of(uint64_t op_id) const {
+    const auto it = m_seq.find(op_id);
+    return it == m_seq.end() ? SIZE_MAX : it->second;
 }
 
 OpRecord* OpLedger::find_id(uint64_t op_id) {

@@ -59,6 +59,14 @@ class OpLedger {
     void l2(const TransactionInfo& info, uint64_t hits, uint64_t misses);
 
     const std::vector<OpRecord>& records() const { return m_records; }
+
+    // Keeps each op's dependencies (the ids in its `deps`) for the timeline's arrows; off by
+    // default, since a large trace set would hold them all to the end for nothing.
+    void keep_deps(bool on) { m_keep_deps = on; }
+    // The ids op `seq` waits for (empty unless keep_deps was on when it was added).
+    const std::vector<uint64_t>& deps(std::size_t seq) const;
+    // The sequence number of the op with id `op_id`; SIZE_MAX when there is none.
+    std::size_t seq_of(uint64_t op_id) const;
     uint64_t unattributed_bytes() const { return m_unattributed_bytes; }
 
   private:
@@ -69,6 +77,8 @@ class OpLedger {
     uint64_t m_last_id = ~uint64_t{0};                // a one-entry cache of the map
     std::size_t m_last_seq = 0;
     uint64_t m_unattributed_bytes = 0;
+    bool m_keep_deps = false;
+    std::vector<std::vector<uint64_t>> m_deps;  // by sequence number, with keep_deps
 };
 
 }  // namespace asim

@@ -73,6 +73,7 @@ void parse_timeline_cores(const std::string& text, TimelineOptions& o) {
 Timeline::Timeline(TimelineOptions options) : m_options(std::move(options)) {
     if (m_options.counter_bucket == 0) m_options.counter_bucket = 1;
     m_labels.emplace_back("");  // label 0: unnamed
+    m_args.emplace_back("");    // args 0: none
 }
 
 uint32_t Timeline::group_of(const std::string& group) {
@@ -98,19 +99,57 @@ uint32_t Timeline::label(const std::string& text) {
     return it->second;
 }
 
-void Timeline::slice(TrackId track, Picoseconds begin, Picoseconds end, uint32_t label) {
+uint32_t Timeline::args(std::string json_object) {
+    m_args.push_back(std::move(json_object));
+    return static_cast<uint32_t>(m_args.size() - 1);
+}
+
+bool Timeline::full() {
+    if (m_slices.size() + m_flows.size() < m_options.max_events) return false;
+    ++m_dropped;
+    return true;
+}
+
+void Timeline::slice(TrackId track, Picoseconds begin, Picoseconds end, uint32_t label,
+                     uint32_t args) {
     if (track == kNoTrack || end <= begin) return;
     if (end <= m_options.window_begin || begin >= m_options.window_end) return;
-    if (m_slices.size() >= m_options.max_events) {
-        ++m_dropped;
-        return;
-    }
-    m_slices.push_back(Slice{track, label, begin, end});
+    if (full()) return;
+    m_slices.push_back(Slice{track, label, args, begin, end});
+}
+
+void Timeline::flow(TrackId from, Picoseconds from_t, TrackId to, Picoseconds to_t) {
+    if (from == kNoTrack || to == kNoTrack) return;
+    const auto inside = [this](Picoseconds t) {
+        return t >= m_options.window_begin && t < m_options.window_end;
+    };
+    if (!inside(from_t) || !inside(to_t)) return;
+    if (full()) return;
+    m_flows.push_back(Flow{from, to, from_t, to_t});
 }
 
 void Timeline::add_bytes(TrackId track, Picoseconds t, uint64_t bytes) {
     if (track == kNoTrack || t < m_options.window_begin || t >= m_options.window_end) return;
-    m_tracks[track].buckets[t / m_options.counter_bucket] += bytes;
+    m_tracks[track].buckets[t / m_options.counter_bucket] += static_cast<double>(bytes);
+}
+
+void Timeline::add_bytes_over(TrackId track, Picoseconds begin, Picoseconds end, double bytes) {
+    if (track == kNoTrack || bytes <= 0) return;
+    if (end <= begin) {
+        if (begin >= m_options.window_begin && begin < m_options.window_end) {
+            m_tracks[track].buckets[begin / m_options.counter_bucket] += bytes;
+        }
+        return;
+    }
+    const double per_ps = bytes / static_cast<double>(end - begin);
+    const Picoseconds from = std::max(begin, m_options.window_begin);
+    const Picoseconds to = std::min(end, m_options.window_end);
+    const Picoseconds bucket = m_options.counter_bucket;
+    for (Picoseconds t = from; t < to;) {
+        const Picoseconds next = std::min(to, (t / bucket + 1) * bucket);
+        m_tracks[track].buckets[t / bucket] += per_ps * static_cast<double>(next - t);
+        t = next;
+    }
 }
 
 void Timeline::write_json(std::ostream& out) const {
@@ -141,15 +180,30 @@ void Timeline::write_json(std::ostream& out) const {
     for (const Slice& s : m_slices) {
         const Track& track = m_tracks[s.track];
         sep();
-        out << fmt::format(R"({{"ph":"X","name":{},"pid":{},"tid":{},"ts":{},"dur":{}}})",
-                           nlohmann::json(m_labels[s.label]).dump(), track.group + 1, s.track + 1, micros(s.begin),
-                           micros(s.end - s.begin));
+        out << fmt::format(R"({{"ph":"X","name":{},"pid":{},"tid":{},"ts":{},"dur":{})",
+                           nlohmann::json(m_labels[s.label]).dump(), track.group + 1, s.track + 1,
+                           micros(s.begin), micros(s.end - s.begin));
+        if (s.args != 0) out << ",\"args\":" << m_args[s.args];
+        out << '}';
+    }
+    // Flow events bind to the slice enclosing their time on their thread ("bp":"e" for the end).
+    for (std::size_t i = 0; i < m_flows.size(); ++i) {
+        const Flow& f = m_flows[i];
+        sep();
+        out << fmt::format(
+            R"({{"ph":"s","name":"dependency","cat":"dep","id":{},"pid":{},"tid":{},"ts":{}}})",
+            i + 1, m_tracks[f.from].group + 1, f.from + 1, micros(f.from_t));
+        sep();
+        out << fmt::format(
+            R"({{"ph":"f","bp":"e","name":"dependency","cat":"dep","id":{},"pid":{},"tid":{},"ts":{}}})",
+            i + 1, m_tracks[f.to].group + 1, f.to + 1, micros(f.to_t));
     }
     const double bucket_s = static_cast<double>(m_options.counter_bucket) * 1e-12;
     for (std::size_t t = 0; t < m_tracks.size(); ++t) {
         const Track& track = m_tracks[t];
         if (!track.counter || track.buckets.empty()) continue;
-        std::vector<std::pair<uint64_t, uint64_t>> buckets(track.buckets.begin(), track.buckets.end());
+        std::vector<std::pair<uint64_t, double>> buckets(track.buckets.begin(),
+                                                         track.buckets.end());
         std::sort(buckets.begin(), buckets.end());
         const std::string name = nlohmann::json(track.name).dump();
         auto emit = [&](uint64_t bucket, double gbps) {
@@ -160,7 +214,7 @@ void Timeline::write_json(std::ostream& out) const {
         for (std::size_t i = 0; i < buckets.size(); ++i) {
             // A bucket with nothing in it after a busy one drops the curve to zero.
             if (i > 0 && buckets[i - 1].first + 1 < buckets[i].first) emit(buckets[i - 1].first + 1, 0.0);
-            emit(buckets[i].first, static_cast<double>(buckets[i].second) / bucket_s * 1e-9);
+            emit(buckets[i].first, buckets[i].second / bucket_s * 1e-9);
         }
         emit(buckets.back().first + 1, 0.0);
     }

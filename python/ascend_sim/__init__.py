@@ -56,7 +56,7 @@ class RunResult:
     stats          DataFrame of stats.csv: path, kind, field, value, unit, description
     ops            DataFrame of ops.csv: one row per op (schemas/ops.schema.json)
     out_dir        Path of the output directory
-    timeline_path  Path of timeline.json, or None without timeline=True
+    timeline_path  Path of timeline.json (or timeline.json.gz), or None without timeline=True
     text           the summary table the CLI printed
     """
 
@@ -73,8 +73,9 @@ class RunResult:
         )
         self.stats["value"] = pd.to_numeric(self.stats["value"])
         self.ops = read_ops(self.out_dir / "ops.csv")
-        timeline = self.out_dir / "timeline.json"
-        self.timeline_path = timeline if timeline.exists() else None
+        self.timeline_path = next(
+            (p for p in (self.out_dir / "timeline.json", self.out_dir / "timeline.json.gz") if p.exists()), None
+        )
         if tmp is not None:
             # A temporary output directory lives as long as the result (its timeline may be read).
             self._cleanup = weakref.finalize(self, shutil.rmtree, str(tmp), True)
@@ -97,9 +98,10 @@ def run(platform=None, trace=None, set=None, out=None, timeline=False, **options
     trace     trace file, built-in trace name, or a trace set's directory / index.json
     set       {"key": "value"} or ["key=value", ...]: --set overrides
     out       output directory (default: a temporary one, removed with the result)
-    timeline  also write timeline.json (single-die traces)
+    timeline  also write timeline.json (single dies and trace sets)
     options   any other `run` option by its name: max_sim_time="10ms", util_window="50us",
-              fidelity="fast", die_set=["3:die.clock=1.2GHz"], functional=True, ...
+              fidelity="fast", die_set=["3:die.clock=1.2GHz"], functional=True,
+              timeline_gzip=True, timeline_cores="0-3", ...
     Raises SimError with the CLI's message and exit code when the CLI refuses the input (2) or
     the simulation fails (1).
     """

@@ -20,6 +20,16 @@ std::string platform_help() {
     return "preset name (" + list + ") or path to a platform YAML file";
 }
 
+namespace {
+
+// ", timeline.json" (or .gz) for the list of outputs, when one is written.
+std::string timeline_file(const RunOptions& run) {
+    if (!run.timeline) return "";
+    return run.timeline_gzip ? ", timeline.json.gz" : ", timeline.json";
+}
+
+}  // namespace
+
 Command add_run_command(CLI::App& app) {
     struct State {
         RunOptions run;
@@ -72,21 +82,40 @@ Command add_run_command(CLI::App& app) {
                     "windows); "
                     "at least 100ns")
         ->default_str("100us");
-    cmd->add_flag("--timeline", s->run.timeline,
-                  "also write timeline.json: a Perfetto / Chrome trace (ui.perfetto.dev) with a track per "
-                  "pipe (MTE2, MTE1, Cube, Vector, MTE3, FixPipe) per core and L2 / HBM bandwidth counters");
+    cmd->add_flag(
+        "--timeline", s->run.timeline,
+        "also write timeline.json: a Perfetto / Chrome trace (ui.perfetto.dev) with the ops of "
+        "each "
+        "die (op id, FLOPs, HBM bytes, bound; arrows to the ops that wait for them), its "
+        "collectives, "
+        "a track per pipe (MTE2, MTE1, Cube, Vector, MTE3, FixPipe) per core and L2 / HBM "
+        "bandwidth "
+        "counters; a trace set adds a bandwidth counter per network link and shows pipes only of "
+        "the cores --timeline-cores names");
+    cmd->add_flag(
+        "--timeline-gzip", s->run.timeline_gzip,
+        "write the timeline gzip-compressed, as timeline.json.gz (Perfetto opens it as it is)");
     cmd->add_option("--timeline-window", s->timeline_window,
                     "record only START:END of simulated time, e.g. 100us:250us (either side may be empty)");
-    cmd->add_option("--timeline-cores", s->timeline_cores, "record only these AI cores, e.g. 0-3,8 (default all)");
+    cmd->add_option(
+        "--timeline-cores", s->timeline_cores,
+        "record the pipes of only these AI cores, e.g. 0-3,8 (default: all on a single die, none "
+        "in a trace set)");
     cmd->add_option("--timeline-bucket", s->timeline_bucket,
                     "time resolution of the L2 / HBM bandwidth counters (default 1us)");
     return {cmd, [s] {
                 if (!s->run.timeline &&
-                    (!s->timeline_window.empty() || !s->timeline_cores.empty() || !s->timeline_bucket.empty())) {
-                    throw InputError("--timeline-window, --timeline-cores and --timeline-bucket need --timeline");
+                    (!s->timeline_window.empty() || !s->timeline_cores.empty() ||
+                     !s->timeline_bucket.empty() || s->run.timeline_gzip)) {
+                    throw InputError(
+                        "--timeline-window, --timeline-cores, --timeline-bucket and "
+                        "--timeline-gzip need "
+                        "--timeline");
                 }
-                if (!s->timeline_window.empty()) parse_timeline_window(s->timeline_window, s->run.timeline_options);
-                if (!s->timeline_cores.empty()) parse_timeline_cores(s->timeline_cores, s->run.timeline_options);
+                if (!s->timeline_window.empty())
+                    parse_timeline_window(s->timeline_window, s->run.timeline_options);
+                if (!s->timeline_cores.empty())
+                    parse_timeline_cores(s->timeline_cores, s->run.timeline_options);
                 if (!s->timeline_bucket.empty()) {
                     int64_t bucket = 0;
                     try {
@@ -118,8 +147,8 @@ Command add_run_command(CLI::App& app) {
                 }
                 s->run.progress = isatty(STDERR_FILENO) != 0;
                 if (is_trace_set(s->run.trace)) {
-                    if (s->run.timeline || s->run.functional) {
-                        throw InputError("--timeline and --functional are for single-die traces, not trace sets");
+                    if (s->run.functional) {
+                        throw InputError("--functional is for single-die traces, not trace sets");
                     }
                     SupernodeOptions so;
                     so.platform = s->run.platform;
@@ -133,9 +162,13 @@ Command add_run_command(CLI::App& app) {
                     so.fidelity = s->fidelity;
                     so.detailed_dies = s->detailed_dies;
                     so.faults = s->faults;
+                    so.timeline = s->run.timeline;
+                    so.timeline_gzip = s->run.timeline_gzip;
+                    so.timeline_options = s->run.timeline_options;
                     std::cout << run_supernode_job(so);
                     std::cout << "\noutputs in " << s->run.out_dir
-                              << "/ (stats.json, stats.csv, summary.txt, config.yaml, ops.csv)\n";
+                              << "/ (stats.json, stats.csv, summary.txt, config.yaml, ops.csv"
+                              << timeline_file(s->run) << ")\n";
                     return kExitOk;
                 }
                 if (!s->die_overrides.empty() || s->fidelity != "detailed" || !s->detailed_dies.empty() ||
@@ -145,7 +178,7 @@ Command add_run_command(CLI::App& app) {
                 std::cout << run_job(s->run);
                 std::cout << "\noutputs in " << s->run.out_dir
                           << "/ (stats.json, stats.csv, summary.txt, config.yaml, ops.csv"
-                          << (s->run.timeline ? ", timeline.json" : "") << ")\n";
+                          << timeline_file(s->run) << ")\n";
                 return kExitOk;
             }};
 }

@@ -32,6 +32,7 @@
 #include "testbenches/supernode/op_time_table.h"
 #include "testbenches/supernode/trace_set_index.h"
 #include "testbenches/trace_replay/op_table.h"
+#include "testbenches/trace_replay/op_timeline.h"
 #include "testbenches/trace_replay/summary.h"
 
 namespace asim {
@@ -171,6 +172,24 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     CollectiveEngine engine(network, net.collectives);
     NetworkBridge bridge("network", network, engine, net, failures);
     // The pool's shared devices, and every detailed die's HBM as the others' remote_hbm.
+    std::unique_ptr<Timeline> timeline;
+    if (options.timeline) {
+        TimelineOptions o = options.timeline_options;
+        o.all_cores_by_default = false;  // 8 to 15,488 dies: ops per die; pipes on request
+        timeline = std::make_unique<Timeline>(o);
+        for (const auto& [die, path] : set.files)
+            timeline->declare_group("die" + std::to_string(die));
+        timeline->declare_group("network");
+        auto tracks = std::make_shared<std::vector<Timeline::TrackId>>(topology.links().size(),
+                                                                       Timeline::kNoTrack);
+        network.set_traffic_observer([t = timeline.get(), tracks, &topology](
+                                         uint32_t link, int64_t from, int64_t to, double bytes) {
+            Timeline::TrackId& track = (*tracks)[link];
+            if (track == Timeline::kNoTrack)
+                track = t->counter_track("network", topology.link_name(link));
+            t->add_bytes_over(track, from, to, bytes);
+        });
+    }
     std::unique_ptr<DsmPool> pool;
     if (platform.die.dsm.enabled()) pool = std::make_unique<DsmPool>(platform.die.dsm, stats);
     std::vector<std::unique_ptr<Die>> detailed(set.files.size());
@@ -184,13 +203,18 @@ std::string run_supernode_job(const SupernodeOptions& options) {
             detailed[i]->set_util_window(options.util_window_ps);
             detailed[i]->dispatcher().set_trace(readers[i].get());
             detailed[i]->dispatcher().set_collective_service(&bridge.service_for(die));
+            if (timeline) {
+                detailed[i]->record_to(timeline.get(), name);
+                detailed[i]->dispatcher().ledger().keep_deps(true);
+            }
         } else {
             std::vector<FastOp> ops;
             for (const SetOp& s : fast_ops[i]) {
                 ops.push_back(table.fast_op(s));
             }
             fast_ops[i].clear();
-            fast[i] = std::make_unique<FastDie>(name.c_str(), std::move(ops), stats, failures);
+            fast[i] = std::make_unique<FastDie>(name.c_str(), std::move(ops), stats, failures,
+                                                timeline != nullptr);
             fast[i]->set_collective_service(&bridge.service_for(die));
         }
     }
@@ -273,14 +297,19 @@ std::string run_supernode_job(const SupernodeOptions& options) {
             }
         }
     }
+    // Payload bytes the links carried: a byte that crosses three links counts three times.
+    double network_link_bytes = 0;
+    for (double b : network.link_bytes()) network_link_bytes += b;
     nlohmann::json summary = {
         {"sim_time_ns", step_ns},
         {"wall_s", wall_s},
         {"dies", set.files.size()},
-        {"fast_op_table", {{"distinct_ops", table.size()}, {"calibration_wall_s", table.calibration_wall_s()}}},
+        {"fast_op_table",
+         {{"distinct_ops", table.size()}, {"calibration_wall_s", table.calibration_wall_s()}}},
         {"flops", flops},
         {"collectives", bridge.collectives_started()},
         {"network_events", network.stats().events},
+        {"network_link_bytes", network_link_bytes},
         {"per_die", per_die_summary},
     };
     if (!tiers.empty()) summary["tiers"] = std::move(tiers);
@@ -315,6 +344,14 @@ std::string run_supernode_job(const SupernodeOptions& options) {
                        set.files[i].first, die_params[i]);
     }
     out.write("ops.csv", ops);
+    if (timeline) {
+        for (std::size_t i = 0; i < set.files.size(); ++i) {
+            record_op_tracks(*timeline, "die" + std::to_string(set.files[i].first),
+                             detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger(),
+                             die_params[i]);
+        }
+        write_timeline(out, *timeline, options.timeline_gzip);
+    }
     out.commit();
     return text;
 }

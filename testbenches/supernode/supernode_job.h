@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/timeline.h"
 #include "models/interconnect/network_params.h"
 
 namespace asim {
@@ -28,6 +29,12 @@ struct SupernodeOptions {
     std::string fidelity = "detailed";  // detailed | fast (the default for every die)
     std::vector<uint32_t> detailed_dies;  // with fidelity fast: these dies stay detailed
     std::vector<std::string> faults;      // "LINK@TIME" (or "LINK": down from the start), added to network.faults
+    // timeline.json (op_timeline.h): per die a group `dieN` with op and collective lanes and the
+    // L2 / HBM counters, pipe tracks only of the cores --timeline-cores names; a group `network`
+    // with a counter per link that carried anything.
+    bool timeline = false;
+    bool timeline_gzip = false;
+    TimelineOptions timeline_options;
 };
 
 // A --fault option, "LINK@TIME" or "LINK" (down from time 0), as a network fault; InputError

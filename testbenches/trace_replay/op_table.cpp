@@ -71,6 +71,18 @@ OpBound classify_op(trace::OpKind kind, double duration, double compute_time, do
     return OpBound::kLatency;
 }
 
+OpBound bound_of(const OpRecord& r, const DieParams& params) {
+    const double seconds = static_cast<double>(r.end - r.start) * 1e-12;
+    const double memory_s = static_cast<double>(r.hbm_read_bytes + r.hbm_write_bytes) /
+                            params.hbm.bandwidth_bytes_per_s();
+    return classify_op(r.kind, seconds, compute_seconds(r, params), memory_s);
+}
+
+double l2_hit_rate(const OpRecord& r) {
+    const uint64_t accesses = r.l2_hits + r.l2_misses;
+    return accesses == 0 ? -1.0 : static_cast<double>(r.l2_hits) / static_cast<double>(accesses);
+}
+
 std::string ops_csv_header() {
     return "id,name,kind,die,start_ns,end_ns,duration_ns,flops,hbm_read_bytes,hbm_write_bytes,"
            "l2_hit_rate,achieved_tflops,bound\n";
@@ -84,14 +96,9 @@ void append_ops_csv(std::string& csv, const OpLedger& ledger, uint32_t die,
         const Picoseconds duration = r.end - r.start;
         const double seconds = static_cast<double>(duration) * 1e-12;
         const double tflops = seconds > 0 ? r.flops / seconds * 1e-12 : 0.0;
-        const uint64_t accesses = r.l2_hits + r.l2_misses;
-        const std::string hit_rate =
-            accesses == 0
-                ? std::string()
-                : fmt::format("{}", static_cast<double>(r.l2_hits) / static_cast<double>(accesses));
-        const double memory_s = static_cast<double>(r.hbm_read_bytes + r.hbm_write_bytes) /
-                                params.hbm.bandwidth_bytes_per_s();
-        const OpBound bound = classify_op(r.kind, seconds, compute_seconds(r, params), memory_s);
+        const double rate = l2_hit_rate(r);
+        const std::string hit_rate = rate < 0 ? std::string() : fmt::format("{}", rate);
+        const OpBound bound = bound_of(r, params);
         csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id, csv_field(r.name),
                            trace::to_string(r.kind), die, ns(r.start), ns(r.end), ns(duration),
                            r.flops, r.hbm_read_bytes, r.hbm_write_bytes, hit_rate, tflops,

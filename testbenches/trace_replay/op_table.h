@@ -39,6 +39,12 @@ std::string_view to_string(OpBound b);
 // The rule above; times in any one unit.
 OpBound classify_op(trace::OpKind kind, double duration, double compute_time, double memory_time);
 
+// The bound of a finished op by the rule above, with `params`' peaks.
+OpBound bound_of(const OpRecord& r, const DieParams& params);
+
+// The op's demand L2 hit rate; negative when it made no demand access.
+double l2_hit_rate(const OpRecord& r);
+
 // The header line of ops.csv.
 std::string ops_csv_header();
 

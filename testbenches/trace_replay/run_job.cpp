@@ -24,6 +24,7 @@
 #include "testbenches/trace_replay/builtin_traces.h"
 #include "testbenches/trace_replay/functional_check.h"
 #include "testbenches/trace_replay/op_table.h"
+#include "testbenches/trace_replay/op_timeline.h"
 #include "testbenches/trace_replay/summary.h"
 
 namespace asim {
@@ -94,7 +95,9 @@ std::string run_job(const RunOptions& options) {
     std::unique_ptr<Timeline> timeline;
     if (options.timeline) {
         timeline = std::make_unique<Timeline>(options.timeline_options);
+        timeline->declare_group("die");  // the op tracks, shown first
         die.record_to(timeline.get());
+        die.dispatcher().ledger().keep_deps(true);
     }
 
     run_kernel(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)));
@@ -135,16 +138,8 @@ std::string run_job(const RunOptions& options) {
     append_ops_csv(ops, die.dispatcher().ledger(), 0, platform.die);
     out.write("ops.csv", ops);
     if (timeline) {
-        std::ostringstream json;
-        timeline->write_json(json);
-        out.write("timeline.json", json.str());
-        if (timeline->dropped() != 0) {
-            std::fprintf(stderr,
-                         "ascend-sim: warning: timeline.json holds the first %llu slices; %llu more were dropped "
-                         "(choose a window with --timeline-window or cores with --timeline-cores)\n",
-                         static_cast<unsigned long long>(timeline->slices()),
-                         static_cast<unsigned long long>(timeline->dropped()));
-        }
+        record_op_tracks(*timeline, "die", die.dispatcher().ledger(), platform.die);
+        write_timeline(out, *timeline, options.timeline_gzip);
     }
     out.commit();
     return text;

@@ -20,6 +20,7 @@ struct RunOptions {
     bool progress = false;               // progress line on stderr
     bool timeline = false;               // write timeline.json (Perfetto / Chrome trace events)
     TimelineOptions timeline_options;
+    bool timeline_gzip = false;          // write it as timeline.json.gz
     bool functional = false;             // move real bytes, compute matmuls, check them (functional_check.h)
 };
 

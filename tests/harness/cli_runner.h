@@ -13,6 +13,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 namespace asim::test {
 
@@ -47,6 +48,18 @@ inline std::string read_text(const std::string& path) {
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// The text of a gzip file (a .json.gz output); empty when it cannot be read.
+inline std::string read_gzip_text(const std::string& path) {
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (f == nullptr) return "";
+    std::string text;
+    char buf[65536];
+    int n = 0;
+    while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+    gzclose(f);
+    return text;
 }
 
 inline void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }

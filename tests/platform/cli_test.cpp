@@ -363,10 +363,42 @@ TEST(Cli, TimelineHasATrackPerPipeOfTheChosenCoresMatchingTheStats) {
     EXPECT_NEAR(cube_us, busy_cycles / 1650.0, busy_cycles / 1650.0 * 1e-3);  // 1.65 GHz
     EXPECT_TRUE(vector_slice);
     EXPECT_TRUE(hbm_counter);
+    // The op track (group `die`, shown first): each op once, with its id, FLOPs and bound, and an
+    // arrow from the matmul to the add that waits for it, bound inside both slices.
+    EXPECT_EQ(group_name[1], "die");
+    std::map<uint64_t, nlohmann::json> op_slices;
+    for (const auto& e : tl["traceEvents"]) {
+        if (e["ph"] == "X" && group_name[e["pid"]] == "die" && track_name[e["tid"]] == "ops 1") {
+            op_slices[e["args"]["op"].get<uint64_t>()] = e;
+        }
+    }
+    ASSERT_EQ(op_slices.size(), 2u);
+    EXPECT_EQ(op_slices[0]["name"], "mm #0");
+    EXPECT_DOUBLE_EQ(op_slices[0]["args"]["flops"].get<double>(), 2.0 * 1024 * 1024 * 1024);
+    // The bound the ops.csv row gives (its last column).
+    const std::string ops = read(out + "/ops.csv");
+    const std::string row0 = ops.substr(ops.find("\n0,mm,") + 1);
+    EXPECT_EQ(op_slices[0]["args"]["bound"],
+              row0.substr(row0.rfind(',', row0.find('\n')) + 1,
+                          row0.find('\n') - row0.rfind(',', row0.find('\n')) - 1));
+    EXPECT_GT(op_slices[0]["args"]["hbm_read_bytes"].get<double>(), 0);
+    EXPECT_EQ(op_slices[1]["args"]["kind"], "elementwise");
+    int flow_starts = 0, flow_ends = 0;
+    for (const auto& e : tl["traceEvents"]) {
+        const auto inside = [&](const nlohmann::json& s) {
+            return e["ts"].get<double>() > s["ts"].get<double>() &&
+                   e["ts"].get<double>() < s["ts"].get<double>() + s["dur"].get<double>();
+        };
+        if (e["ph"] == "s") flow_starts += inside(op_slices[0]) ? 1 : 100;
+        if (e["ph"] == "f") flow_ends += inside(op_slices[1]) && e["bp"] == "e" ? 1 : 100;
+    }
+    EXPECT_EQ(flow_starts, 1);
+    EXPECT_EQ(flow_ends, 1);
 }
 
 TEST(Cli, TimelineOptionsAreCheckedBeforeRunning) {
     expect_bad_input("run --timeline --timeline-window 5us", {"--timeline-window", "START:END"});
     expect_bad_input("run --timeline --timeline-cores 4-2", {"--timeline-cores"});
     expect_bad_input("run --timeline-cores 0", {"need --timeline"});
+    expect_bad_input("run --timeline-gzip", {"need --timeline"});
 }

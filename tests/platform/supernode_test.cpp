@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -204,6 +205,67 @@ TEST(Supernode, ACollectiveSomeMembersNeverReachIsADeadlockNamingIt) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+// --timeline on a trace set: a group per die with its ops (args, arrows) and collectives, the
+// L2 / HBM counters beside them, no pipe tracks unless asked for, and a group `network` with a
+// bandwidth counter per link that carried bytes, adding up to the bytes the links carried.
+TEST(Supernode, TimelineShowsEachDieAndTheLinks) {
+    const std::string set = trace_set(
+        "tl",
+        "--model llama3-8b --phase prefill --batch 1 --seq 128 --tp 2 --layers 1 --no-embedding");
+    const std::string out = scratch("tl-out");
+    ASSERT_FALSE(
+        run_set(set, "--timeline --timeline-gzip --timeline-bucket 2us", "tl", out).is_null());
+    ASSERT_TRUE(fs::exists(out + "/timeline.json.gz"));
+    ASSERT_FALSE(fs::exists(out + "/timeline.json"));
+    const nlohmann::json tl =
+        nlohmann::json::parse(asim::test::read_gzip_text(out + "/timeline.json.gz"));
+    std::map<int, std::string> group, track;
+    for (const auto& e : tl["traceEvents"]) {
+        if (e["ph"] == "M" && e["name"] == "process_name") group[e["pid"]] = e["args"]["name"];
+        if (e["ph"] == "M" && e["name"] == "thread_name") track[e["tid"]] = e["args"]["name"];
+    }
+    EXPECT_EQ(group[1], "die0");
+    EXPECT_EQ(group[2], "die1");
+    EXPECT_EQ(group[3], "network");
+    EXPECT_EQ(group.size(), 3u);  // no per-core groups without --timeline-cores
+    std::map<std::string, int> ops_per_die, collectives_per_die;
+    int flows = 0;
+    double link_bytes = 0;
+    bool hbm_counter = false;
+    for (const auto& e : tl["traceEvents"]) {
+        if (e["ph"] == "X") {
+            const std::string& t = track[e["tid"]];
+            EXPECT_TRUE(e["args"].contains("op") && e["args"].contains("flops")) << e.dump();
+            if (t.rfind("collectives", 0) == 0) {
+                EXPECT_EQ(e["args"]["bound"], "communication");
+                ++collectives_per_die[group[e["pid"]]];
+            } else {
+                EXPECT_EQ(t.rfind("ops ", 0), 0u) << t;
+                ++ops_per_die[group[e["pid"]]];
+            }
+        }
+        if (e["ph"] == "s") ++flows;
+        if (e["ph"] == "C" && group[e["pid"]] == "network") {
+            link_bytes += e["args"]["GB/s"].get<double>() * 1e9 * 2e-6;  // a 2 us bucket
+        }
+        if (e["ph"] == "C" && group[e["pid"]] == "die1" && e["name"] == "HBM read (L2 fills)")
+            hbm_counter = true;
+    }
+    const auto summary =
+        nlohmann::json::parse(asim::test::read_text(out + "/stats.json"))["summary"];
+    const int collectives = summary["collectives"].get<int>();
+    for (const char* die : {"die0", "die1"}) {
+        EXPECT_EQ(collectives_per_die[die], collectives) << die;
+        EXPECT_GT(ops_per_die[die], 10) << die;
+    }
+    EXPECT_GT(flows, 10);
+    EXPECT_TRUE(hbm_counter);
+    // The link counters add up to the bytes the links carried.
+    const double carried = summary["network_link_bytes"].get<double>();
+    ASSERT_GT(carried, 0);
+    EXPECT_NEAR(link_bytes, carried, carried * 1e-3);
+}
+
 TEST(Supernode, BadInputExitsTwoBeforeSimulating) {
     const std::string set = trace_set("bad", kTp8);
     const std::string out = scratch("bad-out");
@@ -212,7 +274,7 @@ TEST(Supernode, BadInputExitsTwoBeforeSimulating) {
              {"--platform supernode8_ring --die-set 9:die.clock=1GHz", "the set has dies 0..7"},
              {"--platform supernode8_ring --die-set die.clock=1GHz", "DIE:KEY=VALUE"},
              {"--platform supernode8_ring --die-set 2:die.bogus=1", "die.bogus"},
-             {"--platform supernode8_ring --timeline", "single-die traces"},
+             {"--platform supernode8_ring --functional", "single-die traces"},
              {"--platform supernode8_ring --fault 'die3->die9@1us'", "no link 'die3->die9'"},
              {"--platform supernode8_ring --fault 'die3->die4@soon'", "--fault die3->die4@soon"},
          }) {

@@ -120,7 +120,7 @@ Cycles Die::cube_busy_cycles() const {
     return n;
 }
 
-void Die::record_to(Timeline* timeline) {
+void Die::record_to(Timeline* timeline, const std::string& counter_group) {
     const std::string die = name();
     for (uint32_t c = 0; c < m_params.ai_cores; ++c) {
         if (!timeline->core_selected(c)) continue;
@@ -143,7 +143,8 @@ void Die::record_to(Timeline* timeline) {
             m_vector_pipes[c * m_params.core.vector_cores + v]->record_to(timeline, tracks);
         }
     }
-    m_l2->record_to(timeline, die + ".l2", die + ".hbm");
+    m_l2->record_to(timeline, counter_group.empty() ? die + ".l2" : counter_group,
+                    counter_group.empty() ? die + ".hbm" : counter_group);
     m_dispatcher->set_timeline(timeline);
 }
 

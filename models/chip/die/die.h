@@ -76,8 +76,9 @@ public:
   const BusyWindows& cube_windows() const { return m_cube_windows; }
   // Records every pipe of the selected cores (Timeline::core_selected) as a track of group
   // `die.coreN` (AIC MTE2 / MTE1 / Cube / FixPipe, AIVm MTE2 / Vector / MTE3), and the L2 and
-  // HBM traffic as counters of groups `die.l2` and `die.hbm`.
-  void record_to(Timeline* timeline);
+  // HBM traffic as counters of groups `die.l2` and `die.hbm` (both of `counter_group` when one is
+  // given: a trace set shows a die's counters beside its ops).
+  void record_to(Timeline* timeline, const std::string& counter_group = "");
   // Functional run: every engine moves real bytes from / to `memory` and the Cube computes.
   void set_functional_memory(FunctionalMemory* memory);
   void finalize_stats();

@@ -7,7 +7,8 @@
 
 namespace asim {
 
-FastDie::FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsRegistry& stats, FailureSink& failures)
+FastDie::FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsRegistry& stats,
+                 FailureSink& failures, bool keep_deps)
     : sc_module(name),
       m_ops(std::move(ops)),
       m_failures(failures),
@@ -15,6 +16,7 @@ FastDie::FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsReg
       m_overlap(stats, std::string(this->name()) + ".dispatcher"),
       m_done(stats.counter(std::string(this->name()) + ".dispatcher.ops", "ops completed")),
       m_class_stats(register_op_class_stats(stats, std::string(this->name()) + ".dispatcher")) {
+    m_ledger.keep_deps(keep_deps);
     for (std::size_t i = 0; i < m_ops.size(); ++i) {
         const FastOp& f = m_ops[i];
         m_ledger.add(i, f.op);

@@ -28,12 +28,12 @@ FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths,
                 m_link_bundle[l] = m_physical + topology.bundle_of(l);
 }
 
-void FlowNetwork::add_carried(const RouteTemplate& r, std::vector<double>& bytes) const {
-    if (r.carried == 0) return;
+template <typename Fn>
+void FlowNetwork::for_each_link_share(const RouteTemplate& r, double bytes, Fn&& fn) const {
     for (std::size_t i = 0; i < r.links.size(); ++i) {
         const uint32_t l = r.links[i];
         if (l < m_physical) {
-            bytes[l] += r.carried * r.share[i];
+            fn(l, bytes * r.share[i]);
             continue;
         }
         const uint32_t b = l - m_physical;
@@ -43,8 +43,19 @@ void FlowNetwork::add_carried(const RouteTemplate& r, std::vector<double>& bytes
         for (std::size_t j = 0; j < size; ++j) used += uses_member(r.mask[i], j) ? 1 : 0;
         for (std::size_t j = 0; j < size; ++j)
             if (uses_member(r.mask[i], j))
-                bytes[first[j]] += r.carried * r.share[i] / static_cast<double>(used);
+                fn(first[j], bytes * r.share[i] / static_cast<double>(used));
     }
+}
+
+void FlowNetwork::add_carried(const RouteTemplate& r, std::vector<double>& bytes) const {
+    if (r.carried == 0) return;
+    for_each_link_share(r, r.carried, [&bytes](uint32_t link, double b) { bytes[link] += b; });
+}
+
+void FlowNetwork::note_sent(const Flow& f, double sent) const {
+    if (!m_observer || sent <= 0) return;
+    for_each_link_share(*f.route, sent,
+                        [&](uint32_t link, double b) { m_observer(link, f.updated, m_now, b); });
 }
 
 std::vector<double> FlowNetwork::link_bytes() const {
@@ -335,6 +346,7 @@ void FlowNetwork::deactivate(uint32_t id) {
     Flow& f = m_flows[id];
     // Account the bytes sent since the last update.
     const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
+    note_sent(f, sent);
     f.route->carried += sent;
     f.remaining -= sent;
     f.updated = m_now;
@@ -428,6 +440,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     for (uint32_t fid : comp_flows) {
         Flow& f = m_flows[fid];
         const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
+        note_sent(f, sent);
         f.route->carried += sent;  // the bytes sent at the old rate were carried by its links
         f.remaining -= sent;
         f.updated = m_now;

@@ -75,6 +75,12 @@ public:
     // them by at most wait_ps.
     using Labeler = std::function<std::string(uint64_t label_key)>;
     void set_labeler(Labeler labeler) { m_labeler = std::move(labeler); }
+    // Told the payload bytes a flow moved over [from_ps, to_ps) at one rate, per physical link it
+    // crossed (an aggregated bundle's share split evenly over the members it used): the
+    // timeline's link counters. Unset, it costs nothing.
+    using TrafficObserver =
+        std::function<void(uint32_t link, int64_t from_ps, int64_t to_ps, double bytes)>;
+    void set_traffic_observer(TrafficObserver observer) { m_observer = std::move(observer); }
     // The routes a transfer from `src` to `dst` would take now (links down so far avoided), at
     // most one.
     std::vector<Path> current_routes(uint32_t src, uint32_t dst) const {
@@ -161,6 +167,11 @@ private:
     }
     // Adds a route's carried bytes to `bytes` (per link, aggregates split over their members).
     void add_carried(const RouteTemplate& r, std::vector<double>& bytes) const;
+    // Calls fn(physical link, bytes) for `bytes` sent on route `r`.
+    template <typename Fn>
+    void for_each_link_share(const RouteTemplate& r, double bytes, Fn&& fn) const;
+    // Accounts `sent` bytes of flow `f` since f.updated (the observer's part).
+    void note_sent(const Flow& f, double sent) const;
     void clear_routes();
     // Whether flows other than those on link `l` itself constrain it: aggregated flows on the
     // bundle of a member link, or member flows of an aggregated bundle.
@@ -250,6 +261,7 @@ private:
     std::vector<std::array<RouteHint, 2>> m_route_hint;
     bool m_running = false;
     Labeler m_labeler;
+    TrafficObserver m_observer;
     std::vector<uint32_t> m_comp_flows, m_stack;                 // reused by solve()
     std::vector<uint32_t> m_cons_start, m_cons_pos, m_cons_ids;  // reused by solve_component()
     std::vector<double> m_cons_cost;
