@@ -11,18 +11,27 @@ forward pass, the profiler with with_flops=True. Writes:
 
 The test compares the importer's GEMM FLOPs with the profiler's for aten::mm, aten::addmm and
 aten::bmm. Usage: /usr/bin/python3 scripts/make_pytorch_et_fixture.py [OUTDIR]
+
+With --chakra (no torch needed) it re-expresses that trace in the layout PyTorch >= 2.1's
+torch.profiler.ExecutionTraceObserver writes, schema "1.0.3-chakra.0.0.4", as
+traces/fixtures/pytorch_et_small_transformer_chakra.json: the same nodes, ids and tensors, with
+`parent` as `ctrl_deps`, `inputs` / `outputs` as {"values", "shapes", "types"} objects and rf_id,
+fw_parent, seq_id, scope, tid, fw_tid and op_schema as `attrs` [{name, type, value}], and the root
+and thread nodes named "[pytorch|profiler|execution_trace|...]". Debian's python3-torch (1.13)
+cannot write that layout; the mapping follows writeJsonNode() in pytorch/pytorch
+torch/csrc/profiler/standalone/execution_trace_observer.cpp and the node reader of MLCommons
+Chakra (src/converter/pytorch_node.py). Usage:
+/usr/bin/python3 scripts/make_pytorch_et_fixture.py --chakra [OUTDIR]
 """
 import json
 import os
 import sys
 
-import torch
-from torch.profiler import ExecutionGraphObserver, ProfilerActivity, profile
-
 D_MODEL, HEADS, FFN, SEQ, BATCH, VOCAB = 64, 4, 256, 16, 2, 100
 
 
 def model():
+    import torch
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(D_MODEL, HEADS, FFN, dropout=0.0, batch_first=True,
                                              activation="gelu")
@@ -30,10 +39,45 @@ def model():
     return torch.nn.Sequential(layer, head).eval()
 
 
+ATTRS = (("rf_id", "uint64"), ("fw_parent", "uint64"), ("seq_id", "int64"), ("scope", "uint64"),
+         ("tid", "uint64"), ("fw_tid", "uint64"), ("op_schema", "string"))
+
+
+def chakra_node(n):
+    """One schema-1.0.1 node in the schema 1.0.3-chakra.0.0.4 layout."""
+    return {
+        "id": n["id"],
+        "name": n["name"].replace("|execution_graph|", "|execution_trace|"),
+        "ctrl_deps": n["parent"],
+        "inputs": {"values": n["inputs"], "shapes": n["input_shapes"], "types": n["input_types"]},
+        "outputs": {"values": n["outputs"], "shapes": n["output_shapes"], "types": n["output_types"]},
+        "attrs": [{"name": k, "type": t, "value": n.get(k, "" if t == "string" else 0)} for k, t in ATTRS],
+    }
+
+
+def write_chakra(out):
+    with open(os.path.join(out, "pytorch_et_small_transformer.json")) as f:
+        et = json.load(f)
+    doc = {k: v for k, v in et.items() if k != "nodes"}
+    doc["schema"] = "1.0.3-chakra.0.0.4"
+    nodes = [chakra_node(n) for n in et["nodes"]]
+    # One node per line, as the observer writes them (diffable, and small enough to read).
+    head = json.dumps(doc)[:-1]
+    with open(os.path.join(out, "pytorch_et_small_transformer_chakra.json"), "w") as f:
+        f.write(head + ', "nodes": [\n')
+        f.write(",\n".join("  " + json.dumps(n, separators=(",", ":")) for n in nodes))
+        f.write("\n]}\n")
+
+
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(__file__), "..", "traces", "fixtures")
+    args = [a for a in sys.argv[1:] if a != "--chakra"]
+    out = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "traces", "fixtures")
     os.makedirs(out, exist_ok=True)
+    if "--chakra" in sys.argv[1:]:
+        write_chakra(out)
+        return
+    import torch
+    from torch.profiler import ExecutionGraphObserver, ProfilerActivity, profile
     net = model()
     x = torch.randn(BATCH, SEQ, D_MODEL)
     # The fast path of nn.TransformerEncoderLayer fuses the whole layer into one native op in
