@@ -1,4 +1,4 @@
-// `ascend-sim trace gen|stats|import`.
+// `ascend-sim trace gen|stats|import|export`.
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include "testbenches/command/command.h"
 #include "testbenches/trace_gen/et_import.h"
 #include "testbenches/trace_gen/generator.h"
+#include "testbenches/trace_gen/op_table.h"
 #include "testbenches/trace_gen/trace_stats.h"
 
 namespace asim {
@@ -162,15 +163,50 @@ void add_import(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<
     });
 }
 
+void add_export(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int()>>>& subs) {
+    struct State {
+        std::string to, run, trace, out;
+    };
+    auto s = std::make_shared<State>();
+    CLI::App* c = trace.add_subcommand(
+        "export",
+        "export what a finished run measured: --to op-table writes each distinct op's "
+        "times keyed by its signature (docs/outputs.md)");
+    c->add_option("--to", s->to, "what to write: op-table (one CSV row per op signature)")
+        ->required()
+        ->check(CLI::IsMember({"op-table"}));
+    c->add_option("--run", s->run,
+                  "the --out directory of a finished `ascend-sim run` (its ops.csv)")
+        ->required();
+    c->add_option("--trace", s->trace,
+                  "the trace that run replayed: a file, or a trace set's directory or index.json "
+                  "(default: the one its stats.json names)");
+    c->add_option("--out,-o", s->out, "output CSV file")->required();
+    subs.emplace_back(c, [s] {
+        // Checked before the work, built whole, then written in one rename: a bad input leaves
+        // nothing behind.
+        AtomicOutputFile out(s->out, "--out");
+        const tracegen::OpTable t = tracegen::build_op_table(s->run, s->trace);
+        out.stream() << t.csv;
+        out.commit();
+        std::cout << "op table of " << t.ops << " ops (" << t.dies << " die"
+                  << (t.dies == 1 ? "" : "s") << "), trace " << t.trace << ": " << t.rows
+                  << " signatures\nwrote " << s->out << "\n";
+        return kExitOk;
+    });
+}
+
 }  // namespace
 
 Command add_trace_command(CLI::App& app) {
-    CLI::App* trace = app.add_subcommand("trace", "make, import and total up op traces (traces/FORMAT.md)");
+    CLI::App* trace = app.add_subcommand(
+        "trace", "make, import, total up and export op traces (traces/FORMAT.md)");
     trace->require_subcommand(1);
     auto subs = std::make_shared<std::vector<std::pair<CLI::App*, std::function<int()>>>>();
     add_gen(*trace, *subs);
     add_stats(*trace, *subs);
     add_import(*trace, *subs);
+    add_export(*trace, *subs);
     return {trace, [subs] {
                 for (const auto& [cmd, action] : *subs) {
                     if (cmd->parsed()) return action();
