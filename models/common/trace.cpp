@@ -869,4 +869,34 @@ bool TraceReader::next(Op& op) {
     return true;
 }
 
+// Lines that start with '{' in `text`; `line_start` carries over from the previous piece.
+static uint64_t count_records(std::string_view text, bool& line_start) {
+    uint64_t records = 0;
+    for (char c : text) {
+        if (line_start && c == '{') ++records;
+        line_start = c == '\n';
+    }
+    return records;
+}
+
+uint64_t estimate_op_count_of_text(std::string_view text) {
+    bool line_start = true;
+    const uint64_t records = count_records(text, line_start);
+    return records > 0 ? records - 1 : 0;  // the header is a record too
+}
+
+uint64_t estimate_op_count(const std::string& path) {
+    if (ends_with(path, ".gz")) return 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return 0;
+    uint64_t records = 0;
+    bool line_start = true;
+    std::vector<char> buf(std::size_t{1} << 20);
+    while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+        records += count_records(
+            std::string_view(buf.data(), static_cast<std::size_t>(in.gcount())), line_start);
+    }
+    return records > 0 ? records - 1 : 0;
+}
+
 }  // namespace asim::trace

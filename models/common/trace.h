@@ -128,6 +128,13 @@ private:
     uint64_t m_prev_id = 0;
 };
 
+// About how many ops a trace file holds, for a progress line's total: its lines that start a
+// record ('{') less the header; 0 (unknown) for a .gz file or one that cannot be read. Reads the
+// file once, at disk speed.
+uint64_t estimate_op_count(const std::string& path);
+// The same for a trace held in memory (a built-in trace's text).
+uint64_t estimate_op_count_of_text(std::string_view text);
+
 // The reader checks each line on its own, so deps are only known to be smaller than the op's id.
 // Whoever replays a whole trace (the die's dispatcher, the fast fidelity's loader) passes every op
 // through check() in order: a dependency on an id the trace skipped, including the ids just

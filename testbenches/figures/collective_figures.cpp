@@ -1,18 +1,21 @@
 #include "testbenches/figures/collective_figures.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "models/common/errors.h"
 #include "models/common/trace.h"
+#include "models/common/units.h"
 #include "models/interconnect/collectives/collective_engine.h"
 #include "models/interconnect/network/flow_network.h"
 #include "platforms/platform.h"
+#include "testbenches/command/progress.h"
 #include "testbenches/figures/link_figures.h"
 
 namespace asim {
@@ -32,6 +35,20 @@ RunOutcome run_one(const Topology& topology, const NetworkParams& net, const Col
     for (std::size_t i = 0; i < faults.size(); ++i) network.set_link_down(faults[i], net.faults[i].at_ps);
     CollectiveEngine engine(network, net.collectives);
     const uint32_t id = engine.start(request, 0);
+    // A progress line over the schedule's steps: the network runs one instant at a time, and
+    // every 4096 instants the share of steps done is measured (a pass over the ranks).
+    ProgressLine progress(fmt::format("figures collectives: {} B", request.bytes), "", 1'000'000);
+    if (progress.enabled()) {
+        for (uint64_t instants = 0; network.next_event_ps() != std::numeric_limits<int64_t>::max();
+             ++instants) {
+            network.run_until(network.next_event_ps());
+            if (instants % 4096 == 0) {
+                progress.update(static_cast<uint64_t>(engine.progress(id) * 1e6),
+                                "simulated " + units::format_time_ps(network.now_ps()));
+            }
+        }
+        progress.finish(1'000'000);
+    }
     engine.run();
     const CollectiveResult& r = engine.result(id);
     return {r.end_ps - r.start_ps, network.stats().events, network.stats(), r};

@@ -1,13 +1,14 @@
 #include "testbenches/supernode/op_time_table.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/common/errors.h"
+#include "testbenches/command/progress.h"
 #include "testbenches/trace_replay/child_run.h"
 #include "testbenches/trace_replay/run_job.h"
 
@@ -45,8 +46,19 @@ std::vector<SetOp> load_set_ops(const std::string& path) {
     return ops;
 }
 
+std::size_t OpTimeTable::count_unmeasured(const std::vector<SetOp>& ops,
+                                          std::set<std::string>& seen) const {
+    std::size_t n = 0;
+    for (const SetOp& s : ops) {
+        if (s.op.kind == trace::OpKind::kCollective || m_time.count(s.signature)) continue;
+        if (seen.insert(s.signature).second) ++n;
+    }
+    return n;
+}
+
 void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& platform,
-                            const std::vector<std::string>& overrides, const std::string& scratch) {
+                            const std::vector<std::string>& overrides, const std::string& scratch,
+                            ProgressLine* progress) {
     const auto start = std::chrono::steady_clock::now();
     for (const SetOp& s : ops) {
         if (s.op.kind == trace::OpKind::kCollective || m_time.count(s.signature)) continue;
@@ -71,6 +83,7 @@ void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& pl
             t.hits += part.at("hits").get<uint64_t>();
             t.misses += part.at("misses").get<uint64_t>();
         }
+        if (progress) progress->update(++m_measured, "op '" + s.op.name + "'");
     }
     m_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

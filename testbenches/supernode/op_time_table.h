@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,18 +24,25 @@ struct SetOp {
 // Reads a die's trace file: every op parsed (TraceReader: the usual checks) with its signature.
 std::vector<SetOp> load_set_ops(const std::string& path);
 
+class ProgressLine;
+
 class OpTimeTable {
 public:
     // Measures every compute op of `ops` whose signature is not in the table yet, on `platform`
-    // with `overrides`, in a scratch directory under `scratch`.
+    // with `overrides`, in a scratch directory under `scratch`; `progress` (if given) counts the
+    // ops measured.
     void calibrate(const std::vector<SetOp>& ops, const std::string& platform,
-                   const std::vector<std::string>& overrides, const std::string& scratch);
+                   const std::vector<std::string>& overrides, const std::string& scratch,
+                   ProgressLine* progress = nullptr);
+    // How many of `ops`' signatures calibrate would measure that are not in `seen` yet (added).
+    std::size_t count_unmeasured(const std::vector<SetOp>& ops, std::set<std::string>& seen) const;
     Picoseconds duration(const std::string& signature) const;
     // The op as the fast die runs it: its measured duration and what it did in memory then (the
     // one-op run's HBM bytes and demand L2 hits / misses, all of which are the op's).
     FastOp fast_op(const SetOp& op) const;
     std::size_t size() const { return m_time.size(); }
     double calibration_wall_s() const { return m_wall_s; }
+    uint64_t measured() const { return m_measured; }
 
 private:
     struct Traffic {
@@ -43,6 +51,7 @@ private:
     std::map<std::string, Picoseconds> m_time;
     std::map<std::string, Traffic> m_traffic;
     double m_wall_s = 0;
+    uint64_t m_measured = 0;  // ops calibrate has measured
 };
 
 }  // namespace asim

@@ -1,5 +1,6 @@
 #include "testbenches/supernode/supernode_job.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,25 +9,25 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <systemc>
 
 #include "models/chip/die/die.h"
-#include "models/common/kernel.h"
+#include "models/chip/die/fast_die.h"
 #include "models/common/atomic_output.h"
 #include "models/common/clock_domain.h"
 #include "models/common/errors.h"
 #include "models/common/failure_sink.h"
+#include "models/common/kernel.h"
 #include "models/common/stats.h"
 #include "models/common/trace.h"
 #include "models/common/units.h"
 #include "models/interconnect/collectives/collective_engine.h"
 #include "models/interconnect/network/flow_network.h"
 #include "platforms/platform.h"
-#include "models/chip/die/fast_die.h"
+#include "testbenches/command/progress.h"
 #include "testbenches/supernode/collective_agreement.h"
 #include "testbenches/supernode/network_bridge.h"
 #include "testbenches/supernode/op_time_table.h"
@@ -141,27 +142,50 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     std::vector<std::unique_ptr<trace::TraceReader>> readers(set.files.size());
     std::vector<std::vector<SetOp>> fast_ops(set.files.size());
     std::vector<DieParams> die_params;
+    std::vector<std::vector<std::string>> die_overrides(set.files.size());
     OpTimeTable table;
+    uint64_t total_ops = 0;  // for the progress line
+    std::set<std::string> to_measure;
+    std::size_t measurements = 0;
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         const auto& [die, path] = set.files[i];
         if (die >= set.dies) throw InputError(fmt::format("{}: die {} is outside the set's {} dies", path.string(), die, set.dies));
-        std::vector<std::string> all = options.overrides;
-        if (per_die.count(die)) all.insert(all.end(), per_die[die].begin(), per_die[die].end());
-        die_params.push_back(per_die.count(die) ? load_platform(options.platform, all).die : platform.die);
+        die_overrides[i] = options.overrides;
+        if (per_die.count(die))
+            die_overrides[i].insert(die_overrides[i].end(), per_die[die].begin(),
+                                    per_die[die].end());
+        die_params.push_back(per_die.count(die)
+                                 ? load_platform(options.platform, die_overrides[i]).die
+                                 : platform.die);
         if (is_fast(die)) {
             fast_ops[i] = load_set_ops(path.string());
-            // Measured before anything is elaborated here: the runs are child processes.
-            const fs::path scratch = fs::temp_directory_path() / ("asim-calibration-" + std::to_string(::getpid()));
-            try {
-                table.calibrate(fast_ops[i], options.platform, all, scratch.string());
-            } catch (...) {
-                fs::remove_all(scratch);
-                throw;
-            }
-            fs::remove_all(scratch);
+            measurements += table.count_unmeasured(fast_ops[i], to_measure);
+            total_ops += fast_ops[i].size();
         } else {
             readers[i] = std::make_unique<trace::TraceReader>(path.string());
+            total_ops += trace::estimate_op_count(path.string());
         }
+    }
+    const ProgressLine::Mode progress_mode =
+        options.progress ? ProgressLine::mode_from_environment() : ProgressLine::Mode::kOff;
+    if (measurements != 0) {
+        // Measured before anything is elaborated here: the runs are child processes.
+        ProgressLine progress("calibrating fast dies", "distinct ops", measurements, progress_mode);
+        const fs::path scratch =
+            fs::temp_directory_path() / ("asim-calibration-" + std::to_string(::getpid()));
+        try {
+            for (std::size_t i = 0; i < set.files.size(); ++i) {
+                if (!fast_ops[i].empty()) {
+                    table.calibrate(fast_ops[i], options.platform, die_overrides[i],
+                                    scratch.string(), &progress);
+                }
+            }
+        } catch (...) {
+            fs::remove_all(scratch);
+            throw;
+        }
+        fs::remove_all(scratch);
+        progress.finish(table.measured());
     }
 
     StatsRegistry stats;
@@ -218,7 +242,27 @@ std::string run_supernode_job(const SupernodeOptions& options) {
             fast[i]->set_collective_service(&bridge.service_for(die));
         }
     }
+    // Every die reports its own count of ops done; the line shows their sum.
+    ProgressLine progress(options.progress_what, "ops", total_ops, progress_mode);
+    uint64_t ops_done = 0;
+    std::vector<uint64_t> die_ops_done(set.files.size(), 0);
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        auto report = [&, i](uint64_t ops) {
+            ops_done += ops - die_ops_done[i];
+            die_ops_done[i] = ops;
+            progress.update_with(ops_done, [] {
+                return "simulated " + units::format_time_ps(
+                                          static_cast<int64_t>(sc_core::sc_time_stamp().value()));
+            });
+        };
+        if (detailed[i]) {
+            detailed[i]->dispatcher().set_progress(report);
+        } else {
+            fast[i]->set_progress(report);
+        }
+    }
     run_kernel(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)));
+    progress.finish(ops_done);
     failures.rethrow_if_failed();
     std::string unfinished;
     for (std::size_t i = 0; i < set.files.size(); ++i) {

@@ -25,7 +25,8 @@ struct SupernodeOptions {
     std::string out_dir;
     int64_t max_sim_time_ps = 0;
     int64_t util_window_ps = 100'000'000;  // the Cube utilisation curve's window (--util-window)
-    bool progress = false;
+    bool progress = false;                 // a progress line (testbenches/command/progress.h)
+    std::string progress_what = "run";     // its label
     std::string fidelity = "detailed";  // detailed | fast (the default for every die)
     std::vector<uint32_t> detailed_dies;  // with fidelity fast: these dies stay detailed
     std::vector<std::string> faults;      // "LINK@TIME" (or "LINK": down from the start), added to network.faults

@@ -83,6 +83,9 @@ int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir)
                                    RunOptions o = base;
                                    o.overrides.push_back(std::string("die.hbm.fidelity=") + name);
                                    o.out_dir = out;
+                                   o.progress = true;
+                                   o.progress_what =
+                                       std::string("validate-fidelity --memory: ") + name + " run";
                                    run_job(o);
                                });
     struct Metric {
@@ -163,6 +166,10 @@ Command add_validate_fidelity_command(CLI::App& app) {
                                                SupernodeOptions o = s->run;
                                                o.fidelity = name;
                                                o.out_dir = out;
+                                               o.progress = true;
+                                               o.progress_what =
+                                                   std::string("validate-fidelity: ") + name +
+                                                   " run";
                                                run_supernode_job(o);
                                            });
                 FigureTable t{"fidelity", {"class", "detailed_us", "fast_us", "error_pct"}, {}};

@@ -9,27 +9,27 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "models/common/trace.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
-#include "testbenches/sweep/grid.h"
-#include "testbenches/sweep/results_table.h"
+#include "testbenches/command/progress.h"
 #include "testbenches/command/provenance.h"
 #include "testbenches/supernode/supernode_job.h"
+#include "testbenches/sweep/grid.h"
+#include "testbenches/sweep/results_table.h"
 #include "testbenches/trace_replay/builtin_traces.h"
 
 namespace fs = std::filesystem;
@@ -45,19 +45,6 @@ std::string read_text(const fs::path& path) {
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-std::string format_duration(double seconds) {
-    const auto s = static_cast<long long>(seconds + 0.5);
-    char buf[32];
-    if (s >= 3600) {
-        std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, (s / 60) % 60);
-    } else if (s >= 60) {
-        std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
-    } else {
-        std::snprintf(buf, sizeof buf, "%.1fs", seconds);
-    }
-    return buf;
 }
 
 // The last `n` non-empty lines of a text.

@@ -1,5 +1,6 @@
 #include "testbenches/trace_replay/run_job.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,20 +8,19 @@
 #include <cstdio>
 #include <memory>
 #include <sstream>
-
-#include <fmt/format.h>
 #include <systemc>
 
 #include "models/chip/die/die.h"
-#include "models/common/kernel.h"
 #include "models/common/atomic_output.h"
 #include "models/common/clock_domain.h"
 #include "models/common/errors.h"
 #include "models/common/failure_sink.h"
+#include "models/common/kernel.h"
 #include "models/common/stats.h"
 #include "models/common/trace.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
+#include "testbenches/command/progress.h"
 #include "testbenches/trace_replay/builtin_traces.h"
 #include "testbenches/trace_replay/functional_check.h"
 #include "testbenches/trace_replay/op_table.h"
@@ -31,41 +31,20 @@ namespace asim {
 
 namespace {
 
-std::unique_ptr<trace::TraceReader> open_trace(const std::string& name, std::string& description) {
+// `ops` is set to about how many ops the trace holds (0: unknown), for the progress line.
+std::unique_ptr<trace::TraceReader> open_trace(const std::string& name, std::string& description,
+                                               uint64_t& ops) {
     if (name.rfind("builtin:", 0) == 0) {
         BuiltinTrace t = builtin_trace(name);
         description = t.description + " [" + t.name + "]";
+        ops = trace::estimate_op_count_of_text(t.text);
         return std::make_unique<trace::TraceReader>(std::make_unique<std::istringstream>(t.text), t.name);
     }
+    ops = trace::estimate_op_count(name);
     auto reader = std::make_unique<trace::TraceReader>(name);
     description = name + (reader->header().name.empty() ? "" : " (" + reader->header().name + ")");
     return reader;
 }
-
-// A progress line on stderr, at most ten times a second, for interactive runs.
-class ProgressLine {
-public:
-    explicit ProgressLine(bool enabled) : m_enabled(enabled) {}
-    ~ProgressLine() {
-        if (m_shown) std::fprintf(stderr, "\r\033[K");
-    }
-    void update(uint64_t ops) {
-        if (!m_enabled) return;
-        const auto now = std::chrono::steady_clock::now();
-        if (now - m_last < std::chrono::milliseconds(100)) return;
-        m_last = now;
-        m_shown = true;
-        std::fprintf(stderr, "\r\033[K[ascend-sim] %llu ops done, simulated %s",
-                     static_cast<unsigned long long>(ops),
-                     units::format_time_ps(static_cast<int64_t>(sc_core::sc_time_stamp().value())).c_str());
-        std::fflush(stderr);
-    }
-
-private:
-    bool m_enabled;
-    bool m_shown = false;
-    std::chrono::steady_clock::time_point m_last{};
-};
 
 }  // namespace
 
@@ -76,7 +55,9 @@ std::string run_job(const RunOptions& options) {
     // Everything that can be wrong with the input is found before the simulation starts.
     Platform platform = load_platform(options.platform, options.overrides);
     std::string trace_description;
-    std::unique_ptr<trace::TraceReader> reader = open_trace(options.trace, trace_description);
+    uint64_t trace_ops = 0;
+    std::unique_ptr<trace::TraceReader> reader =
+        open_trace(options.trace, trace_description, trace_ops);
     AtomicOutputDir out(options.out_dir);
 
     StatsRegistry stats;
@@ -84,8 +65,15 @@ std::string run_job(const RunOptions& options) {
     Die die("die", platform.die, stats, failures);
     die.set_util_window(options.util_window_ps);
     die.dispatcher().set_trace(reader.get());
-    ProgressLine progress(options.progress);
-    die.dispatcher().set_progress([&progress](uint64_t ops) { progress.update(ops); });
+    ProgressLine progress(
+        options.progress_what, "ops", trace_ops,
+        options.progress ? ProgressLine::mode_from_environment() : ProgressLine::Mode::kOff);
+    die.dispatcher().set_progress([&progress](uint64_t ops) {
+        progress.update_with(ops, [] {
+            return "simulated " +
+                   units::format_time_ps(static_cast<int64_t>(sc_core::sc_time_stamp().value()));
+        });
+    });
     FunctionalMemory functional_memory;
     FunctionalCheck functional_check(functional_memory);
     if (options.functional) {
@@ -110,6 +98,7 @@ std::string run_job(const RunOptions& options) {
         }
         throw SimulationError("deadlock: the simulation ran out of events with work pending; " + done);
     }
+    progress.finish(die.dispatcher().ops_completed());
     die.finalize_stats();
 
     const double wall_s =

@@ -17,7 +17,8 @@ struct RunOptions {
     std::string out_dir;
     int64_t max_sim_time_ps = 0;         // watchdog; 0 = none
     int64_t util_window_ps = 100'000'000;  // the Cube utilisation curve's window (--util-window)
-    bool progress = false;               // progress line on stderr
+    bool progress = false;               // progress line on stderr (testbenches/command/progress.h)
+    std::string progress_what = "run";   // its label
     bool timeline = false;               // write timeline.json (Perfetto / Chrome trace events)
     TimelineOptions timeline_options;
     bool timeline_gzip = false;          // write it as timeline.json.gz

@@ -47,6 +47,7 @@ void FastDie::complete(std::size_t index) {
     --m_in_flight;
     ++m_done;
     m_end = std::max(m_end, now);
+    if (m_progress) m_progress(m_done.value());
 }
 
 // Runs at time 0 and whenever something completes: retires the compute ops that are due,

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <unordered_set>
 #include <vector>
 
@@ -36,40 +37,43 @@ struct FastOp {
 
 class FastDie : public sc_core::sc_module {
 public:
-  // `keep_deps`: the ledger keeps every op's dependencies (the timeline's arrows).
-  FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsRegistry& stats,
-          FailureSink& failures, bool keep_deps = false);
+    // `keep_deps`: the ledger keeps every op's dependencies (the timeline's arrows).
+    FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsRegistry& stats,
+            FailureSink& failures, bool keep_deps = false);
 
-  void set_collective_service(CollectiveService* service) { m_collectives = service; }
-  bool finished() const { return m_next == m_ops.size() && m_in_flight == 0; }
-  uint64_t ops_completed() const { return m_done.value(); }
-  Picoseconds end_time_ps() const { return m_end; }
-  double flops() const { return m_flops; }
-  void finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }
-  // Every op with its start and end, and the traffic its FastOp gives (ops.csv).
-  const OpLedger& ledger() const { return m_ledger; }
+    void set_collective_service(CollectiveService* service) { m_collectives = service; }
+    // Called with the count of ops done each time one completes (a progress line).
+    void set_progress(std::function<void(uint64_t)> progress) { m_progress = std::move(progress); }
+    bool finished() const { return m_next == m_ops.size() && m_in_flight == 0; }
+    uint64_t ops_completed() const { return m_done.value(); }
+    Picoseconds end_time_ps() const { return m_end; }
+    double flops() const { return m_flops; }
+    void finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }
+    // Every op with its start and end, and the traffic its FastOp gives (ops.csv).
+    const OpLedger& ledger() const { return m_ledger; }
 
-private:
-  SC_HAS_PROCESS(FastDie);
-  void step();
-  void complete(std::size_t index);
+  private:
+    SC_HAS_PROCESS(FastDie);
+    void step();
+    void complete(std::size_t index);
 
-  std::vector<FastOp> m_ops;
-  FailureSink& m_failures;
-  CollectiveService* m_collectives = nullptr;
-  std::size_t m_next = 0;  // next op to dispatch, in trace order
-  std::unordered_set<uint64_t> m_completed;
-  std::deque<std::pair<Picoseconds, std::size_t>> m_compute_ends;  // in order (compute is serial)
-  Picoseconds m_compute_free = 0;
-  Picoseconds m_end = 0;
-  uint32_t m_in_flight = 0;
-  double m_flops = 0;
-  std::vector<Picoseconds> m_started;
-  OpLedger m_ledger;
-  sc_core::sc_event m_wake;
-  CommOverlap m_overlap;
-  Counter& m_done;
-  std::vector<OpClassStats> m_class_stats;
+    std::vector<FastOp> m_ops;
+    FailureSink& m_failures;
+    CollectiveService* m_collectives = nullptr;
+    std::function<void(uint64_t)> m_progress;
+    std::size_t m_next = 0;                 // next op to dispatch, in trace order
+    std::unordered_set<uint64_t> m_completed;
+    std::deque<std::pair<Picoseconds, std::size_t>> m_compute_ends;  // in order (compute is serial)
+    Picoseconds m_compute_free = 0;
+    Picoseconds m_end = 0;
+    uint32_t m_in_flight = 0;
+    double m_flops = 0;
+    std::vector<Picoseconds> m_started;
+    OpLedger m_ledger;
+    sc_core::sc_event m_wake;
+    CommOverlap m_overlap;
+    Counter& m_done;
+    std::vector<OpClassStats> m_class_stats;
 };
 
 }  // namespace asim

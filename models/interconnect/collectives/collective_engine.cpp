@@ -379,6 +379,18 @@ void CollectiveEngine::delivered(uint32_t id, const Message& m, PeerQueue& q) {
     advance(id, m.from);
 }
 
+double CollectiveEngine::progress(uint32_t id) const {
+    const Collective& c = *m_colls.at(id);
+    if (c.finished) return 1.0;
+    double done = 0, total = 0;
+    for (uint32_t r = 0; r < c.ranks.size(); ++r) {
+        const double steps = c.schedule ? c.schedule->steps(r) : 0;
+        total += steps;
+        done += c.ranks[r].finished ? steps : std::min<double>(c.ranks[r].step, steps);
+    }
+    return total > 0 ? done / total : 0.0;
+}
+
 void CollectiveEngine::run() {
     m_net.run();
     for (const auto& c : m_colls) {

@@ -105,6 +105,9 @@ public:
     // Runs until every collective finished. Throws SimulationError (the watchdog) when one cannot,
     // listing the ranks that wait and for what.
     void run();
+    // The share of collective `id`'s schedule steps its ranks have finished, 0 to 1 (a progress
+    // line's measure; costs one pass over the ranks).
+    double progress(uint32_t id) const;
 
     const CollectiveResult& result(uint32_t id) const { return m_colls.at(id)->result; }
     // What rank `rank` of collective `id` moves and reduces, from its schedule (a ring that falls
