@@ -28,6 +28,7 @@
 #include "models/memory/tiers/dsm_pool.h"
 #include "models/memory/tiers/tier_router.h"
 #include "platforms/platform.h"
+#include "testbenches/command/progress.h"
 #include "testbenches/figures/link_figures.h"
 #include "testbenches/trace_replay/child_run.h"
 
@@ -38,36 +39,28 @@ namespace {
 constexpr uint64_t kLatencyProbeBytes = 512;
 constexpr uint64_t kMaxChunk = uint64_t{1} << 30;  // a payload's length is 32 bits
 
-// Bytes the point's readers have issued against their total, on stderr when it is a terminal.
+// Bytes the point's readers have issued against their total, as a progress line
+// (testbenches/command/progress.h); a total of 0 shows nothing.
 class Progress {
   public:
-    Progress(std::string label, uint64_t total)
-        : m_label(std::move(label)), m_total(total), m_tty(::isatty(STDERR_FILENO) != 0) {}
+    Progress(const std::string& label, uint64_t total)
+        : m_total(total),
+          m_line("figures dsm: " + label, "", total,
+                 total == 0 ? ProgressLine::Mode::kOff : ProgressLine::mode_from_environment()) {}
     void issued(uint64_t bytes) {
         m_done += bytes;
-        if (!m_tty || ++m_calls % 1024 != 0) return;
-        const auto now = std::chrono::steady_clock::now();
-        if (now - m_last < std::chrono::milliseconds(500)) return;
-        m_last = now;
-        m_printed = true;
-        std::fprintf(stderr, "\rfigures dsm: %s: %5.1f %% issued, simulated %.6f s ",
-                     m_label.c_str(),
-                     100.0 * static_cast<double>(m_done) / static_cast<double>(m_total),
-                     sc_core::sc_time_stamp().to_seconds());
-        std::fflush(stderr);
+        if (++m_calls % 1024 != 0) return;
+        m_line.update_with(m_done, [] {
+            return "simulated " + units::format_time_ps(static_cast<int64_t>(sc_core::sc_time_stamp().value()));
+        });
     }
-    void finish() {
-        if (m_printed) std::fprintf(stderr, "\r%79s\r", "");
-    }
+    void finish() { m_line.finish(m_total); }
 
   private:
-    std::string m_label;
     uint64_t m_total;
     uint64_t m_done = 0;
     uint64_t m_calls = 0;
-    bool m_tty;
-    bool m_printed = false;
-    std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
+    ProgressLine m_line;
 };
 
 // A die's stream of demand reads: `bytes` from `base` in pieces of `chunk`, with up to
