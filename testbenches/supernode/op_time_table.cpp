@@ -46,12 +46,19 @@ std::vector<SetOp> load_set_ops(const std::string& path) {
     return ops;
 }
 
-std::size_t OpTimeTable::count_unmeasured(const std::vector<SetOp>& ops,
+std::string OpTimeTable::key(const std::vector<std::string>& overrides, const std::string& signature) {
+    std::string k;
+    for (const std::string& o : overrides) k += o + '\n';  // a value holds no line break
+    return k + signature;
+}
+
+std::size_t OpTimeTable::count_unmeasured(const std::vector<SetOp>& ops, const std::vector<std::string>& overrides,
                                           std::set<std::string>& seen) const {
     std::size_t n = 0;
     for (const SetOp& s : ops) {
-        if (s.op.kind == trace::OpKind::kCollective || m_time.count(s.signature)) continue;
-        if (seen.insert(s.signature).second) ++n;
+        const std::string k = key(overrides, s.signature);
+        if (s.op.kind == trace::OpKind::kCollective || m_time.count(k)) continue;
+        if (seen.insert(k).second) ++n;
     }
     return n;
 }
@@ -61,7 +68,8 @@ void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& pl
                             ProgressLine* progress) {
     const auto start = std::chrono::steady_clock::now();
     for (const SetOp& s : ops) {
-        if (s.op.kind == trace::OpKind::kCollective || m_time.count(s.signature)) continue;
+        const std::string k = key(overrides, s.signature);
+        if (s.op.kind == trace::OpKind::kCollective || m_time.count(k)) continue;
         const fs::path dir = fs::path(scratch) / ("op" + std::to_string(m_time.size()));
         fs::create_directories(dir);
         std::ofstream(dir / "op.jsonl") << R"({"format":"ascend-sim-trace","version":1,"name":"calibration"})" << "\n"
@@ -74,9 +82,9 @@ void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& pl
         const nlohmann::json stats = run_in_child([&run] { run_job(run); }, run.out_dir,
                                                   fmt::format("fast-fidelity calibration of op '{}'", s.op.name));
         const nlohmann::json& summary = stats.at("summary");
-        m_time[s.signature] =
+        m_time[k] =
             static_cast<Picoseconds>(summary.at("sim_time_ns").get<double>() * 1e3 + 0.5);
-        Traffic& t = m_traffic[s.signature];
+        Traffic& t = m_traffic[k];
         t.read = summary.at("hbm_read_bytes").get<uint64_t>();
         t.write = summary.at("hbm_write_bytes").get<uint64_t>();
         for (const auto& [name, part] : summary.at("l2_partitions").items()) {
@@ -88,22 +96,19 @@ void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& pl
     m_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-FastOp OpTimeTable::fast_op(const SetOp& s) const {
+FastOp OpTimeTable::fast_op(const SetOp& s, const std::vector<std::string>& overrides) const {
     FastOp f{s.op};
     if (s.op.kind == trace::OpKind::kCollective) return f;
-    f.duration = duration(s.signature);
-    const Traffic& t = m_traffic.at(s.signature);
+    const std::string k = key(overrides, s.signature);
+    const auto it = m_time.find(k);
+    if (it == m_time.end()) throw SimulationError("fast fidelity: no calibrated time for op " + s.signature);
+    f.duration = it->second;
+    const Traffic& t = m_traffic.at(k);
     f.hbm_read_bytes = t.read;
     f.hbm_write_bytes = t.write;
     f.l2_hits = t.hits;
     f.l2_misses = t.misses;
     return f;
-}
-
-Picoseconds OpTimeTable::duration(const std::string& signature) const {
-    const auto it = m_time.find(signature);
-    if (it == m_time.end()) throw SimulationError("fast fidelity: no calibrated time for op " + signature);
-    return it->second;
 }
 
 }  // namespace asim

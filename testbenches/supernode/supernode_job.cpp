@@ -159,7 +159,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
                                  : platform.die);
         if (is_fast(die)) {
             fast_ops[i] = load_set_ops(path.string());
-            measurements += table.count_unmeasured(fast_ops[i], to_measure);
+            measurements += table.count_unmeasured(fast_ops[i], die_overrides[i], to_measure);
             total_ops += fast_ops[i].size();
         } else {
             readers[i] = std::make_unique<trace::TraceReader>(path.string());
@@ -234,7 +234,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         } else {
             std::vector<FastOp> ops;
             for (const SetOp& s : fast_ops[i]) {
-                ops.push_back(table.fast_op(s));
+                ops.push_back(table.fast_op(s, die_overrides[i]));
             }
             fast_ops[i].clear();
             fast[i] = std::make_unique<FastDie>(name.c_str(), std::move(ops), stats, failures,

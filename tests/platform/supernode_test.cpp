@@ -266,6 +266,23 @@ TEST(Supernode, TimelineShowsEachDieAndTheLinks) {
     EXPECT_NEAR(link_bytes, carried, carried * 1e-3);
 }
 
+// A die's own overrides reach its fast-fidelity measurements: the fast dies are timed on a die
+// configured like each of them (OpTimeTable keys by configuration), so a derated die is as slow
+// fast as detailed. (Before, the measurements of the first die were reused for all.)
+TEST(Supernode, FastFidelityMeasuresADieWithItsOwnOverrides) {
+    const std::string set = trace_set("fast-dieset", kTp8);
+    const auto base = run_set(set, "--fidelity fast", "fast-base");
+    const auto fast = run_set(set, "--fidelity fast --die-set 1:die.clock=0.8GHz", "fast-slow");
+    const auto detailed = run_set(set, "--die-set 1:die.clock=0.8GHz", "detailed-slow");
+    ASSERT_FALSE(base.is_null() || fast.is_null() || detailed.is_null());
+    const double b = base["sim_time_ns"].get<double>(), f = fast["sim_time_ns"].get<double>(),
+                 d = detailed["sim_time_ns"].get<double>();
+    EXPECT_GT(f, b * 1.05);                      // the derated die slows the step
+    EXPECT_NEAR(f, d, d * 0.01);                 // as much as on the detailed model
+    EXPECT_EQ(fast["fast_op_table"]["distinct_ops"].get<int>(),
+              2 * base["fast_op_table"]["distinct_ops"].get<int>());  // its ops measured at 0.8 GHz too
+}
+
 TEST(Supernode, BadInputExitsTwoBeforeSimulating) {
     const std::string set = trace_set("bad", kTp8);
     const std::string out = scratch("bad-out");
