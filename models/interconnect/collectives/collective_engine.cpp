@@ -276,7 +276,7 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
         }
         uint64_t reduce_bytes = 0;
         for (const RecvOp& w : s.current.waits) {
-            if (!s.arrived.count((static_cast<uint64_t>(w.peer) << 32) | w.tag)) return;
+            if (!s.arrived.contains((static_cast<uint64_t>(w.peer) << 32) | w.tag)) return;
             if (w.reduce) reduce_bytes += w.bytes;
         }
         if (reduce_bytes > 0 && m_params.reduce_bytes_per_s > 0 && !s.reduced) {
@@ -321,8 +321,8 @@ void CollectiveEngine::post_ready(uint32_t id, uint32_t rank, const Step& step) 
             c.request.group[rank], c.request.group[sender], m_params.notify_bytes, LinkOp::write);
         if (trip < 0) continue;  // no route: the sender waits, the watchdog names it
         RankState& s = c.ranks[sender];
-        s.ready.emplace((static_cast<uint64_t>(rank) << 32) | w.tag,
-                        m_net.now_ps() + m_params.notify_overhead_ps + trip);
+        s.ready.emplace_back((static_cast<uint64_t>(rank) << 32) | w.tag,
+                             m_net.now_ps() + m_params.notify_overhead_ps + trip);
         auto q = s.queues.find(rank);
         if (q != s.queues.end() && !q->second.in_flight) transmit(id, sender, rank, q->second);
     }
@@ -336,30 +336,34 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQ
     if (m_params.notify_bytes > 0) {
         // The receiver's ready flag for this message's step: posted (else wait for it), and the
         // data leaves once it has arrived.
-        const auto flag =
-            s.ready.find((static_cast<uint64_t>(peer) << 32) | q.waiting.front().op.tag);
+        const uint64_t key = (static_cast<uint64_t>(peer) << 32) | q.waiting.front().op.tag;
+        const auto flag = std::find_if(s.ready.begin(), s.ready.end(),
+                                       [key](const std::pair<uint64_t, int64_t>& f) { return f.first == key; });
         if (flag == s.ready.end()) return;
         at = std::max(at, flag->second);
         s.ready.erase(flag);
     }
     q.in_flight = true;
-    Message m = std::move(q.waiting.front());
+    q.id = id;
+    q.flying = std::move(q.waiting.front());
     q.waiting.pop_front();
     const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
-    const uint64_t bytes = m.op.bytes;
+    const uint64_t bytes = q.flying.op.bytes;
     const uint64_t label = transfer_label(id, rank, peer);
     const int64_t start =
         m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
     // The wait for the flag and the start-up delay the delivery (folded into the transfer).
     m_net.start_transfer(
         src, dst, bytes, LinkOp::write, m_net.now_ps(),
-        [this, id, q = &q, msg = std::move(m)](int64_t) { delivered(id, msg, *q); }, label,
+        [this, q = &q](int64_t) { delivered(*q); }, label,
         at - m_net.now_ps() + start);
 }
 
-void CollectiveEngine::delivered(uint32_t id, const Message& m, PeerQueue& q) {
+void CollectiveEngine::delivered(PeerQueue& q) {
+    const uint32_t id = q.id;
+    const Message& m = q.flying;
     Collective& c = *m_colls[id];
-    const uint32_t to = m.op.peer;
+    const uint32_t to = m.op.peer, from = m.from;
     if (m_functional) {
         auto& b = c.buffers[to];
         for (uint64_t i = 0; i < m.op.bytes; ++i) {
@@ -370,13 +374,13 @@ void CollectiveEngine::delivered(uint32_t id, const Message& m, PeerQueue& q) {
             }
         }
     }
-    c.ranks[to].arrived.insert((static_cast<uint64_t>(m.from) << 32) | m.op.tag);
-    RankState& sender = c.ranks[m.from];
+    c.ranks[to].arrived.insert((static_cast<uint64_t>(from) << 32) | m.op.tag);
+    RankState& sender = c.ranks[from];
     --sender.outstanding;
     q.in_flight = false;
-    transmit(id, m.from, to, q);
+    transmit(id, from, to, q);  // replaces q.flying: m is not used after this
     advance(id, to);
-    advance(id, m.from);
+    advance(id, from);
 }
 
 double CollectiveEngine::progress(uint32_t id) const {
@@ -409,7 +413,7 @@ void CollectiveEngine::run() {
                                 c->schedule->steps(r));
             if (s.have_step)
                 for (const RecvOp& w : s.current.waits)
-                    if (!s.arrived.count((static_cast<uint64_t>(w.peer) << 32) | w.tag))
+                    if (!s.arrived.contains((static_cast<uint64_t>(w.peer) << 32) | w.tag))
                         list += fmt::format(", waiting for rank {} tag {}", w.peer, w.tag);
         }
         throw SimulationError(fmt::format("watchdog: {} #{} on {} dies cannot finish ({} of {} ranks done):{}",
