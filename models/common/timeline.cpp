@@ -84,13 +84,24 @@ uint32_t Timeline::group_of(const std::string& group) {
 }
 
 Timeline::TrackId Timeline::slice_track(const std::string& group, const std::string& name) {
-    m_tracks.push_back(Track{group_of(group), name, false, {}});
+    m_tracks.push_back(Track{group_of(group), name, false, {}, {}, {}});
     return static_cast<TrackId>(m_tracks.size() - 1);
 }
 
 Timeline::TrackId Timeline::counter_track(const std::string& group, const std::string& name) {
-    m_tracks.push_back(Track{group_of(group), name, true, {}});
+    m_tracks.push_back(Track{group_of(group), name, true, {}, {}, {}});
     return static_cast<TrackId>(m_tracks.size() - 1);
+}
+
+Timeline::TrackId Timeline::value_track(const std::string& group, const std::string& name,
+                                        const std::string& unit) {
+    m_tracks.push_back(Track{group_of(group), name, true, {}, unit, {}});
+    return static_cast<TrackId>(m_tracks.size() - 1);
+}
+
+void Timeline::set_value(TrackId track, Picoseconds t, double value) {
+    if (track == kNoTrack || t < m_options.window_begin || t >= m_options.window_end) return;
+    m_tracks[track].values.emplace_back(t, value);
 }
 
 uint32_t Timeline::label(const std::string& text) {
@@ -201,6 +212,16 @@ void Timeline::write_json(std::ostream& out) const {
     const double bucket_s = static_cast<double>(m_options.counter_bucket) * 1e-12;
     for (std::size_t t = 0; t < m_tracks.size(); ++t) {
         const Track& track = m_tracks[t];
+        if (!track.unit.empty()) {
+            for (const auto& [at, value] : track.values) {
+                sep();
+                out << fmt::format(
+                    R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{{}:{:.3f}}}}})",
+                    nlohmann::json(track.name).dump(), track.group + 1, micros(at),
+                    nlohmann::json(track.unit).dump(), value);
+            }
+            continue;
+        }
         if (!track.counter || track.buckets.empty()) continue;
         std::vector<std::pair<uint64_t, double>> buckets(track.buckets.begin(),
                                                          track.buckets.end());

@@ -61,6 +61,10 @@ public:
     TrackId slice_track(const std::string& group, const std::string& name);
     // A counter of bytes, shown as GB/s per bucket.
     TrackId counter_track(const std::string& group, const std::string& name);
+    // A counter of values set at points in time (a utilisation in %), shown under `unit`.
+    TrackId value_track(const std::string& group, const std::string& name, const std::string& unit);
+    // The value of a value track from `t` on (until the next one); kept inside the window.
+    void set_value(TrackId track, Picoseconds t, double value);
 
     // A name shown on slices, interned once (e.g. "matmul #12").
     uint32_t label(const std::string& text);
@@ -94,6 +98,8 @@ private:
         std::string name;
         bool counter;
         std::unordered_map<uint64_t, double> buckets;  // bucket index -> bytes (counters)
+        std::string unit;                              // value tracks: the unit, else empty
+        std::vector<std::pair<Picoseconds, double>> values;
     };
     struct Slice {
         TrackId track;

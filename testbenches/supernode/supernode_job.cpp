@@ -390,9 +390,11 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     out.write("ops.csv", ops);
     if (timeline) {
         for (std::size_t i = 0; i < set.files.size(); ++i) {
-            record_op_tracks(*timeline, "die" + std::to_string(set.files[i].first),
+            const std::string group = "die" + std::to_string(set.files[i].first);
+            record_op_tracks(*timeline, group,
                              detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger(),
                              die_params[i]);
+            if (detailed[i]) record_cube_utilisation(*timeline, group, *detailed[i]);
         }
         write_timeline(out, *timeline, options.timeline_gzip);
     }

@@ -95,6 +95,20 @@ void record_op_tracks(Timeline& timeline, const std::string& group, const OpLedg
     }
 }
 
+void record_cube_utilisation(Timeline& timeline, const std::string& group, const Die& die) {
+    const Picoseconds end = die.dispatcher().end_time_ps();
+    const BusyWindows::Summary s = die.cube_windows().summarize(end, die.params().ai_cores);
+    if (s.curve.empty()) return;
+    const Timeline::TrackId track = timeline.value_track(group, "Cube utilisation", "%");
+    const Picoseconds window = die.cube_windows().window();
+    for (std::size_t i = 0; i < s.curve.size(); ++i) {
+        timeline.set_value(track, static_cast<Picoseconds>(i) * window, 100.0 * s.curve[i]);
+    }
+    // Whole windows only (as the summary), or the one window [0, end) of a shorter run.
+    timeline.set_value(track, std::min(end, static_cast<Picoseconds>(s.curve.size()) * window),
+                       0.0);
+}
+
 std::string write_timeline(AtomicOutputDir& out, const Timeline& timeline, bool gzip) {
     std::ostringstream json;
     timeline.write_json(json);

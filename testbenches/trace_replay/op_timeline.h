@@ -19,11 +19,17 @@
 namespace asim {
 
 struct DieParams;
+class Die;
 
 // Adds `ledger`'s ops to `timeline` in `group`; `params` gives the peaks of the bound rule. The
 // arrows need the ledger to have kept its ops' dependencies (OpLedger::keep_deps).
 void record_op_tracks(Timeline& timeline, const std::string& group, const OpLedger& ledger,
                       const DieParams& params);
+
+// Adds the die's Cube utilisation per window of its utilisation curve (--util-window; the curve
+// the summary's utilisation over windows describes: whole windows only) to `timeline` as a
+// counter "Cube utilisation" in % of `group`, back to 0 after the last window.
+void record_cube_utilisation(Timeline& timeline, const std::string& group, const Die& die);
 
 // Writes timeline.json, or timeline.json.gz with `gzip`, into `out`; warns on stderr when slices
 // were dropped. Returns the file's name.

@@ -128,6 +128,7 @@ std::string run_job(const RunOptions& options) {
     out.write("ops.csv", ops);
     if (timeline) {
         record_op_tracks(*timeline, "die", die.dispatcher().ledger(), platform.die);
+        record_cube_utilisation(*timeline, "die", die);
         write_timeline(out, *timeline, options.timeline_gzip);
     }
     out.commit();

@@ -149,6 +149,24 @@ TEST(Timeline, BytesMovedOverAnIntervalAreSplitOverItsBuckets) {
     EXPECT_EQ(points, want);
 }
 
+TEST(Timeline, ValueTracksWriteTheirPointsUnderTheirUnit) {
+    TimelineOptions o;
+    parse_timeline_window(":3us", o);
+    Timeline t(o);
+    const auto util = t.value_track("die0", "Cube utilisation", "%");
+    t.set_value(util, 0, 87.5);
+    t.set_value(util, 1'000'000, 12.25);
+    t.set_value(util, 5'000'000, 0.0);  // past the window: dropped
+    std::vector<std::pair<double, double>> points;
+    for (const auto& e : events_of(t)) {
+        if (e["ph"] == "C" && e["name"] == "Cube utilisation") {
+            points.emplace_back(e["ts"].get<double>(), e["args"]["%"].get<double>());
+        }
+    }
+    const std::vector<std::pair<double, double>> want = {{0, 87.5}, {1, 12.25}};
+    EXPECT_EQ(points, want);
+}
+
 TEST(Timeline, GzipCompressedOutputDecompressesToTheSameText) {
     std::string text;
     for (int i = 0; i < 100000; ++i) text += "{\"ph\":\"X\",\"ts\":" + std::to_string(i) + "},\n";

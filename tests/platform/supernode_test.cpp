@@ -4,13 +4,13 @@
 // never reach ends cleanly (exit 2 / exit 1), never hangs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
-#include <map>
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/harness/cli_runner.h"
 
@@ -232,6 +232,7 @@ TEST(Supernode, TimelineShowsEachDieAndTheLinks) {
     int flows = 0;
     double link_bytes = 0;
     bool hbm_counter = false;
+    double cube_max = -1;
     for (const auto& e : tl["traceEvents"]) {
         if (e["ph"] == "X") {
             const std::string& t = track[e["tid"]];
@@ -250,6 +251,9 @@ TEST(Supernode, TimelineShowsEachDieAndTheLinks) {
         }
         if (e["ph"] == "C" && group[e["pid"]] == "die1" && e["name"] == "HBM read (L2 fills)")
             hbm_counter = true;
+        if (e["ph"] == "C" && group[e["pid"]] == "die0" && e["name"] == "Cube utilisation") {
+            cube_max = std::max(cube_max, e["args"]["%"].get<double>());
+        }
     }
     const auto summary =
         nlohmann::json::parse(asim::test::read_text(out + "/stats.json"))["summary"];
@@ -260,6 +264,8 @@ TEST(Supernode, TimelineShowsEachDieAndTheLinks) {
     }
     EXPECT_GT(flows, 10);
     EXPECT_TRUE(hbm_counter);
+    EXPECT_GT(cube_max, 0);  // the die's Cube utilisation curve, in %
+    EXPECT_LE(cube_max, 100);
     // The link counters add up to the bytes the links carried.
     const double carried = summary["network_link_bytes"].get<double>();
     ASSERT_GT(carried, 0);
