@@ -195,7 +195,6 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     for (std::size_t i = 0; i < fault_links.size(); ++i) network.set_link_down(fault_links[i], net.faults[i].at_ps);
     CollectiveEngine engine(network, net.collectives);
     NetworkBridge bridge("network", network, engine, net, failures);
-    // The pool's shared devices, and every detailed die's HBM as the others' remote_hbm.
     std::unique_ptr<Timeline> timeline;
     if (options.timeline) {
         TimelineOptions o = options.timeline_options;
@@ -214,6 +213,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
             t->add_bytes_over(track, from, to, bytes);
         });
     }
+    // The pool's shared devices, and every detailed die's HBM as the others' remote_hbm.
     std::unique_ptr<DsmPool> pool;
     if (platform.die.dsm.enabled()) pool = std::make_unique<DsmPool>(platform.die.dsm, stats);
     std::vector<std::unique_ptr<Die>> detailed(set.files.size());
