@@ -1,5 +1,5 @@
 // Fuzzes both readers of a trace set's index.json: the one `run --trace SET` uses
-// (testbenches/supernode/trace_set_index.h) and `trace stats SET` (testbenches/trace_gen/
+// (models/common/trace_set_index.h) and `trace stats SET` (testbenches/trace_gen/
 // trace_stats.h). The input is index.json; beside it lie die0.jsonl and die1.jsonl, the traces of
 // dies 0 and 1 of a 2-die set, so that an index can name real files.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz/fuzz_support.h"
-#include "testbenches/supernode/trace_set_index.h"
+#include "models/common/trace_set_index.h"
 #include "testbenches/trace_gen/trace_stats.h"
 
 namespace {

@@ -7,7 +7,7 @@
 // Reads every die's trace once; memory grows with the number of collectives, not of ops.
 #pragma once
 
-#include "testbenches/supernode/trace_set_index.h"
+#include "models/common/trace_set_index.h"
 
 namespace asim {
 

@@ -31,7 +31,7 @@
 #include "testbenches/supernode/collective_agreement.h"
 #include "testbenches/supernode/network_bridge.h"
 #include "testbenches/supernode/op_time_table.h"
-#include "testbenches/supernode/trace_set_index.h"
+#include "models/common/trace_set_index.h"
 #include "testbenches/trace_replay/op_table.h"
 #include "testbenches/trace_replay/op_timeline.h"
 #include "testbenches/trace_replay/summary.h"

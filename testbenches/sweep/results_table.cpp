@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "models/common/csv.h"
 #include "models/common/units.h"
 
 namespace asim::sweep {
@@ -57,16 +58,6 @@ std::vector<std::pair<std::string, std::string>> flatten_summary(const nlohmann:
 bool summary_column_before(const std::string& a, const std::string& b) {
     const int ra = rank(a), rb = rank(b);
     return ra != rb ? ra < rb : a < b;
-}
-
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string q = "\"";
-    for (char c : text) {
-        if (c == '"') q += '"';
-        q += c;
-    }
-    return q + "\"";
 }
 
 namespace {

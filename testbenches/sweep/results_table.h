@@ -32,7 +32,5 @@ struct ResultRow {
 // summary_column_before; a row without a key leaves its cell empty), then `point`.
 std::string results_csv(const std::vector<std::string>& keys, const std::vector<ResultRow>& rows);
 
-// One CSV field, quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& text);
 
 }  // namespace asim::sweep

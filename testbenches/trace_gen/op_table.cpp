@@ -15,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/common/csv.h"
 #include "models/common/errors.h"
+#include "models/common/trace_set_index.h"
 
 namespace asim::tracegen {
 
@@ -51,13 +53,9 @@ struct TraceOps {
     uint64_t count = 0;
 };
 
-void read_trace_file(const std::string& path, uint32_t die, TraceOps& t, bool in_set) {
+// The ops of one die's trace file (a trace set's index reader has checked its header).
+void read_trace_file(const std::string& path, uint32_t die, TraceOps& t) {
     trace::TraceReader reader(path);
-    if (in_set && reader.header().die != static_cast<int>(die)) {
-        throw TraceError(path + ":1: header: the trace of die " +
-                         std::to_string(reader.header().die) + ", but its index lists it for die " +
-                         std::to_string(die));
-    }
     trace::Op op;
     auto& ids = t.ops[die];
     while (reader.next(op)) {
@@ -77,41 +75,6 @@ void read_trace_file(const std::string& path, uint32_t die, TraceOps& t, bool in
     }
 }
 
-// The die files of a trace set's index.json (traces/FORMAT.md). Only what the export needs is
-// checked here (each die once, each file a string); every file's header is checked against its
-// die when it is read. (`run` reads indexes with testbenches/supernode/trace_set_index.h, a
-// folder trace_gen does not depend on.)
-std::vector<std::pair<uint32_t, fs::path>> trace_set_files(const fs::path& index) {
-    std::ifstream in(index);
-    if (!in) throw InputError("cannot open the trace set index '" + index.string() + "'");
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    const std::string at = index.string() + ": ";
-    if (j.is_discarded() || !j.is_object() ||
-        j.value("format", nlohmann::json()) != "ascend-sim-trace-index") {
-        throw InputError(at + "not an ascend-sim trace index (field 'format')");
-    }
-    if (!j.contains("version") || j["version"] != 1) {
-        throw InputError(at + "unsupported index version; this reader supports version 1");
-    }
-    if (!j.contains("files") || !j["files"].is_array()) throw InputError(at + "no 'files' array");
-    std::vector<std::pair<uint32_t, fs::path>> files;
-    std::set<uint32_t> dies;
-    for (const nlohmann::json& f : j["files"]) {
-        if (!f.is_object() || !f.contains("die") || !f["die"].is_number_unsigned() ||
-            f["die"].get<uint64_t>() > UINT32_MAX || !f.contains("file") ||
-            !f["file"].is_string()) {
-            throw InputError(
-                at +
-                "each entry of 'files' needs a 'die' (unsigned integer) and a 'file' (string)");
-        }
-        const auto die = static_cast<uint32_t>(f["die"].get<uint64_t>());
-        if (!dies.insert(die).second)
-            throw InputError(at + "die " + std::to_string(die) + " is listed twice");
-        files.emplace_back(die, index.parent_path() / f["file"].get<std::string>());
-    }
-    return files;
-}
-
 TraceOps read_trace(const std::string& path) {
     TraceOps t;
     std::error_code ec;
@@ -123,13 +86,13 @@ TraceOps read_trace(const std::string& path) {
     }
     if (index.empty()) {
         t.path = path;
-        read_trace_file(path, 0, t, false);
+        read_trace_file(path, 0, t);
         return t;
     }
     t.path = index.string();
     t.set = true;
-    for (const auto& [die, file] : trace_set_files(index))
-        read_trace_file(file.string(), die, t, true);
+    for (const auto& [die, file] : read_trace_set_index(index).files)
+        read_trace_file(file.string(), die, t);
     return t;
 }
 
@@ -164,50 +127,6 @@ std::string trace_of_run(const fs::path& run_dir) {
             "with --trace");
     }
     return trace;
-}
-
-// RFC 4180 fields of one record from `text` at `pos` (quoted fields may hold commas, quotes and
-// line breaks). Returns false at the end of the text.
-bool csv_record(const std::string& text, std::size_t& pos, std::vector<std::string>& fields) {
-    fields.clear();
-    if (pos >= text.size()) return false;
-    std::string f;
-    bool quoted = false;
-    for (;;) {
-        if (pos >= text.size()) {
-            fields.push_back(std::move(f));
-            return true;
-        }
-        const char c = text[pos++];
-        if (quoted) {
-            if (c != '"') {
-                f += c;
-            } else if (pos < text.size() && text[pos] == '"') {
-                f += '"';
-                ++pos;
-            } else {
-                quoted = false;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            fields.push_back(std::move(f));
-            f.clear();
-        } else if (c == '\n') {
-            if (!f.empty() && f.back() == '\r') f.pop_back();
-            fields.push_back(std::move(f));
-            return true;
-        } else {
-            f += c;
-        }
-    }
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
 }
 
 std::string num(double v) {

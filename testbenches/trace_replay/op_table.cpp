@@ -5,21 +5,11 @@
 #include <fmt/format.h>
 
 #include "models/chip/die/die.h"
+#include "models/common/csv.h"
 
 namespace asim {
 
 namespace {
-
-// A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) {
-        if (c == '"') q += '"';
-        q += c;
-    }
-    return q + "\"";
-}
 
 std::string ns(Picoseconds ps) { return fmt::format("{}.{:03}", ps / 1000, ps % 1000); }
 

@@ -1,5 +1,6 @@
 // A trace set's index.json (traces/FORMAT.md): which trace file holds which die's ops. The reader
-// checks the index and each listed file's header; it is the one `run --trace SET` uses.
+// checks the index and each listed file's header; `run --trace SET` and `trace export` use it.
+// (`trace stats SET` still reads the index itself, for the tokens count it reports.)
 #pragma once
 
 #include <cstdint>

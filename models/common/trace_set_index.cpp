@@ -1,4 +1,4 @@
-#include "testbenches/supernode/trace_set_index.h"
+#include "models/common/trace_set_index.h"
 
 #include <fstream>
 #include <map>
