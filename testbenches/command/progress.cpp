@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <systemc>
+
+#include "models/common/units.h"
 
 namespace asim {
 
@@ -16,6 +19,11 @@ constexpr auto kRedrawEvery = std::chrono::milliseconds(100);
 constexpr auto kLineEvery = std::chrono::seconds(5);
 
 }  // namespace
+
+std::string simulated_time_detail() {
+    return "simulated " +
+           units::format_time_ps(static_cast<int64_t>(sc_core::sc_time_stamp().value()));
+}
 
 std::string format_duration(double seconds) {
     const auto s = static_cast<long long>(seconds + 0.5);

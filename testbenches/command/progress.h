@@ -55,6 +55,9 @@ class ProgressLine {
     std::chrono::steady_clock::time_point m_start, m_last;
 };
 
+// "simulated 1.20 ms": the SystemC kernel's time, as a progress line's detail.
+std::string simulated_time_detail();
+
 // "4.2s", "3m05s", "1h02m": a wall duration for a person.
 std::string format_duration(double seconds);
 

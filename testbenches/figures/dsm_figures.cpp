@@ -50,9 +50,7 @@ class Progress {
     void issued(uint64_t bytes) {
         m_done += bytes;
         if (++m_calls % 1024 != 0) return;
-        m_line.update_with(m_done, [] {
-            return "simulated " + units::format_time_ps(static_cast<int64_t>(sc_core::sc_time_stamp().value()));
-        });
+        m_line.update_with(m_done, simulated_time_detail);
     }
     void finish() { m_line.finish(m_total); }
 

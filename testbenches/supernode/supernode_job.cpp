@@ -141,6 +141,8 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     };
     std::vector<std::unique_ptr<trace::TraceReader>> readers(set.files.size());
     std::vector<std::vector<SetOp>> fast_ops(set.files.size());
+    const ProgressLine::Mode progress_mode =
+        options.progress ? ProgressLine::mode_from_environment() : ProgressLine::Mode::kOff;
     std::vector<DieParams> die_params;
     std::vector<std::vector<std::string>> die_overrides(set.files.size());
     OpTimeTable table;
@@ -163,11 +165,10 @@ std::string run_supernode_job(const SupernodeOptions& options) {
             total_ops += fast_ops[i].size();
         } else {
             readers[i] = std::make_unique<trace::TraceReader>(path.string());
-            total_ops += trace::estimate_op_count(path.string());
+            if (progress_mode != ProgressLine::Mode::kOff)
+                total_ops += trace::estimate_op_count(path.string());
         }
     }
-    const ProgressLine::Mode progress_mode =
-        options.progress ? ProgressLine::mode_from_environment() : ProgressLine::Mode::kOff;
     if (measurements != 0) {
         // Measured before anything is elaborated here: the runs are child processes.
         ProgressLine progress("calibrating fast dies", "distinct ops", measurements, progress_mode);
@@ -246,14 +247,11 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     ProgressLine progress(options.progress_what, "ops", total_ops, progress_mode);
     uint64_t ops_done = 0;
     std::vector<uint64_t> die_ops_done(set.files.size(), 0);
-    for (std::size_t i = 0; i < set.files.size(); ++i) {
+    for (std::size_t i = 0; progress.enabled() && i < set.files.size(); ++i) {
         auto report = [&, i](uint64_t ops) {
             ops_done += ops - die_ops_done[i];
             die_ops_done[i] = ops;
-            progress.update_with(ops_done, [] {
-                return "simulated " + units::format_time_ps(
-                                          static_cast<int64_t>(sc_core::sc_time_stamp().value()));
-            });
+            progress.update_with(ops_done, simulated_time_detail);
         };
         if (detailed[i]) {
             detailed[i]->dispatcher().set_progress(report);

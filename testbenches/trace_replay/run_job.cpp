@@ -31,16 +31,17 @@ namespace asim {
 
 namespace {
 
-// `ops` is set to about how many ops the trace holds (0: unknown), for the progress line.
+// With `count_ops`, `ops` is set to about how many ops the trace holds (0: unknown), for the
+// progress line (a read of the file: done only when a progress line is shown).
 std::unique_ptr<trace::TraceReader> open_trace(const std::string& name, std::string& description,
-                                               uint64_t& ops) {
+                                               bool count_ops, uint64_t& ops) {
     if (name.rfind("builtin:", 0) == 0) {
         BuiltinTrace t = builtin_trace(name);
         description = t.description + " [" + t.name + "]";
-        ops = trace::estimate_op_count_of_text(t.text);
+        if (count_ops) ops = trace::estimate_op_count_of_text(t.text);
         return std::make_unique<trace::TraceReader>(std::make_unique<std::istringstream>(t.text), t.name);
     }
-    ops = trace::estimate_op_count(name);
+    if (count_ops) ops = trace::estimate_op_count(name);
     auto reader = std::make_unique<trace::TraceReader>(name);
     description = name + (reader->header().name.empty() ? "" : " (" + reader->header().name + ")");
     return reader;
@@ -55,9 +56,11 @@ std::string run_job(const RunOptions& options) {
     // Everything that can be wrong with the input is found before the simulation starts.
     Platform platform = load_platform(options.platform, options.overrides);
     std::string trace_description;
+    const ProgressLine::Mode progress_mode =
+        options.progress ? ProgressLine::mode_from_environment() : ProgressLine::Mode::kOff;
     uint64_t trace_ops = 0;
-    std::unique_ptr<trace::TraceReader> reader =
-        open_trace(options.trace, trace_description, trace_ops);
+    std::unique_ptr<trace::TraceReader> reader = open_trace(
+        options.trace, trace_description, progress_mode != ProgressLine::Mode::kOff, trace_ops);
     AtomicOutputDir out(options.out_dir);
 
     StatsRegistry stats;
@@ -65,15 +68,11 @@ std::string run_job(const RunOptions& options) {
     Die die("die", platform.die, stats, failures);
     die.set_util_window(options.util_window_ps);
     die.dispatcher().set_trace(reader.get());
-    ProgressLine progress(
-        options.progress_what, "ops", trace_ops,
-        options.progress ? ProgressLine::mode_from_environment() : ProgressLine::Mode::kOff);
-    die.dispatcher().set_progress([&progress](uint64_t ops) {
-        progress.update_with(ops, [] {
-            return "simulated " +
-                   units::format_time_ps(static_cast<int64_t>(sc_core::sc_time_stamp().value()));
-        });
-    });
+    ProgressLine progress(options.progress_what, "ops", trace_ops, progress_mode);
+    if (progress.enabled()) {
+        die.dispatcher().set_progress(
+            [&progress](uint64_t ops) { progress.update_with(ops, simulated_time_detail); });
+    }
     FunctionalMemory functional_memory;
     FunctionalCheck functional_check(functional_memory);
     if (options.functional) {
