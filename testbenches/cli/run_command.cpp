@@ -84,13 +84,11 @@ Command add_run_command(CLI::App& app) {
     cmd->add_flag(
         "--timeline", s->run.timeline,
         "also write timeline.json: a Perfetto / Chrome trace (ui.perfetto.dev) with the ops of "
-        "each "
-        "die (op id, FLOPs, HBM bytes, bound; arrows to the ops that wait for them), its "
-        "collectives, "
-        "a track per pipe (MTE2, MTE1, Cube, Vector, MTE3, FixPipe) per core and L2 / HBM "
-        "bandwidth "
-        "counters; a trace set adds a bandwidth counter per network link and shows pipes only of "
-        "the cores --timeline-cores names");
+        "each die (op id, FLOPs, HBM bytes, bound; arrows to the ops that wait for them), its "
+        "collectives, a track per pipe (MTE2, MTE1, Cube, Vector, MTE3, FixPipe) per core, L2 / "
+        "HBM bandwidth counters and the Cube utilisation per --util-window; a trace set adds a "
+        "bandwidth counter per network link and shows pipes only of the cores --timeline-cores "
+        "names");
     cmd->add_flag(
         "--timeline-gzip", s->run.timeline_gzip,
         "write the timeline gzip-compressed, as timeline.json.gz (Perfetto opens it as it is)");
