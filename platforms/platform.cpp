@@ -1,5 +1,7 @@
 #include "platforms/platform.h"
 
+#include <algorithm>
+
 #include "models/common/errors.h"
 #include "models/interconnect/topology/topology.h"
 
@@ -15,24 +17,48 @@ Platform load_platform(const std::string& name_or_path, const std::vector<std::s
     Platform p;
     p.config = Config::load(name_or_path, platform_resolver());
     for (const auto& o : overrides) p.config.apply_override(o);
+    // Every bad value of a section is named at once (params.h); a section's problems are thrown
+    // before anything is built from its values. A reader that stops at once (a missing map, say)
+    // adds its problem to those already found.
+    p.config.collect_problems(true);
     const ConfigNode root = p.config.root();
-    p.name = root.string("name");
-    p.description = root.string("description", "");
-    p.die = parse_die_params(root.child("die"));
-    if (const auto net = root.optional_child("network")) {
-        p.network = parse_network_params(*net);
+    auto section = [&](const auto& parse) {
+        try {
+            parse();
+        } catch (const ConfigError& e) {
+            if (p.config.problems().empty()) throw;
+            root.report(e);
+            p.config.throw_problems();
+        }
+    };
+    section([&] {
+        p.name = root.string("name");
+        p.description = root.string("description", "");
+        p.die = parse_die_params(root.child("die"));
+    });
+    const auto net = root.optional_child("network");
+    if (net) section([&] { p.network = parse_network_params(*net); });
+    const auto dsm = root.optional_child("dsm");
+    if (dsm) {
+        section([&] {
+            // One address space across the supernode: a window of remote_hbm per die (8 on a
+            // single die: the seed's node, whose other dies a port stands in for).
+            const uint32_t owners = p.network ? std::max<uint32_t>(1, p.network->topology.dies) : 8;
+            const uint64_t hbm = p.die.hbm.capacity_bytes();
+            const uint32_t per_node = p.network ? p.network->topology.dies_per_node : 8;
+            p.die.dsm = parse_dsm_params(*dsm, hbm, p.die.hbm.bandwidth_bytes_per_s(), owners, per_node);
+        });
+    }
+    // Every section read: their problems at once, before anything is built from the values.
+    p.config.throw_problems();
+    if (net) {
         // Build the graph once so a topology that does not connect, or a fault on a link that
         // does not exist, is bad input here, before anything simulates.
         const Topology topology(p.network->topology);
         resolve_faults(topology, *p.network);
     }
-    if (const auto dsm = root.optional_child("dsm")) {
-        // One address space across the supernode: a window of remote_hbm per die (8 on a single
-        // die: the seed's node, whose other dies a port stands in for).
-        const uint32_t owners = p.network ? p.network->topology.dies : 8;
+    if (dsm) {
         const uint64_t hbm = p.die.hbm.capacity_bytes();
-        const uint32_t per_node = p.network ? p.network->topology.dies_per_node : 8;
-        p.die.dsm = parse_dsm_params(*dsm, hbm, p.die.hbm.bandwidth_bytes_per_s(), owners, per_node);
         p.die.l2.address_space_bytes = p.die.dsm.address_top(hbm);
         if (p.die.dsm.staging.capacity > 0) {
             const std::size_t staging_pool = p.die.l2.partition_layout().size();
@@ -44,6 +70,7 @@ Platform load_platform(const std::string& name_or_path, const std::vector<std::s
             p.die.hjsd.registers.credit_limit[staging_pool] = p.die.dsm.staging.capacity;
         }
     }
+    p.config.collect_problems(false);
     p.config.check_unused();
     return p;
 }

@@ -67,6 +67,9 @@ struct TreeNode {
 
 struct ConfigTree {
     std::unique_ptr<TreeNode> root;
+    // Reported problems (ConfigNode::report): the views are const, the list is what they add to.
+    mutable std::vector<std::string> problems;
+    bool collect = false;
 };
 
 }  // namespace detail
@@ -788,6 +791,70 @@ ConfigNode Config::root() const {
 
 void Config::check_unused() const { check_map(*m_tree->root, ""); }
 
+std::optional<std::string> Config::value_text(const std::string& dotted_path) const {
+    const TreeNode* node = m_tree->root.get();
+    std::size_t start = 0;
+    while (node) {
+        const std::size_t dot = dotted_path.find('.', start);
+        const std::string key = dotted_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (node->type != NodeType::kMap) return std::nullopt;
+        const MapEntry* entry = const_cast<TreeNode*>(node)->find(key);
+        if (!entry) return std::nullopt;
+        node = entry->value.get();
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    if (!node) return std::nullopt;
+    if (node->type == NodeType::kScalar) return node->scalar;
+    if (node->type != NodeType::kList) return std::nullopt;
+    std::string text = "[";
+    for (const auto& item : node->items) {
+        if (item->type != NodeType::kScalar) return std::nullopt;
+        text += (text.size() > 1 ? ", " : "") + item->scalar;
+    }
+    return text + "]";
+}
+
+void Config::collect_problems(bool on) { m_tree->collect = on; }
+
+namespace {
+void collect_leaves(const TreeNode& node, const std::string& path, std::vector<std::string>& out) {
+    if (node.type == NodeType::kMap) {
+        for (const MapEntry& e : node.entries) collect_leaves(*e.value, path.empty() ? e.key : path + "." + e.key, out);
+        return;
+    }
+    if (node.type == NodeType::kList && !node.items.empty() && node.items.front()->type == NodeType::kMap) {
+        std::set<std::string> seen;
+        for (const auto& item : node.items) {
+            std::vector<std::string> inner;
+            collect_leaves(*item, path + "[]", inner);
+            for (auto& leaf : inner) {
+                if (seen.insert(leaf).second) out.push_back(std::move(leaf));
+            }
+        }
+        return;
+    }
+    out.push_back(path);
+}
+}  // namespace
+
+std::vector<std::string> Config::leaf_paths() const {
+    std::vector<std::string> out;
+    collect_leaves(*m_tree->root, "", out);
+    return out;
+}
+
+const std::vector<std::string>& Config::problems() const { return m_tree->problems; }
+
+void Config::throw_problems() const {
+    const auto& problems = m_tree->problems;
+    if (problems.empty()) return;
+    if (problems.size() == 1) throw ConfigError(problems.front());
+    std::string message = std::to_string(problems.size()) + " problems in the configuration:";
+    for (const std::string& p : problems) message += "\n  " + p;
+    throw ConfigError(message);
+}
+
 std::string Config::to_yaml() const {
     YAML::Emitter out;
     out << YAML::Block;
@@ -1021,6 +1088,22 @@ std::vector<std::string> ConfigNode::string_list(const std::string& key,
 }
 
 void ConfigNode::fail(const std::string& key, const std::string& message) const {
+    throw ConfigError(failure_message(key, message));
+}
+
+void ConfigNode::report(const std::string& key, const std::string& message) const {
+    if (!m_tree->collect) fail(key, message);
+    m_tree->problems.push_back(failure_message(key, message));
+}
+
+void ConfigNode::report(const ConfigError& error) const {
+    if (!m_tree->collect) throw error;
+    m_tree->problems.emplace_back(error.what());
+}
+
+bool ConfigNode::problems_reported() const { return !m_tree->problems.empty(); }
+
+std::string ConfigNode::failure_message(const std::string& key, const std::string& message) const {
     const MapEntry* entry = key.empty() ? nullptr : m_node->find(key);
     const SourceLocation& where = entry ? entry->value->location : m_node->location;
     const std::string path = key.empty() ? m_path : key_path(key);
@@ -1033,10 +1116,12 @@ void ConfigNode::fail(const std::string& key, const std::string& message) const 
         if (!overrides.empty()) {
             std::string origin;
             for (const std::string& o : overrides) origin += (origin.empty() ? "" : ", ") + o;
-            throw ConfigError(origin + ": " + path + " (" + where.str() + "): " + message);
+            return origin + ": " + path + " (" + where.str() + "): " + message;
         }
     }
-    throw_at(where, path, message);
+    std::string located = where.str() + ": ";
+    if (!path.empty()) located += path + ": ";
+    return located + message;
 }
 
 // ---- Suggestions -------------------------------------------------------------------------

@@ -33,6 +33,7 @@ struct TreeNode;
 }  // namespace detail
 
 class ConfigNode;
+class ConfigError;
 
 // Where `base:` names and `--platform` names are looked up.
 class PresetResolver {
@@ -100,8 +101,25 @@ public:
     // "did you mean" suggestion when a key that was read at the same level is close.
     void check_unused() const;
 
+    // Problems reported so far (ConfigNode::report, and the parameter tables' readers, which
+    // report a bad value and go on so that one run names every problem). Each is a whole
+    // message, located like a ConfigError's.
+    const std::vector<std::string>& problems() const;
+    // Throws one ConfigError naming every problem reported so far, if there is any.
+    void throw_problems() const;
+    // Whether ConfigNode::report records problems (on) or throws the first (off, the default:
+    // a reader used on its own fails at once). The platform loader turns it on.
+    void collect_problems(bool on);
+
     // The effective configuration (all bases merged, overrides applied) as YAML.
     std::string to_yaml() const;
+
+    // The value at a dotted path as written ("64MiB"; a list as "[a, b]"), or nullopt when the
+    // path is absent or names a map. Marks nothing.
+    std::optional<std::string> value_text(const std::string& dotted_path) const;
+    // The dotted path of every value in the tree (maps are walked; the items of a list of maps
+    // add "[]" to the list's key, e.g. "network.faults[].link"). Marks nothing.
+    std::vector<std::string> leaf_paths() const;
 
 private:
     std::unique_ptr<detail::ConfigTree> m_tree;
@@ -164,9 +182,17 @@ public:
 
     // Throws ConfigError located at `key` (or at this map when `key` is absent from it).
     [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+    // The same message, recorded with the tree's problems when the tree collects them
+    // (Config::collect_problems; Config::throw_problems names them all at once), else thrown.
+    void report(const std::string& key, const std::string& message) const;
+    // The same for a ConfigError a reader of this tree threw (its message is already located).
+    void report(const ConfigError& error) const;
+    // Whether any problem was recorded so far (checks across keys are skipped then).
+    bool problems_reported() const;
 
 private:
     friend class Config;
+    std::string failure_message(const std::string& key, const std::string& message) const;
     ConfigNode(const detail::ConfigTree* tree, detail::TreeNode* node, std::string path);
     const detail::ConfigTree* m_tree = nullptr;
     detail::TreeNode* m_node = nullptr;

@@ -3,6 +3,7 @@
 
 #include "models/common/config.h"
 #include "models/common/errors.h"
+#include "models/common/params.h"
 #include "models/interconnect/network_params.h"
 
 namespace asim {
@@ -27,108 +28,155 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+const ParamTable kNetwork({"network"}, "Network",
+                          {Param::integer("dies", "", "dies in the system").range(1, 1 << 24),
+                           Param::integer("max_paths", "", "equal-cost paths a transfer spreads over").dflt("8").range(1, 4096)});
+
+const ParamTable kNode(
+    {"network.node"}, "Network: node",
+    {Param::integer("dies", "", "dies per node").range(1, 1 << 24),
+     Param::choice("topology", {"ring", "full_mesh", "mesh", "torus", "switch", "custom"}, "how a node's dies connect"),
+     Param::boolean("bidirectional", "(ring) links in both directions").dflt("true"),
+     Param::integer_list("dims", "dies", "(mesh, torus) extent of each dimension").range(1, 1 << 20).dflt_from("required for a mesh or torus"),
+     Param::integer("planes", "", "(switch) parallel switch planes").range(1, 1024).dflt_from("required for a switch"),
+     Param::integer_list("edges", "", "(custom) die pairs [a0, b0, a1, b1, ...]").range(0, 1 << 24).dflt_from("required for custom")});
+
+const ParamTable kFallback({"network.node.fallback"}, "Network: ring-break fallback through the host",
+                           {Param::byte_rate("host_copy", "the host's forwarding copy (read and write of host DRAM)")});
+
+const ParamTable kScaleOut(
+    {"network.scale_out"}, "Network: between nodes",
+    {Param::choice("topology", {"clos", "fat_tree"}, "network between the nodes"),
+     Param::integer("l2_per_plane", "switches", "(clos) second-level switches per plane").range(1, 1 << 16).dflt_from("required for clos"),
+     Param::integer("dies_per_leaf", "", "(fat_tree) dies per leaf switch").range(1, 1 << 20).dflt_from("required for fat_tree"),
+     Param::integer("spines", "", "(fat_tree) spine switches").range(1, 1 << 16).dflt_from("required for fat_tree")});
+
+const ParamTable kEndpoint({"network.endpoint"}, "Network: endpoints",
+                           {Param::time("issue_overhead", "SDMA descriptor fetch and doorbell per transfer").dflt("0ns"),
+                            Param::time("memory_read", "remote memory read at the far end").dflt("0ns"),
+                            Param::time("memory_write", "remote write commit at the far end").dflt("0ns")});
+
+const ParamTable kCollectives(
+    {"network.collectives"}, "Network: collectives",
+    {Param::choice("allreduce_algorithm", {"ring", "ring_pipelined", "halving_doubling", "mesh", "double_ring", "hierarchical"},
+                   "all-reduce algorithm")
+         .dflt("ring"),
+     Param::size("chunk", "pipeline piece (ring_pipelined, broadcast)").dflt("4MiB"),
+     Param::byte_rate("reduce_bandwidth", "vector-core reduction rate (absent: free)").optional(),
+     Param::time("launch_overhead", "per collective, before the first send").dflt("0ns"),
+     Param::time("sdma_start", "start-up per message moved by SDMA").dflt_from("network.endpoint.issue_overhead"),
+     Param::time("aiv_start", "start-up per message moved AIV-direct").dflt("0ns"),
+     Param::string_list("aiv_direct", "collectives whose data the vector cores write straight into remote memory").optional(),
+     Param::size("notify_bytes", "ready flag per receive (0B: none)").dflt("0B").zero_allowed(),
+     Param::time("notify_overhead", "before each ready flag leaves").dflt("0ns"),
+     Param::boolean("die_work", "collectives read and write die memory and reduce on the vector cores").dflt("true"),
+     Param::size("buffer", "HCCL buffer: each of the in and out buffers at the top of HBM").dflt("200MiB"),
+     Param::string("ring_break", "a ring hop over the host: forward, star or cost (the faster by alpha-beta)").dflt("cost")});
+
+const ParamTable kFault({"network.faults[]"}, "Network: link faults",
+                        {Param::string("link", "the failed link, by name (e.g. die3->die4)"),
+                         Param::time("at", "when it fails").dflt("0ns")});
+
+}  // namespace
+
 NetworkParams parse_network_params(const ConfigNode& n) {
     NetworkParams p;
     TopologyParams& t = p.topology;
-    t.dies = static_cast<uint32_t>(n.integer("dies", {1, 1 << 24}));
-    p.max_paths = static_cast<std::size_t>(n.integer("max_paths", 8, {1, 4096}));
+    t.dies = static_cast<uint32_t>(kNetwork.integer(n, "dies"));
+    p.max_paths = static_cast<std::size_t>(kNetwork.integer(n, "max_paths"));
 
     const ConfigNode node = n.child("node");
-    t.dies_per_node = static_cast<uint32_t>(node.integer("dies", {1, 1 << 24}));
-    const std::string kind =
-        node.choice("topology", {"ring", "full_mesh", "mesh", "torus", "switch", "custom"});
+    t.dies_per_node = static_cast<uint32_t>(kNode.integer(node, "dies"));
+    const std::string kind = kNode.string(node, "topology");
     t.node_topology = kind == "ring"        ? NodeTopology::ring
                       : kind == "full_mesh" ? NodeTopology::full_mesh
                       : kind == "mesh"      ? NodeTopology::mesh
                       : kind == "torus"     ? NodeTopology::torus
                       : kind == "switch"    ? NodeTopology::switched
                                             : NodeTopology::custom;
-    if (t.node_topology == NodeTopology::ring)
-        t.bidirectional = node.boolean("bidirectional", true);
-    if (t.node_topology == NodeTopology::mesh || t.node_topology == NodeTopology::torus)
-        for (int64_t d : node.integer_list("dims", {1, 1 << 20}))
-            t.dims.push_back(static_cast<uint32_t>(d));
-    if (t.node_topology == NodeTopology::switched)
-        t.planes = static_cast<uint32_t>(node.integer("planes", {1, 1024}));
+    if (t.node_topology == NodeTopology::ring) t.bidirectional = kNode.boolean(node, "bidirectional");
+    if (t.node_topology == NodeTopology::mesh || t.node_topology == NodeTopology::torus) {
+        for (int64_t d : kNode.integer_list(node, "dims")) t.dims.push_back(static_cast<uint32_t>(d));
+    }
+    if (t.node_topology == NodeTopology::switched) t.planes = static_cast<uint32_t>(kNode.integer(node, "planes"));
     if (t.node_topology == NodeTopology::custom) {
-        const auto flat = node.integer_list("edges", {0, 1 << 24});
-        if (flat.size() % 2 != 0)
-            node.fail("edges", "a list of die pairs [a0, b0, a1, b1, ...]: odd length");
-        for (std::size_t i = 0; i < flat.size(); i += 2)
-            t.edges.emplace_back(static_cast<uint32_t>(flat[i]),
-                                 static_cast<uint32_t>(flat[i + 1]));
+        const auto flat = kNode.integer_list(node, "edges");
+        if (flat.size() % 2 != 0) node.report("edges", "a list of die pairs [a0, b0, a1, b1, ...]: odd length");
+        for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
+            t.edges.emplace_back(static_cast<uint32_t>(flat[i]), static_cast<uint32_t>(flat[i + 1]));
+        }
     }
     t.die_link = parse_link_params(node.child("link"), LinkParams{});
     if (const auto fb = node.optional_child("fallback")) {
         t.has_fallback = true;
         t.fallback_link = parse_link_params(*fb, LinkParams{});
-        t.host_copy_bytes_per_s = fb->byte_rate("host_copy");
+        t.host_copy_bytes_per_s = kFallback.byte_rate(*fb, "host_copy");
     }
 
     if (const auto so = n.optional_child("scale_out")) {
-        const std::string out = so->choice("topology", {"clos", "fat_tree"});
-        if (out == "clos") {
+        if (kScaleOut.string(*so, "topology") == "clos") {
             t.scale_out = ScaleOutTopology::clos;
-            t.l2_per_plane = static_cast<uint32_t>(so->integer("l2_per_plane", {1, 1 << 16}));
+            t.l2_per_plane = static_cast<uint32_t>(kScaleOut.integer(*so, "l2_per_plane"));
         } else {
             t.scale_out = ScaleOutTopology::fat_tree;
-            t.dies_per_leaf = static_cast<uint32_t>(so->integer("dies_per_leaf", {1, 1 << 20}));
-            t.spines = static_cast<uint32_t>(so->integer("spines", {1, 1 << 16}));
+            t.dies_per_leaf = static_cast<uint32_t>(kScaleOut.integer(*so, "dies_per_leaf"));
+            t.spines = static_cast<uint32_t>(kScaleOut.integer(*so, "spines"));
             t.nic_link = parse_link_params(so->child("nic"), LinkParams{});
         }
-        t.uplink = parse_link_params(
-            so->child("uplink"), t.scale_out == ScaleOutTopology::clos ? t.die_link : t.nic_link);
+        t.uplink = parse_link_params(so->child("uplink"), t.scale_out == ScaleOutTopology::clos ? t.die_link : t.nic_link);
     }
-    const std::string bad = t.problems();
-    if (!bad.empty()) fail_at(n, bad);
+    // The topology is checked as a whole only when its keys read well.
+    if (!n.problems_reported()) {
+        const std::string bad = t.problems();
+        if (!bad.empty()) fail_at(n, bad);
+    }
 
     if (const auto ep = n.optional_child("endpoint")) {
-        p.endpoint.issue_overhead_ps = ep->time_ps("issue_overhead", 0);
-        p.endpoint.memory_read_ps = ep->time_ps("memory_read", 0);
-        p.endpoint.memory_write_ps = ep->time_ps("memory_write", 0);
+        p.endpoint.issue_overhead_ps = kEndpoint.time_ps(*ep, "issue_overhead");
+        p.endpoint.memory_read_ps = kEndpoint.time_ps(*ep, "memory_read");
+        p.endpoint.memory_write_ps = kEndpoint.time_ps(*ep, "memory_write");
     }
     // A collective's SDMA start-up per message is the DMA issue cost `figures links` uses, unless
     // network.collectives.sdma_start says otherwise.
     p.collectives.sdma_start_ps = p.endpoint.issue_overhead_ps;
     if (const auto co = n.optional_child("collectives")) {
-        p.collectives.allreduce_algo = parse_collective_algo(co->choice(
-            "allreduce_algorithm",
-            {"ring", "ring_pipelined", "halving_doubling", "mesh", "double_ring", "hierarchical"},
-            "ring"));
-        p.collectives.chunk_bytes = co->size_bytes("chunk", p.collectives.chunk_bytes);
-        p.collectives.reduce_bytes_per_s =
-            co->has("reduce_bandwidth") ? co->byte_rate("reduce_bandwidth") : 0.0;
-        p.collectives.launch_overhead_ps = co->time_ps("launch_overhead", 0);
-        p.collectives.sdma_start_ps = co->time_ps("sdma_start", p.collectives.sdma_start_ps);
-        p.collectives.aiv_start_ps = co->time_ps("aiv_start", 0);
-        for (const std::string& name : co->string_list("aiv_direct", {})) {
-            try {
-                p.collectives.aiv_direct.push_back(parse_collective_op(name));
-            } catch (const InputError& e) {
-                co->fail("aiv_direct", e.what());
+        p.collectives.allreduce_algo = parse_collective_algo(kCollectives.string(*co, "allreduce_algorithm"));
+        p.collectives.chunk_bytes = kCollectives.size(*co, "chunk");
+        p.collectives.reduce_bytes_per_s = co->has("reduce_bandwidth") ? kCollectives.byte_rate(*co, "reduce_bandwidth") : 0.0;
+        p.collectives.launch_overhead_ps = kCollectives.time_ps(*co, "launch_overhead");
+        p.collectives.sdma_start_ps = kCollectives.time_ps(*co, "sdma_start", p.collectives.sdma_start_ps);
+        p.collectives.aiv_start_ps = kCollectives.time_ps(*co, "aiv_start");
+        if (co->has("aiv_direct")) {
+            for (const std::string& name : kCollectives.string_list(*co, "aiv_direct")) {
+                try {
+                    p.collectives.aiv_direct.push_back(parse_collective_op(name));
+                } catch (const InputError& e) {
+                    co->report("aiv_direct", e.what());
+                }
             }
         }
-        p.collectives.notify_bytes = co->size_bytes_or_zero("notify_bytes", 0);
-        p.collectives.notify_overhead_ps = co->time_ps("notify_overhead", 0);
-        p.collectives.die_work = co->boolean("die_work", p.collectives.die_work);
-        p.collectives.buffer_bytes = co->size_bytes("buffer", p.collectives.buffer_bytes);
+        p.collectives.notify_bytes = kCollectives.size(*co, "notify_bytes");
+        p.collectives.notify_overhead_ps = kCollectives.time_ps(*co, "notify_overhead");
+        p.collectives.die_work = kCollectives.boolean(*co, "die_work");
+        p.collectives.buffer_bytes = kCollectives.size(*co, "buffer");
         try {
-            p.collectives.ring_break =
-                parse_ring_break(co->string("ring_break", to_string(RingBreak::cost)));
+            p.collectives.ring_break = parse_ring_break(kCollectives.string(*co, "ring_break"));
         } catch (const ConfigError&) {
             throw;
         } catch (const InputError& e) {
-            co->fail("ring_break", e.what());
+            co->report("ring_break", e.what());
         }
         const std::string cbad = p.collectives.problems();
-        if (!cbad.empty()) fail_at(*co, cbad);
+        if (!cbad.empty() && !n.problems_reported()) fail_at(*co, cbad);
     }
     if (n.has("faults")) {
         const auto list = n.child_list("faults");
         for (const ConfigNode& f : list) {
             LinkFault lf;
-            lf.link = f.string("link");
-            lf.at_ps = f.time_ps("at", 0);
+            lf.link = kFault.string(f, "link");
+            lf.at_ps = kFault.time_ps(f, "at");
             lf.where = f.location().str() + ": " + f.key_path("link");
             p.faults.push_back(std::move(lf));
         }

@@ -98,6 +98,21 @@ bool candidate_fits(const hjsd::Candidate& c) {
            c.partition < RtlBuild::kPartitions && c.tier <= mask(RtlBuild::kTierBits);
 }
 
+std::string PrefetchSchedulerRtl::refuse(const hjsd::Candidate& c) const {
+    return candidate_fits(c) ? "" : "does not fit the RTL ports";
+}
+
+// The RTL as an engine of the chip's H-JSD (`die.hjsd.impl: rtl`), registered here so that the
+// chip's model does not depend on Verilator.
+ASIM_REGISTER(hjsd::engine_registry(), rtl,
+              "the Verilated RTL block (rtl/prefetch_scheduler/prefetch_scheduler.sv) behind a transactor", {},
+              [](const ParamValues&, const hjsd::EngineSpec& spec) {
+                  return std::make_unique<PrefetchSchedulerRtl>("engine", spec.registers);
+              },
+              [](const hjsd::EngineSpec& spec) {
+                  return check_rtl_fit(spec.registers, spec.queue_depth, spec.partitions);
+              })
+
 // The pin-level signals; the model behind them is one of the variants.
 struct PrefetchSchedulerRtl::Impl {
     sc_core::sc_signal<bool> clk{"clk"}, rst{"rst"}, cfg_enable{"cfg_enable"};

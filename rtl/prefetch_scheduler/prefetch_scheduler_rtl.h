@@ -80,6 +80,7 @@ public:
     void clock() override;
     void set_registers(const hjsd::Registers& r) override;
     hjsd::Counters counters() const override;
+    std::string refuse(const hjsd::Candidate& c) const override;
     // Candidates held in the RTL queue (its queue_count status port).
     uint32_t queued() const;
     // Throws SimulationError if an assertion of the bound checker failed at an edge taken so far.

@@ -89,7 +89,7 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     out += fmt::format("  {:<28}{}\n", "AI cores", fmt::format("{} (1 Cube + {} vector cores each) at {}",
                                                           d.ai_cores, d.core.vector_cores,
                                                           units::format_hertz(clock)));
-    if (d.core.matrix_engine.kind == MatrixEngineKind::kSystolic) {
+    if (d.core.matrix_engine.kind == "systolic") {
         const SystolicParams& s = d.core.matrix_engine.systolic;
         out += fmt::format("  {:<28}systolic {}x{}, {} dataflow\n", "Matrix engine", s.rows, s.cols,
                            to_string(s.dataflow));

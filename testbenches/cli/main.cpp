@@ -103,6 +103,7 @@ int sc_main(int argc, char* argv[]) {
     const std::vector<asim::Command> commands = {
         asim::add_run_command(app),
         asim::add_info_command(app),
+        asim::add_params_command(app),
         asim::add_sweep_command(app),
         asim::add_mem_replay_command(app),
         asim::add_figures_command(app),

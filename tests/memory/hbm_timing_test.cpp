@@ -338,7 +338,7 @@ TEST(HbmMapping, BadStringsAreRejected) {
 
 TEST(HbmScheduler, FrFcfsServesRowHitsFirstButBoundsTheWait) {
     auto d = device();
-    d.ctrl.row_hit_cap = 4;
+    d.ctrl.scheduler_params.set("row_hit_cap", int64_t{4});
     d.ctrl.command_queue_depth = 16;
     // Row 5 opens; then a conflict (row 6) arrives before a stream of hits to row 5.
     std::vector<Req> reqs = {{0, 0, 0, 5, 0}, {1, 0, 0, 6, 0}};
@@ -350,7 +350,7 @@ TEST(HbmScheduler, FrFcfsServesRowHitsFirstButBoundsTheWait) {
     uint32_t reads_before_pre = 0;
     const uint64_t pre = when(r, HbmCmd::kPre);
     for (const auto& x : r.log) reads_before_pre += x.cmd == HbmCmd::kRead && x.cycle < pre;
-    EXPECT_EQ(reads_before_pre, d.ctrl.row_hit_cap);
+    EXPECT_EQ(reads_before_pre, 4u);
     auto fcfs = d;
     fcfs.ctrl.scheduler = "fcfs";
     const Replay f = replay(fcfs, reqs);

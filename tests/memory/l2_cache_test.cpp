@@ -3,6 +3,9 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "models/common/config.h"
+#include "models/common/errors.h"
+#include "models/common/params.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/memory/hbm_flat/hbm_flat.h"
@@ -333,7 +336,7 @@ TEST(L2Cache, ParamsValidation) {
 // is still the least recently used line.
 TEST(L2Cache, LruOrderSurvivesTheStampCounterWrapping) {
     for (uint32_t start : {0u, ~uint32_t{0} - 5}) {
-        auto lru = make_replacement_policy("lru", 4, start);
+        auto lru = replacement_policy_registry().make("lru", {}, 4, start);
         for (std::size_t line = 0; line < 4; ++line) lru->on_fill(line);  // ages 0 < 1 < 2 < 3
         lru->on_hit(0);                                                   // 1 < 2 < 3 < 0
         lru->on_hit(2);                                                   // 1 < 3 < 0 < 2
@@ -342,6 +345,110 @@ TEST(L2Cache, LruOrderSurvivesTheStampCounterWrapping) {
         EXPECT_EQ(lru->victim(0, 4, nullptr), 3u) << "start " << start;
         EXPECT_EQ(lru->victim(0, 3, nullptr), 0u) << "start " << start;
     }
+}
+
+}  // namespace
+}  // namespace asim
+
+// ---- A test-only implementation, registered from this file (issue 14) --------------------
+
+namespace asim {
+namespace {
+
+int g_mru_built = 0;
+int64_t g_mru_probe = 0;
+int g_mru_victims = 0;
+
+// Most recently used line is the victim: the opposite of LRU, so nobody could mistake it.
+class MostRecentlyUsed final : public ReplacementPolicy {
+public:
+    explicit MostRecentlyUsed(std::size_t lines) : m_stamp(lines, 0) {}
+    void on_hit(std::size_t line) override { m_stamp[line] = ++m_clock; }
+    void on_fill(std::size_t line) override { m_stamp[line] = ++m_clock; }
+    std::size_t victim(std::size_t first, std::size_t count,
+                       const std::function<bool(std::size_t)>& keep) const override {
+        ++g_mru_victims;
+        std::size_t v = first + count;
+        for (std::size_t i = first; i < first + count; ++i) {
+            if (keep && keep(i)) continue;
+            if (v == first + count || m_stamp[i] > m_stamp[v]) v = i;
+        }
+        return v;
+    }
+
+private:
+    std::vector<uint64_t> m_stamp;
+    uint64_t m_clock = 0;
+};
+
+}  // namespace
+}  // namespace asim
+
+ASIM_REGISTER(asim::replacement_policy_registry(), test_mru, "test only: the most recently used line is the victim",
+              {asim::Param::integer("test_probe", "", "a value the test reads back").dflt("7")},
+              [](const asim::ParamValues& v, std::size_t lines, uint32_t) {
+                  ++asim::g_mru_built;
+                  asim::g_mru_probe = v.integer("test_probe");
+                  return std::make_unique<asim::MostRecentlyUsed>(lines);
+              })
+
+namespace asim {
+namespace {
+
+const char* const kL2Yaml =
+    "size: 64KiB\nline: 512B\nways: 2\nslices: 1\nslice_bandwidth: 512GB/s\nclock: 1GHz\n"
+    "hit_latency_cycles: 10\n";
+
+TEST(L2Registry, ATestOnlyPolicyRegisteredInATestFileIsSelectableFromYaml) {
+    const Config c = Config::from_string(std::string(kL2Yaml) + "replacement: test_mru\ntest_probe: 9\n", "t.yaml");
+    L2Params p = parse_l2_params(c.root(), 1ULL << 30);
+    c.check_unused();
+    EXPECT_EQ(p.replacement, "test_mru");
+    Fixture f(p);
+    EXPECT_EQ(g_mru_built, 1);
+    EXPECT_EQ(g_mru_probe, 9);
+    // Twice the capacity in distinct lines: every miss past the first 128 lines evicts, through
+    // the test's policy.
+    for (uint64_t line = 0; line < 256; ++line) f.cpu.access(line * 512, 512, false);
+    EXPECT_GE(g_mru_victims, 128);
+}
+
+TEST(L2Registry, AKeyOfAnotherImplementationIsAnErrorNamingBoth) {
+    const Config c = Config::from_string(std::string(kL2Yaml) + "replacement: lru\ntest_probe: 3\n", "t.yaml");
+    try {
+        parse_l2_params(c.root(), 1ULL << 30);
+        FAIL() << "accepted test_probe with lru";
+    } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("t.yaml:9"), std::string::npos) << what;
+        EXPECT_NE(what.find("test_probe"), std::string::npos) << what;
+        EXPECT_NE(what.find("'test_mru'"), std::string::npos) << what;
+        EXPECT_NE(what.find("'lru'"), std::string::npos) << what;
+    }
+}
+
+TEST(L2Registry, AnUnknownNameListsTheRegisteredOnes) {
+    const Config c = Config::from_string(std::string(kL2Yaml) + "replacement: lrv\n", "t.yaml");
+    try {
+        parse_l2_params(c.root(), 1ULL << 30);
+        FAIL() << "accepted replacement: lrv";
+    } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("registered: fifo, lru, test_mru"), std::string::npos) << what;
+        EXPECT_NE(what.find("did you mean lru"), std::string::npos) << what;
+    }
+}
+
+TEST(L2Registry, TheTestPolicysParameterIsListedUnderItsName) {
+    bool found = false;
+    for (const ParamRow& row : param_rows()) {
+        if (row.key == "die.l2.test_probe") {
+            found = true;
+            EXPECT_EQ(row.implementation, "test_mru");
+            EXPECT_EQ(row.param->default_text().value_or(""), "7");
+        }
+    }
+    EXPECT_TRUE(found);
 }
 
 }  // namespace

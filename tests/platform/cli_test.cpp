@@ -218,7 +218,7 @@ TEST(Cli, L2PartitionsMustFitAndBeWholeWays) {
     expect_bad_input("run --set die.l2.size=32MiB", {"die.l2.partitions", "more than the L2"});
     // 4 MiB ways (64 MiB / 16): 3 MiB is not a whole number of ways.
     expect_bad_input("run --set die.l2.partitions.weight=3MiB", {"die.l2.partitions.weight", "whole number of ways"});
-    expect_bad_input("run --set die.l2.replacement=lur", {"die.l2.replacement", "unknown policy"});
+    expect_bad_input("run --set die.l2.replacement=lur", {"die.l2.replacement", "unknown L2 replacement policy", "registered: fifo, lru"});
 }
 
 TEST(Cli, UnknownPlatform) {

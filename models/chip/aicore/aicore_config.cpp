@@ -2,7 +2,10 @@
 
 #include <cmath>
 
+#include "models/chip/aicore/matrix_engine.h"
+#include "models/chip/aicore/tiling.h"
 #include "models/common/config.h"
+#include "models/common/params.h"
 
 namespace asim {
 
@@ -48,83 +51,139 @@ std::vector<std::pair<std::string, std::string>> AiCoreParams::validate() const 
                                                 std::to_string(vector_bytes_per_cycle) + " B)");
     }
     for (const auto& [key, message] : matrix_engine.systolic.validate()) {
-        if (matrix_engine.kind == MatrixEngineKind::kSystolic) problems.emplace_back("matrix_engine." + key, message);
+        if (matrix_engine.kind == "systolic") problems.emplace_back("matrix_engine." + key, message);
     }
     return problems;
 }
 
+namespace {
+
+const char* const kDtypes = "fp32, tf32, fp16, bf16, fp8, hif8, int8, fp4, hif4, int4";
+
+const ParamTable kCube({"die.aicore.cube"}, "AI core: Cube",
+                       {Param::integer("fractals_per_cycle", "", "fractals the Cube completes per cycle").range(1, 64)});
+
+const ParamTable kFractals({"die.aicore.cube.fractals"}, "AI core: Cube fractals",
+                           {Param::integer_list("<dtype>", "elements",
+                                                "[m, k, n] of one fractal in this dtype (fp32, tf32, fp16, bf16, "
+                                                "fp8, hif8, int8, fp4, hif4, int4); a dtype without one is refused")
+                                .range(1, 1024)});
+
+const ParamTable kMatrixEngine({"die.aicore.matrix_engine"}, "AI core: matrix engine",
+                               {Param::implementation("kind", matrix_engine_registry(), "matrix engine").dflt("cube")});
+
+const ParamTable kMacsPerCell({"die.aicore.matrix_engine.macs_per_cell"}, "AI core: systolic cells",
+                              {Param::integer("<dtype>", "MACs", "(systolic) MACs per cell and cycle along k in this "
+                                                                 "dtype; the map replaces the default fp16: 1, bf16: 1")
+                                   .range(1, 64)});
+
+const ParamTable kVector({"die.aicore.vector"}, "AI core: vector units",
+                         {Param::integer("cores", "", "vector cores per AI core").range(0, 16),
+                          Param::integer("bytes_per_cycle", "B", "SIMD width").range(1, 65536),
+                          Param::integer("issue_width", "", "SIMD instructions issued per cycle").range(1, 8)});
+
+const ParamTable kVectorCost({"die.aicore.vector.cost"}, "AI core: vector cost",
+                             {Param::real("<function>", "passes", "SIMD passes per element of this function "
+                                                                  "(add, exp, softmax, ...); 1 when not listed")
+                                  .range(1e-6, 1e6)});
+
+const ParamTable kBuffers({"die.aicore.buffers"}, "AI core: buffers",
+                          {Param::size("l1", "L1 buffer (Cube operands)"), Param::size("l0a", "L0A (A fractals)"),
+                           Param::size("l0b", "L0B (B fractals)"), Param::size("l0c", "L0C (32-bit accumulators)"),
+                           Param::size("ub", "unified buffer of each vector core")});
+
+Param path(const char* key, const char* description) {
+    return Param::real(key, "B/cycle", description).range(1e-3, 1e6);
+}
+
+const ParamTable kPaths({"die.aicore.paths_bytes_per_cycle"}, "AI core: data paths",
+                        {path("aic_gm_read", "Cube core reading GM (through the L2)"),
+                         path("aic_gm_write", "Cube core writing GM (FixPipe)"),
+                         path("l1_to_l0a", "L1 to L0A"), path("l1_to_l0b", "L1 to L0B"),
+                         path("aiv_gm_read", "vector core reading GM"), path("aiv_gm_write", "vector core writing GM"),
+                         path("l0c_to_ub", "L0C to UB: the direct Cube-to-vector path"),
+                         path("ub_to_l1", "UB to L1: the direct vector-to-Cube path")});
+
+const ParamTable kTiling({"die.aicore.tiling"}, "AI core: tiling",
+                         {Param::implementation("matmul", matmul_scheduler_registry(), "matmul scheduler")
+                              .dflt("split_k")});
+
+// A map of dtype -> value (fractals, MACs per cell): every key must name a dtype.
+template <typename Read>
+void for_each_dtype(const ConfigNode& map, Read read) {
+    for (const std::string& key : map.keys()) {
+        const auto dtype = dtype_from_string(key);
+        if (!dtype) {
+            map.report(key, std::string("unknown dtype (use ") + kDtypes + ")");
+            continue;
+        }
+        read(key, *dtype);
+    }
+}
+
+}  // namespace
+
 AiCoreParams parse_aicore_params(const ConfigNode& node) {
     AiCoreParams p;
     const ConfigNode cube = node.child("cube");
-    const ConfigNode fractals = cube.child("fractals");
-    for (const std::string& key : fractals.keys()) {
-        const auto dtype = dtype_from_string(key);
-        if (!dtype) fractals.fail(key, "unknown dtype (use fp32, tf32, fp16, bf16, fp8, hif8, int8, fp4, hif4, int4)");
-        const auto mkn = fractals.integer_list(key, Range{1, 1024});
-        if (mkn.size() != 3) fractals.fail(key, "needs [m, k, n]");
-        p.cube_fractals[*dtype] = {static_cast<uint32_t>(mkn[0]), static_cast<uint32_t>(mkn[1]),
-                                   static_cast<uint32_t>(mkn[2])};
-    }
-    p.cube_fractals_per_cycle = static_cast<uint32_t>(cube.integer("fractals_per_cycle", Range{1, 64}));
+    for_each_dtype(cube.child("fractals"), [&](const std::string& key, DType dtype) {
+        const auto mkn = cube.child("fractals").integer_list(key, kFractals["<dtype>"].value_range().value());
+        if (mkn.size() != 3) return cube.child("fractals").report(key, "needs [m, k, n]");
+        p.cube_fractals[dtype] = {static_cast<uint32_t>(mkn[0]), static_cast<uint32_t>(mkn[1]),
+                                  static_cast<uint32_t>(mkn[2])};
+    });
+    p.cube_fractals_per_cycle = static_cast<uint32_t>(kCube.integer(cube, "fractals_per_cycle"));
 
     if (const auto engine = node.optional_child("matrix_engine")) {
-        const std::string kind = engine->choice("kind", {"cube", "systolic"});
-        if (kind == "systolic") {
-            SystolicParams& s = p.matrix_engine.systolic;
-            p.matrix_engine.kind = MatrixEngineKind::kSystolic;
-            s.rows = static_cast<uint32_t>(engine->integer("rows", s.rows, Range{1, 4096}));
-            s.cols = static_cast<uint32_t>(engine->integer("cols", s.cols, Range{1, 4096}));
-            const std::string df = engine->choice("dataflow", {"os", "ws", "is"}, to_string(s.dataflow));
-            s.dataflow = df == "os"   ? SystolicDataflow::kOutputStationary
-                         : df == "ws" ? SystolicDataflow::kWeightStationary
-                                      : SystolicDataflow::kInputStationary;
-            if (const auto macs = engine->optional_child("macs_per_cell")) {
-                s.macs_per_cell.clear();
-                for (const std::string& key : macs->keys()) {
-                    const auto dtype = dtype_from_string(key);
-                    if (!dtype) macs->fail(key, "unknown dtype (use fp32, tf32, fp16, bf16, fp8, hif8, int8, fp4, hif4, int4)");
-                    s.macs_per_cell[*dtype] = static_cast<uint32_t>(macs->integer(key, Range{1, 64}));
-                }
+        p.matrix_engine.kind = kMatrixEngine.string(*engine, "kind");
+        const ParamValues values = matrix_engine_registry().read_params(*engine, p.matrix_engine.kind);
+        const auto macs = engine->optional_child("macs_per_cell");
+        if (p.matrix_engine.kind == "systolic") {
+            std::map<DType, uint32_t> cells;
+            if (macs) {
+                for_each_dtype(*macs, [&](const std::string& key, DType dtype) {
+                    cells[dtype] = static_cast<uint32_t>(macs->integer(key, kMacsPerCell["<dtype>"].value_range().value()));
+                });
             }
-        } else {
-            for (const std::string& key : engine->keys()) {
-                if (key != "kind") {
-                    engine->fail(key, "applies to kind: systolic only (the cube's shape is aicore.cube.fractals)");
-                }
-            }
+            p.matrix_engine.systolic = systolic_params(values);
+            if (macs) p.matrix_engine.systolic.macs_per_cell = std::move(cells);  // replaces the default
+        } else if (macs) {
+            engine->report("macs_per_cell", "is a parameter of the matrix engine 'systolic', not of the chosen '" +
+                                                p.matrix_engine.kind + "'");
         }
     }
 
     const ConfigNode vector = node.child("vector");
-    p.vector_cores = static_cast<uint32_t>(vector.integer("cores", Range{0, 16}));
-    p.vector_bytes_per_cycle = static_cast<uint32_t>(vector.integer("bytes_per_cycle", Range{1, 65536}));
-    p.vector_issue_width = static_cast<uint32_t>(vector.integer("issue_width", Range{1, 8}));
+    p.vector_cores = static_cast<uint32_t>(kVector.integer(vector, "cores"));
+    p.vector_bytes_per_cycle = static_cast<uint32_t>(kVector.integer(vector, "bytes_per_cycle"));
+    p.vector_issue_width = static_cast<uint32_t>(kVector.integer(vector, "issue_width"));
     const ConfigNode cost = vector.child("cost");
-    for (const std::string& func : cost.keys()) p.vector_cost[func] = cost.real(func, Range{1e-6, 1e6});
-
-    const ConfigNode buffers = node.child("buffers");
-    p.l1_bytes = buffers.size_bytes("l1");
-    p.l0a_bytes = buffers.size_bytes("l0a");
-    p.l0b_bytes = buffers.size_bytes("l0b");
-    p.l0c_bytes = buffers.size_bytes("l0c");
-    p.ub_bytes = buffers.size_bytes("ub");
-
-    const ConfigNode paths = node.child("paths_bytes_per_cycle");
-    p.aic_gm_read = paths.real("aic_gm_read", Range{1e-3, 1e6});
-    p.aic_gm_write = paths.real("aic_gm_write", Range{1e-3, 1e6});
-    p.l1_to_l0a = paths.real("l1_to_l0a", Range{1e-3, 1e6});
-    p.l1_to_l0b = paths.real("l1_to_l0b", Range{1e-3, 1e6});
-    p.aiv_gm_read = paths.real("aiv_gm_read", Range{1e-3, 1e6});
-    p.aiv_gm_write = paths.real("aiv_gm_write", Range{1e-3, 1e6});
-    p.l0c_to_ub = paths.real("l0c_to_ub", Range{1e-3, 1e6});
-    p.ub_to_l1 = paths.real("ub_to_l1", Range{1e-3, 1e6});
-
-    if (const auto tiling = node.optional_child("tiling")) {
-        // The names of matmul_schedulers() (tiling.h).
-        p.matmul_scheduler = tiling->choice("matmul", {"split_k", "blocked"}, p.matmul_scheduler);
+    for (const std::string& func : cost.keys()) {
+        p.vector_cost[func] = cost.real(func, kVectorCost["<function>"].value_range().value());
     }
 
-    for (const auto& [key, message] : p.validate()) node.fail(key, message);
+    const ConfigNode buffers = node.child("buffers");
+    p.l1_bytes = kBuffers.size(buffers, "l1");
+    p.l0a_bytes = kBuffers.size(buffers, "l0a");
+    p.l0b_bytes = kBuffers.size(buffers, "l0b");
+    p.l0c_bytes = kBuffers.size(buffers, "l0c");
+    p.ub_bytes = kBuffers.size(buffers, "ub");
+
+    const ConfigNode paths = node.child("paths_bytes_per_cycle");
+    p.aic_gm_read = kPaths.real(paths, "aic_gm_read");
+    p.aic_gm_write = kPaths.real(paths, "aic_gm_write");
+    p.l1_to_l0a = kPaths.real(paths, "l1_to_l0a");
+    p.l1_to_l0b = kPaths.real(paths, "l1_to_l0b");
+    p.aiv_gm_read = kPaths.real(paths, "aiv_gm_read");
+    p.aiv_gm_write = kPaths.real(paths, "aiv_gm_write");
+    p.l0c_to_ub = kPaths.real(paths, "l0c_to_ub");
+    p.ub_to_l1 = kPaths.real(paths, "ub_to_l1");
+
+    if (const auto tiling = node.optional_child("tiling")) p.matmul_scheduler = kTiling.string(*tiling, "matmul");
+
+    if (!node.problems_reported()) {
+        for (const auto& [key, message] : p.validate()) node.report(key, message);
+    }
     return p;
 }
 

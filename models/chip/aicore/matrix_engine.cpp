@@ -22,7 +22,7 @@ class CubeEngine : public MatrixEngine {
     CubeEngine(std::map<DType, CubeFractal> fractals, uint32_t per_cycle)
         : m_fractals(std::move(fractals)), m_per_cycle(per_cycle) {}
 
-    MatrixEngineKind kind() const override { return MatrixEngineKind::kCube; }
+    std::string kind() const override { return "cube"; }
     bool supports(DType dtype) const override { return m_fractals.count(dtype) != 0; }
     std::string unsupported_reason(DType dtype) const override {
         std::vector<DType> have;
@@ -48,7 +48,7 @@ class SystolicEngine : public MatrixEngine {
   public:
     explicit SystolicEngine(SystolicParams p) : m_p(std::move(p)) {}
 
-    MatrixEngineKind kind() const override { return MatrixEngineKind::kSystolic; }
+    std::string kind() const override { return "systolic"; }
     bool supports(DType dtype) const override { return m_p.macs_per_cell.count(dtype) != 0; }
     std::string unsupported_reason(DType dtype) const override {
         std::vector<DType> have;
@@ -70,10 +70,6 @@ class SystolicEngine : public MatrixEngine {
 };
 
 }  // namespace
-
-const char* to_string(MatrixEngineKind kind) {
-    return kind == MatrixEngineKind::kCube ? "cube" : "systolic";
-}
 
 const char* to_string(SystolicDataflow dataflow) {
     switch (dataflow) {
@@ -143,11 +139,39 @@ SystolicTiming systolic_timing(const SystolicParams& p, uint64_t m, uint64_t n, 
     return t;
 }
 
+Registry<MatrixEngine, const AiCoreParams&>& matrix_engine_registry() {
+    static Registry<MatrixEngine, const AiCoreParams&> registry("matrix engine");
+    return registry;
+}
+
+ASIM_REGISTER(matrix_engine_registry(), cube,
+              "the DaVinci Cube: fractals_per_cycle fractals of die.aicore.cube.fractals per cycle", {},
+              [](const ParamValues&, const AiCoreParams& core) {
+                  return std::make_unique<CubeEngine>(core.cube_fractals, core.cube_fractals_per_cycle);
+              })
+
+ASIM_REGISTER(matrix_engine_registry(), systolic,
+              "an R x C array of MAC cells, output-, weight- or input-stationary (SCALE-Sim's model)",
+              {Param::integer("rows", "cells", "R: cells down the array").dflt("64").range(1, 4096),
+               Param::integer("cols", "cells", "C: cells across the array").dflt("64").range(1, 4096),
+               Param::choice("dataflow", {"os", "ws", "is"}, "output, weight or input stationary").dflt("ws")},
+              [](const ParamValues&, const AiCoreParams& core) {
+                  return std::make_unique<SystolicEngine>(core.matrix_engine.systolic);
+              })
+
+SystolicParams systolic_params(const ParamValues& values) {
+    SystolicParams s;
+    s.rows = static_cast<uint32_t>(values.integer("rows"));
+    s.cols = static_cast<uint32_t>(values.integer("cols"));
+    const std::string& df = values.string("dataflow");
+    s.dataflow = df == "os"   ? SystolicDataflow::kOutputStationary
+                 : df == "ws" ? SystolicDataflow::kWeightStationary
+                              : SystolicDataflow::kInputStationary;
+    return s;
+}
+
 std::unique_ptr<MatrixEngine> make_matrix_engine(const AiCoreParams& core) {
-    if (core.matrix_engine.kind == MatrixEngineKind::kSystolic) {
-        return std::make_unique<SystolicEngine>(core.matrix_engine.systolic);
-    }
-    return std::make_unique<CubeEngine>(core.cube_fractals, core.cube_fractals_per_cycle);
+    return matrix_engine_registry().make(core.matrix_engine.kind, {}, core);
 }
 
 }  // namespace asim

@@ -1,5 +1,5 @@
 // The matrix engine of an AI core, chosen by name in the platform YAML
-// (`die.aicore.matrix_engine.kind`): the stage of the tile pipeline that multiplies an
+// (`die.aicore.matrix_engine.kind`) from its registry (models/common/registry.h): the stage of the tile pipeline that multiplies an
 // [m x k] tile by a [k x n] tile. The tiler asks the engine how many cycles each tile takes, so
 // the same trace can be replayed with a different engine and nothing else changed.
 //
@@ -22,15 +22,14 @@
 #include <vector>
 
 #include "models/common/dtype.h"
+#include "models/common/registry.h"
 
 namespace asim {
 
 struct AiCoreParams;
 
-enum class MatrixEngineKind { kCube, kSystolic };
 enum class SystolicDataflow { kOutputStationary, kWeightStationary, kInputStationary };
 
-const char* to_string(MatrixEngineKind kind);
 const char* to_string(SystolicDataflow dataflow);  // "os", "ws", "is"
 
 struct SystolicParams {
@@ -45,9 +44,13 @@ struct SystolicParams {
 };
 
 struct MatrixEngineParams {
-    MatrixEngineKind kind = MatrixEngineKind::kCube;
-    SystolicParams systolic;  // used when kind is kSystolic
+    std::string kind = "cube";  // by name (matrix_engine_registry())
+    SystolicParams systolic;    // used when kind is systolic
 };
+
+// The systolic engine's parameters from its registered keys (rows, cols, dataflow); the cells'
+// MACs per dtype (a map by dtype) keep their default unless the caller sets them.
+SystolicParams systolic_params(const ParamValues& values);
 
 // Cycle breakdown of one systolic fold and the fold count of a GEMM.
 struct SystolicTiming {
@@ -68,7 +71,7 @@ SystolicTiming systolic_timing(const SystolicParams& p, uint64_t m, uint64_t n, 
 class MatrixEngine {
   public:
     virtual ~MatrixEngine() = default;
-    virtual MatrixEngineKind kind() const = 0;
+    virtual std::string kind() const = 0;  // its registered name
     virtual bool supports(DType dtype) const = 0;
     // Why `dtype` is refused, e.g. "the cube matrix engine has no fractal for dtype fp8".
     virtual std::string unsupported_reason(DType dtype) const = 0;
@@ -78,6 +81,9 @@ class MatrixEngine {
     // buffer. Precondition: supports(dtype) and m, n, k > 0.
     virtual uint64_t cycles(uint64_t m, uint64_t n, uint64_t k, DType dtype) const = 0;
 };
+
+// The engines by name; a factory builds its engine for the core it is given.
+Registry<MatrixEngine, const AiCoreParams&>& matrix_engine_registry();
 
 // The engine `core.matrix_engine` names (the cube takes its fractals from `core`).
 std::unique_ptr<MatrixEngine> make_matrix_engine(const AiCoreParams& core);

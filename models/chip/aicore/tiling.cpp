@@ -464,11 +464,26 @@ CubeFractal fractal_for(const AiCoreParams& core, const MatrixEngine& engine, co
 
 }  // namespace
 
-const std::vector<std::pair<std::string, MatmulScheduler>>& matmul_schedulers() {
-    static const std::vector<std::pair<std::string, MatmulScheduler>> list = {{"split_k", schedule_split_k},
-                                                                             {"blocked", schedule_blocked}};
-    return list;
+Registry<MatmulScheduler>& matmul_scheduler_registry() {
+    static Registry<MatmulScheduler> registry("matmul scheduler");
+    return registry;
 }
+
+namespace {
+// A scheduler that is one function of the cost.
+template <MatmulSchedule (*Schedule)(const MatmulCost&)>
+class FunctionScheduler final : public MatmulScheduler {
+public:
+    MatmulSchedule schedule(const MatmulCost& cost) const override { return Schedule(cost); }
+};
+}  // namespace
+
+ASIM_REGISTER(matmul_scheduler_registry(), blocked, "whole blocks in waves over the cores", {},
+              [](const ParamValues&) { return std::make_unique<FunctionScheduler<schedule_blocked>>(); })
+ASIM_REGISTER(matmul_scheduler_registry(), split_k,
+              "whole waves, then the K steps of a last partial wave spread over every core with atomic adds "
+              "in GM when that is sooner (Stream-K hybrid)",
+              {}, [](const ParamValues&) { return std::make_unique<FunctionScheduler<schedule_split_k>>(); })
 
 MatmulSchedule schedule_blocked(const MatmulCost& cost) { return {cost.blocks, false}; }
 
@@ -499,11 +514,11 @@ constexpr double kStageCycles = 500;
 
 Tiler::Tiler(const AiCoreParams& core, uint32_t ai_cores, Workspace workspace)
     : m_core(core), m_ai_cores(ai_cores), m_workspace(workspace), m_engine(make_matrix_engine(core)),
-      m_scheduler_name(core.matmul_scheduler), m_scheduler(nullptr) {
-    for (const auto& [name, scheduler] : matmul_schedulers()) {
-        if (name == m_scheduler_name) m_scheduler = scheduler;
+      m_scheduler_name(core.matmul_scheduler) {
+    if (!matmul_scheduler_registry().contains(m_scheduler_name)) {
+        throw ConfigError("die.aicore.tiling.matmul: " + matmul_scheduler_registry().unknown_message(m_scheduler_name));
     }
-    if (!m_scheduler) throw ConfigError("die.aicore.tiling.matmul: unknown scheduler '" + m_scheduler_name + "'");
+    m_scheduler = matmul_scheduler_registry().make(m_scheduler_name, {});
 }
 
 OpPlan Tiler::plan(const trace::Op& op) const {
@@ -617,7 +632,7 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
                                      static_cast<double>(g.c_bits) / 8 / m_core.aiv_gm_write) / engines;
     }
     cost.stage_cycles = kStageCycles;
-    const MatmulSchedule schedule = m_scheduler(cost);
+    const MatmulSchedule schedule = m_scheduler->schedule(cost);
     MatmulSplit split;
     split.first = std::min(schedule.whole_blocks, total_blocks);
     split.count = total_blocks - split.first;

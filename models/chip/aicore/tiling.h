@@ -38,6 +38,7 @@
 #include "models/chip/aicore/aicore_params.h"
 #include "models/chip/aicore/matrix_engine.h"
 #include "models/chip/aicore/tile_pipeline.h"
+#include "models/common/registry.h"
 #include "models/common/trace.h"
 
 namespace asim {
@@ -99,10 +100,14 @@ struct MatmulCost {
     double fixup_cycles = 0;       // zero-fill and conversion of one split block, all vector cores
     double stage_cycles = 0;       // latency of one extra stage (its first transfer, the barrier)
 };
-using MatmulScheduler = MatmulSchedule (*)(const MatmulCost&);
-
-// The matmul schedulers by name (die.aicore.tiling.matmul).
-const std::vector<std::pair<std::string, MatmulScheduler>>& matmul_schedulers();
+// How a matmul's blocks are spread over the cores, chosen by name (die.aicore.tiling.matmul)
+// from matmul_scheduler_registry().
+class MatmulScheduler {
+public:
+    virtual ~MatmulScheduler() = default;
+    virtual MatmulSchedule schedule(const MatmulCost& cost) const = 0;
+};
+Registry<MatmulScheduler>& matmul_scheduler_registry();
 MatmulSchedule schedule_blocked(const MatmulCost& cost);
 MatmulSchedule schedule_split_k(const MatmulCost& cost);
 
@@ -133,7 +138,7 @@ private:
     Workspace m_workspace;
     std::unique_ptr<MatrixEngine> m_engine;  // computes the Cube stage's cycles per tile
     std::string m_scheduler_name;
-    MatmulScheduler m_scheduler;
+    std::unique_ptr<MatmulScheduler> m_scheduler;
 };
 
 }  // namespace asim

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "models/common/errors.h"
-#include "rtl/prefetch_scheduler/prefetch_scheduler_rtl.h"
 
 namespace asim {
 
@@ -15,10 +14,12 @@ std::vector<std::pair<std::string, std::string>> HjsdParams::validate() const {
     if (sdma_outstanding == 0) problems.emplace_back("sdma_outstanding", "must be at least 1");
     if (!(throttle_threshold > 0)) problems.emplace_back("throttle.threshold", "must be greater than zero");
     if (throttle_window_ps <= 0) problems.emplace_back("throttle.window", "must be greater than zero");
-    if (impl == "rtl") {
-        for (auto& problem : rtl::check_rtl_fit(registers, queue_depth, 0)) problems.push_back(std::move(problem));
-    } else if (impl != "tlm") {
-        problems.emplace_back("impl", "unknown implementation '" + impl + "' (use tlm or rtl)");
+    if (!hjsd::engine_registry().contains(impl)) {
+        problems.emplace_back("impl", hjsd::engine_registry().unknown_message(impl));
+    } else {
+        for (auto& problem : hjsd::engine_registry().check(impl, {queue_depth, 0, registers})) {
+            problems.push_back(std::move(problem));
+        }
     }
     return problems;
 }
@@ -42,14 +43,11 @@ Hjsd::Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t part
               stats.counter(std::string(this->name()) + ".port_stalls", "cycles the head waited for a free SDMA slot", "cycles"),
               stats.counter(std::string(this->name()) + ".candidates", "candidates accepted"),
               stats.counter(std::string(this->name()) + ".active_cycles", "cycles the core was stepped", "cycles")} {
-    if (params.impl == "rtl") {
-        if (const auto problems = rtl::check_rtl_fit(params.registers, params.queue_depth, partitions); !problems.empty()) {
-            throw InputError("die.hjsd." + problems[0].first + ": " + problems[0].second);
-        }
-        m_engine = std::make_unique<rtl::PrefetchSchedulerRtl>("engine", params.registers);
-    } else {
-        m_engine = std::make_unique<hjsd::CoreEngine>(params.queue_depth, partitions, params.registers);
+    const hjsd::EngineSpec spec{params.queue_depth, partitions, params.registers};
+    if (const auto problems = hjsd::engine_registry().check(params.impl, spec); !problems.empty()) {
+        throw InputError("die.hjsd." + problems[0].first + ": " + problems[0].second);
     }
+    m_engine = hjsd::engine_registry().make(params.impl, params.engine_params, spec);
     SC_THREAD(run);
 }
 
@@ -154,9 +152,11 @@ void Hjsd::run() {
             in.throttle = m_monitor.utilisation(now) > m_params.throttle_threshold;
             in.req_ready = m_in_flight.size() + m_in_lanes < m_params.sdma_outstanding;
 
-            if (m_params.impl == "rtl" && in.candidate && !rtl::candidate_fits(*in.candidate)) {
-                throw SimulationError("hjsd: candidate of op " + std::to_string(in.candidate->op_seq) + " (" +
-                                      std::to_string(in.candidate->bytes) + " B) does not fit the RTL ports");
+            if (in.candidate) {
+                if (const std::string why = m_engine->refuse(*in.candidate); !why.empty()) {
+                    throw SimulationError("hjsd: candidate of op " + std::to_string(in.candidate->op_seq) + " (" +
+                                          std::to_string(in.candidate->bytes) + " B) " + why);
+                }
             }
 
             const uint64_t generation = m_input_generation;

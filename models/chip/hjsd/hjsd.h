@@ -47,7 +47,8 @@ struct HjsdParams {
     uint32_t sdma_outstanding = 8;        // prefetch transactions in flight before the port stalls
     double throttle_threshold = 0.85;     // HBM utilisation above which prefetch is held back
     int64_t throttle_window_ps = 1'000'000;
-    std::string impl = "tlm";             // decision engine: tlm (C++ core) or rtl (Verilated block)
+    std::string impl = "tlm";             // decision engine by name (scheduler_engine.h)
+    ParamValues engine_params;            // the engine's own
 
     std::vector<std::pair<std::string, std::string>> validate() const;
 };

@@ -1,7 +1,8 @@
 // The decision engine the chip's H-JSD steps, behind one interface so that either the C++
 // reference core (prefetch_scheduler_core.h) or the Verilated RTL block
 // (rtl/prefetch_scheduler/prefetch_scheduler_rtl.h) can sit in the chip, chosen by
-// `die.hjsd.impl: tlm | rtl`. The co-simulation bench drives both through the same calls.
+// `die.hjsd.impl` from the engine registry: `tlm` registers here, `rtl` in the RTL library (so
+// the chip's model does not depend on Verilator; a binary without the RTL library offers tlm). The co-simulation bench drives both through the same calls.
 //
 // A cycle is evaluate(inputs) followed by clock(): evaluate presents the cycle's inputs and
 // returns what the block drives (valid/ready, the request, a late or oversize drop); clock() is
@@ -13,8 +14,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "models/chip/hjsd/prefetch_scheduler_core.h"
+#include "models/common/registry.h"
 
 namespace asim::hjsd {
 
@@ -31,7 +34,20 @@ public:
     // Register writes count from the next evaluate() (credits are clamped to new limits).
     virtual void set_registers(const Registers& r) = 0;
     virtual Counters counters() const = 0;
+    // Why a candidate cannot enter this engine ("" when it can): the RTL's ports are narrower
+    // than the core's fields.
+    virtual std::string refuse(const Candidate&) const { return ""; }
 };
+
+// What an engine is built for: the H-JSD's queue depth, the L2's partitions and the registers.
+struct EngineSpec {
+    uint32_t queue_depth = 16;
+    uint32_t partitions = 0;
+    Registers registers;
+};
+
+// The engines, by name (`die.hjsd.impl`). An entry's check names what keeps a spec off it.
+Registry<SchedulerEngine, const EngineSpec&>& engine_registry();
 
 // The C++ reference core as an engine.
 class CoreEngine final : public SchedulerEngine {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "models/common/config.h"
+#include "models/common/params.h"
 
 namespace asim {
 
@@ -14,20 +15,34 @@ std::vector<std::pair<std::string, std::string>> NocParams::validate() const {
     return problems;
 }
 
+namespace {
+const ParamTable kNoc({"die.noc"}, "On-die network",
+                      {Param::choice("topology", {"crossbar", "mesh"}, "crossbar (a latency per pair) or a 2-D mesh"),
+                       Param::integer("mesh_columns", "routers", "(mesh) routers per row; the cores fill rows of it")
+                           .range(1, 1024)
+                           .dflt_from("required for a mesh"),
+                       Param::real("link_bytes_per_cycle", "B/cycle",
+                                   "(mesh) width of a mesh link; 0: links not modelled (bandwidth at the endpoints)")
+                           .dflt("0")
+                           .range(0, 1e6),
+                       Param::integer("hop_cycles", "cycles", "router pipeline per hop").range(0, 1000)});
+}  // namespace
+
 NocParams parse_noc_params(const ConfigNode& node) {
     NocParams p;
-    p.topology = node.choice("topology", {"crossbar", "mesh"}) == "mesh" ? NocParams::Topology::kMesh
-                                                                        : NocParams::Topology::kCrossbar;
+    p.topology = kNoc.string(node, "topology") == "mesh" ? NocParams::Topology::kMesh : NocParams::Topology::kCrossbar;
     if (p.topology == NocParams::Topology::kMesh) {
-        p.mesh_columns = static_cast<uint32_t>(node.integer("mesh_columns", Range{1, 1024}));
-        p.link_bytes_per_cycle = node.real("link_bytes_per_cycle", 0.0, Range{0, 1e6});
+        p.mesh_columns = static_cast<uint32_t>(kNoc.integer(node, "mesh_columns"));
+        p.link_bytes_per_cycle = kNoc.real(node, "link_bytes_per_cycle");
     } else {
         // Known, unused: --set topology=crossbar on a mesh preset works.
         node.has("mesh_columns");
         node.has("link_bytes_per_cycle");
     }
-    p.hop_cycles = static_cast<uint32_t>(node.integer("hop_cycles", Range{0, 1000}));
-    for (const auto& [key, message] : p.validate()) node.fail(key, message);
+    p.hop_cycles = static_cast<uint32_t>(kNoc.integer(node, "hop_cycles"));
+    if (!node.problems_reported()) {
+        for (const auto& [key, message] : p.validate()) node.report(key, message);
+    }
     return p;
 }
 

@@ -8,8 +8,8 @@ namespace asim {
 HbmController::HbmController(const HbmDeviceParams& params)
     : m_p(params),
       m_map(params.ctrl.mapping, params.org),
-      m_sched(make_hbm_scheduler(params.ctrl.scheduler, params.ctrl.row_hit_cap)),
-      m_policy(make_hbm_page_policy(params.ctrl.page_policy)),
+      m_sched(hbm_scheduler_registry().make(params.ctrl.scheduler, params.ctrl.scheduler_params)),
+      m_policy(hbm_page_policy_registry().make(params.ctrl.page_policy, {})),
       m_access(params.org.access_bytes()),
       m_access_shift(0) {
     while ((uint64_t{1} << m_access_shift) < m_access) ++m_access_shift;

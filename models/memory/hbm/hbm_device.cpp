@@ -94,15 +94,11 @@ std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() con
     } catch (const std::invalid_argument& e) {
         p.emplace_back("controller.mapping", e.what());
     }
-    try {
-        make_hbm_scheduler(c.scheduler, c.row_hit_cap);
-    } catch (const std::invalid_argument& e) {
-        p.emplace_back("controller.scheduler", e.what());
+    if (!hbm_scheduler_registry().contains(c.scheduler)) {
+        p.emplace_back("controller.scheduler", hbm_scheduler_registry().unknown_message(c.scheduler));
     }
-    try {
-        make_hbm_page_policy(c.page_policy);
-    } catch (const std::invalid_argument& e) {
-        p.emplace_back("controller.page_policy", e.what());
+    if (!hbm_page_policy_registry().contains(c.page_policy)) {
+        p.emplace_back("controller.page_policy", hbm_page_policy_registry().unknown_message(c.page_policy));
     }
     return p;
 }

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/common/params.h"
+
 namespace asim {
 
 class ConfigNode;
@@ -54,6 +56,7 @@ enum class QueueStructure { kPerBank, kShared };
 struct HbmControllerParams {
     std::string mapping = "rorabgbachco";  // MSB to LSB; fields ro ra bg ba ch pc co
     std::string scheduler = "frfcfs";      // by name (hbm_policies.h)
+    ParamValues scheduler_params;          // the scheduler's own (frfcfs: row_hit_cap)
     std::string page_policy = "open";      // by name (hbm_policies.h)
     QueueStructure queue_structure = QueueStructure::kPerBank;
     uint32_t command_queue_depth = 8;  // per bank, or per channel when shared
@@ -62,7 +65,6 @@ struct HbmControllerParams {
     uint32_t write_drain_high = 32;    // start draining writes at this occupancy
     uint32_t write_drain_low = 0;      // stop draining at this occupancy
     uint32_t write_drain_idle = 8;     // also drain when above this and no command is queued
-    uint32_t row_hit_cap = 4;  // FR-FCFS: hits to an open row before a conflict may close it
     bool dual_issue = true;    // one row and one column command per cycle (HBM)
     RefreshMode refresh = RefreshMode::kAllBank;
 };

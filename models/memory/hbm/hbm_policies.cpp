@@ -185,59 +185,38 @@ public:
     }
 };
 
-using SchedFactory = std::function<std::unique_ptr<HbmScheduler>(uint32_t)>;
-const std::vector<std::pair<std::string, SchedFactory>>& schedulers() {
-    static const std::vector<std::pair<std::string, SchedFactory>> list = {
-        {"frfcfs", [](uint32_t cap) { return std::make_unique<FrFcfs>(cap, false); }},
-        // Strict age order per bank: only each bank's oldest request is considered.
-        {"fcfs", [](uint32_t) { return std::make_unique<FrFcfs>(0, true); }},
-    };
-    return list;
-}
-
-using PolicyFactory = std::function<std::unique_ptr<HbmPagePolicy>()>;
-const std::vector<std::pair<std::string, PolicyFactory>>& policies() {
-    static const std::vector<std::pair<std::string, PolicyFactory>> list = {
-        {"open", [] { return std::make_unique<OpenPage>(); }},
-        {"closed", [] { return std::make_unique<ClosedPage>(); }},
-        {"adaptive", [] { return std::make_unique<AdaptivePage>(); }},
-    };
-    return list;
-}
-
-template <typename List>
-std::string names_of(const List& list) {
-    std::string s;
-    for (const auto& e : list) s += (s.empty() ? "" : ", ") + e.first;
-    return s;
-}
-
 }  // namespace
 
-std::unique_ptr<HbmScheduler> make_hbm_scheduler(const std::string& name, uint32_t row_hit_cap) {
-    for (const auto& [n, f] : schedulers()) {
-        if (n == name) return f(row_hit_cap);
-    }
-    throw std::invalid_argument("unknown scheduler '" + name + "' (known: " + names_of(schedulers()) + ")");
+Registry<HbmScheduler>& hbm_scheduler_registry() {
+    static Registry<HbmScheduler> registry("HBM scheduler");
+    return registry;
 }
 
-std::unique_ptr<HbmPagePolicy> make_hbm_page_policy(const std::string& name) {
-    for (const auto& [n, f] : policies()) {
-        if (n == name) return f();
-    }
-    throw std::invalid_argument("unknown page policy '" + name + "' (known: " + names_of(policies()) + ")");
+Registry<HbmPagePolicy>& hbm_page_policy_registry() {
+    static Registry<HbmPagePolicy> registry("HBM page policy");
+    return registry;
 }
 
-std::vector<std::string> hbm_scheduler_names() {
-    std::vector<std::string> v;
-    for (const auto& e : schedulers()) v.push_back(e.first);
-    return v;
-}
+ASIM_REGISTER(hbm_scheduler_registry(), frfcfs,
+              "first-ready FCFS: a column command to an open row overtakes older requests, up to row_hit_cap "
+              "hits after the row opened while a conflict waits",
+              {Param::integer("row_hit_cap", "hits", "row hits served before a waiting conflict may close the row")
+                   .dflt("4")
+                   .range(0, 1e6)
+                   .source("DRAMSim3's FR-FCFS (refdata); estimate for other devices")},
+              [](const ParamValues& v) {
+                  return std::make_unique<FrFcfs>(static_cast<uint32_t>(v.integer("row_hit_cap")), false);
+              })
 
-std::vector<std::string> hbm_page_policy_names() {
-    std::vector<std::string> v;
-    for (const auto& e : policies()) v.push_back(e.first);
-    return v;
-}
+ASIM_REGISTER(hbm_scheduler_registry(), fcfs, "strict age order per bank: only each bank's oldest request is considered",
+              {}, [](const ParamValues&) { return std::make_unique<FrFcfs>(0, true); })
+
+ASIM_REGISTER(hbm_page_policy_registry(), open, "rows stay open after an access", {},
+              [](const ParamValues&) { return std::make_unique<OpenPage>(); })
+ASIM_REGISTER(hbm_page_policy_registry(), closed, "every column command auto-precharges", {},
+              [](const ParamValues&) { return std::make_unique<ClosedPage>(); })
+ASIM_REGISTER(hbm_page_policy_registry(), adaptive,
+              "closes the row after an access unless another queued request hits it", {},
+              [](const ParamValues&) { return std::make_unique<AdaptivePage>(); })
 
 }  // namespace asim

@@ -1,6 +1,7 @@
 // Schedulers and page policies of the HBM controller, chosen by name in YAML (`scheduler:`,
-// `page_policy:`). A new one is a class here and a line in its registry in hbm_policies.cpp;
-// the channel only calls the interfaces.
+// `page_policy:`) from their registries (models/common/registry.h). A new one is a file that
+// registers itself (hbm_policies.cpp has the built-in ones) and a line in CMakeLists.txt; its
+// parameters sit beside the choice in `controller:`. The channel only calls the interfaces.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/registry.h"
 #include "models/memory/hbm/hbm_channel.h"
 
 namespace asim {
@@ -37,10 +39,7 @@ public:
     virtual bool auto_precharge(const HbmChannel& ch, uint32_t queue, uint32_t index) const = 0;
 };
 
-// Throw std::invalid_argument naming the known ones when `name` is unknown.
-std::unique_ptr<HbmScheduler> make_hbm_scheduler(const std::string& name, uint32_t row_hit_cap);
-std::unique_ptr<HbmPagePolicy> make_hbm_page_policy(const std::string& name);
-std::vector<std::string> hbm_scheduler_names();
-std::vector<std::string> hbm_page_policy_names();
+Registry<HbmScheduler>& hbm_scheduler_registry();
+Registry<HbmPagePolicy>& hbm_page_policy_registry();
 
 }  // namespace asim

@@ -43,11 +43,8 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
                               "too small for the address space: line numbers must fit 48 bits (" +
                                   std::to_string(address_space_bytes) + " B of memory)");
     }
-    const auto& names = replacement_policy_names();
-    if (std::find(names.begin(), names.end(), replacement) == names.end()) {
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        problems.emplace_back("replacement", "unknown policy '" + replacement + "' (use " + list + ")");
+    if (!replacement_policy_registry().contains(replacement)) {
+        problems.emplace_back("replacement", replacement_policy_registry().unknown_message(replacement));
     }
     if (partitioned() && ways != 0 && size_bytes % ways == 0) {
         uint64_t total = 0;
@@ -103,7 +100,8 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_lines(params.sets() * params.ways),
       m_tags(params.sets() * params.ways, kInvalidTag),
       m_prefetched_in_set(params.sets(), 0),
-      m_policy(make_replacement_policy(params.replacement, params.sets() * params.ways)),
+      m_policy(replacement_policy_registry().make(params.replacement, params.replacement_params,
+                                                   params.sets() * params.ways, 0)),
       m_filling_in_set(params.sets(), 0),
       m_read_bytes(
           stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),

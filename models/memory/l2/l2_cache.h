@@ -49,6 +49,7 @@ struct L2Params {
     uint32_t mshrs = 256;             // outstanding line fills, whole L2
     uint32_t demand_mshrs = 0;        // of them, kept for demand: prefetches use at most the rest
     std::string replacement = "lru";
+    ParamValues replacement_params;  // the policy's own
     // Unconsumed prefetched lines are evicted only when every other line of their partition's
     // set is one too: the space the prefetcher holds credit for is not taken back by demand.
     bool protect_prefetched = true;

@@ -56,16 +56,18 @@ private:
 
 }  // namespace
 
-const std::vector<std::string>& replacement_policy_names() {
-    static const std::vector<std::string> names = {"lru", "fifo"};
-    return names;
+Registry<ReplacementPolicy, std::size_t, uint32_t>& replacement_policy_registry() {
+    static Registry<ReplacementPolicy, std::size_t, uint32_t> registry("L2 replacement policy");
+    return registry;
 }
 
-std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name, std::size_t lines,
-                                                          uint32_t first_stamp) {
-    if (name == "lru") return std::make_unique<StampPolicy>(lines, true, first_stamp);
-    if (name == "fifo") return std::make_unique<StampPolicy>(lines, false, first_stamp);
-    return nullptr;
-}
+ASIM_REGISTER(replacement_policy_registry(), lru, "least recently used: the line filled or hit longest ago", {},
+              [](const ParamValues&, std::size_t lines, uint32_t first_stamp) {
+                  return std::make_unique<StampPolicy>(lines, true, first_stamp);
+              })
+ASIM_REGISTER(replacement_policy_registry(), fifo, "first in, first out: the line filled longest ago", {},
+              [](const ParamValues&, std::size_t lines, uint32_t first_stamp) {
+                  return std::make_unique<StampPolicy>(lines, false, first_stamp);
+              })
 
 }  // namespace asim

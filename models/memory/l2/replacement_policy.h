@@ -1,6 +1,7 @@
-// Replacement policies for the L2, chosen by name in YAML (`die.l2.replacement`). A policy keeps
-// its own per-line state and picks a victim among a contiguous range of ways (one partition of
-// one set). Adding a policy means adding a class and a line in make_replacement_policy.
+// Replacement policies for the L2, chosen by name in YAML (`die.l2.replacement`) from their
+// registry (models/common/registry.h). A policy keeps its own per-line state and picks a victim
+// among a contiguous range of ways (one partition of one set). Adding a policy is a file that
+// registers it (replacement_policy.cpp has the built-in ones) and a line in CMakeLists.txt.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "models/common/registry.h"
 
 namespace asim {
 
@@ -38,11 +41,8 @@ private:
     std::size_t m_state_bytes = 0;
 };
 
-// Names accepted by make_replacement_policy, for messages.
-const std::vector<std::string>& replacement_policy_names();
-// nullptr for an unknown name. `first_stamp`: where an age counter starts (tests start it near
-// its 32-bit wrap).
-std::unique_ptr<ReplacementPolicy> make_replacement_policy(const std::string& name, std::size_t lines,
-                                                          uint32_t first_stamp = 0);
+// Factory arguments: the number of lines, and where an age counter starts (tests start it near
+// its 32-bit wrap; 0 otherwise).
+Registry<ReplacementPolicy, std::size_t, uint32_t>& replacement_policy_registry();
 
 }  // namespace asim

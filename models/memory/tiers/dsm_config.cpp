@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "models/common/config.h"
+#include "models/common/params.h"
 #include "models/memory/tiers/dsm_params.h"
 
 namespace asim {
@@ -91,9 +92,44 @@ std::vector<std::pair<std::string, std::string>> DsmParams::validate(
     return problems;
 }
 
+namespace {
+
+const ParamTable kTier(
+    {"dsm.tiers.<tier>"}, "DSM pool tier (remote_hbm, host_ddr, pmem)",
+    {Param::size("base", "start of the tier's window in the supernode's address space")
+         .dflt_from("remote_hbm 64TiB, host_ddr 16TiB, pmem 32TiB")
+         .zero_allowed(),
+     Param::size("capacity", "bytes of the tier (remote_hbm: per owner)").dflt_from("remote_hbm: the die's HBM; required otherwise"),
+     Param::time("read_latency", "load-to-use latency of a read, port to port"),
+     Param::time("write_latency", "latency of a write").dflt_from("read_latency"),
+     Param::byte_rate("read_bandwidth", "the tier's read bandwidth").dflt_from("remote_hbm: the die's HBM; required otherwise"),
+     Param::byte_rate("write_bandwidth", "the tier's write bandwidth").dflt_from("remote_hbm: read_bandwidth; required otherwise"),
+     Param::size("endurance_block", "pmem: block whose writes are counted (0B: not counted)").dflt("0B").zero_allowed()});
+
+const ParamTable kPort({"dsm.port"}, "DSM port (the die's way into the pool, per direction)",
+                       {Param::byte_rate("read_bandwidth", "read bandwidth of the port"),
+                        Param::byte_rate("write_bandwidth", "write bandwidth of the port")});
+
+const ParamTable kStaging({"dsm.staging"}, "DSM staging (prefetch into local HBM)",
+                          {Param::size("capacity", "local HBM set aside for staged blocks (0B: none)").dflt("0B").zero_allowed(),
+                           Param::size("block", "staged unit").dflt("64KiB"),
+                           Param::choice("use", {"oversize", "all"},
+                                         "which pool candidates are staged: larger than the L2 weight credit, or all")
+                               .dflt("oversize")});
+
+const ParamTable kTiering({"dsm.tiering"}, "DSM hardware tiering",
+                          {Param::boolean("enable", "promote hot pool blocks into local HBM").dflt("false"),
+                           Param::size("block", "counted and migrated unit").dflt("2MiB"),
+                           Param::integer("promote_after", "reads", "demand reads of a block before it is promoted")
+                               .dflt("4")
+                               .range(1, 1e9),
+                           Param::size("capacity", "local HBM set aside for promoted blocks").dflt("0B").zero_allowed(),
+                           Param::byte_rate("migration_bandwidth", "budget for migrations").dflt("1GB/s")});
+
+}  // namespace
+
 DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, double local_hbm_bytes_per_s,
-                           uint32_t owners,
-                           uint32_t dies_per_node) {
+                           uint32_t owners, uint32_t dies_per_node) {
     DsmParams p;
     p.dies_per_node = dies_per_node;
     p.owners = owners;
@@ -101,52 +137,47 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, dou
         for (const std::string& name : tiers->keys()) {
             const auto tier = tier_from_string(name);
             if (!tier || *tier == Tier::kHbm) {
-                tiers->fail(name, "unknown pool tier '" + name +
-                                      "' (the pool's tiers: remote_hbm, host_ddr, pmem)");
+                tiers->fail(name, "unknown pool tier '" + name + "' (the pool's tiers: remote_hbm, host_ddr, pmem)");
             }
             const ConfigNode t = tiers->child(name);
             TierParams tp;
             tp.tier = *tier;
-            const auto i = static_cast<std::size_t>(*tier);
-            tp.base = t.has("base") ? t.size_bytes_or_zero("base", 0) : kDefaultTierBase[i];
-            // remote_hbm is the owners' HBM: as large as the die's by default.
-            tp.capacity = *tier == Tier::kRemoteHbm ? t.size_bytes("capacity", local_hbm_bytes)
-                                                    : t.size_bytes("capacity");
-            tp.read_latency_ps = t.time_ps("read_latency");
-            tp.write_latency_ps = t.time_ps("write_latency", tp.read_latency_ps);
-            if (*tier == Tier::kRemoteHbm) {
-                // A stand-in for the owner's HBM on a single die (by default a die's HBM like this
-                // one's); a supernode uses the owner's
-                // model.
-                tp.read_bytes_per_s = t.byte_rate("read_bandwidth", local_hbm_bytes_per_s);
-                tp.write_bytes_per_s = t.byte_rate("write_bandwidth", tp.read_bytes_per_s);
-            } else {
-                tp.read_bytes_per_s = t.byte_rate("read_bandwidth");
-                tp.write_bytes_per_s = t.byte_rate("write_bandwidth");
-            }
-            tp.endurance_block = t.size_bytes_or_zero("endurance_block", 0);
+            const bool remote = *tier == Tier::kRemoteHbm;
+            tp.base = kTier.size(t, "base", kDefaultTierBase[static_cast<std::size_t>(*tier)]);
+            // remote_hbm is the owners' HBM: as large and as fast as the die's by default (a
+            // stand-in for the owner's HBM on a single die; a supernode uses the owner's model).
+            tp.capacity = remote ? kTier.size(t, "capacity", local_hbm_bytes) : kTier.size(t, "capacity");
+            tp.read_latency_ps = kTier.time_ps(t, "read_latency");
+            tp.write_latency_ps = kTier.time_ps(t, "write_latency", tp.read_latency_ps);
+            tp.read_bytes_per_s = remote ? kTier.byte_rate(t, "read_bandwidth", local_hbm_bytes_per_s)
+                                         : kTier.byte_rate(t, "read_bandwidth");
+            tp.write_bytes_per_s = remote ? kTier.byte_rate(t, "write_bandwidth", tp.read_bytes_per_s)
+                                          : kTier.byte_rate(t, "write_bandwidth");
+            tp.endurance_block = kTier.size(t, "endurance_block");
             p.tiers.push_back(tp);
         }
     }
     if (const auto port = node.optional_child("port")) {
-        p.port.read_bytes_per_s = port->byte_rate("read_bandwidth");
-        p.port.write_bytes_per_s = port->byte_rate("write_bandwidth");
+        p.port.read_bytes_per_s = kPort.byte_rate(*port, "read_bandwidth");
+        p.port.write_bytes_per_s = kPort.byte_rate(*port, "write_bandwidth");
     }
     if (const auto s = node.optional_child("staging")) {
-        p.staging.capacity = s->size_bytes_or_zero("capacity", 0);
-        p.staging.block = s->size_bytes("block", p.staging.block);
-        p.staging.all = s->choice("use", {"oversize", "all"}, "oversize") == "all";
+        p.staging.capacity = kStaging.size(*s, "capacity");
+        p.staging.block = kStaging.size(*s, "block");
+        p.staging.all = kStaging.string(*s, "use") == "all";
     }
     if (const auto t = node.optional_child("tiering")) {
-        p.tiering.enable = t->boolean("enable", false);
-        p.tiering.block = t->size_bytes("block", p.tiering.block);
-        p.tiering.promote_after =
-            static_cast<uint32_t>(t->integer("promote_after", 4, Range{1, 1e9}));
-        p.tiering.capacity = t->size_bytes_or_zero("capacity", 0);
-        p.tiering.migration_bytes_per_s = t->byte_rate("migration_bandwidth", 1e9);
+        p.tiering.enable = kTiering.boolean(*t, "enable");
+        p.tiering.block = kTiering.size(*t, "block");
+        p.tiering.promote_after = static_cast<uint32_t>(kTiering.integer(*t, "promote_after"));
+        p.tiering.capacity = kTiering.size(*t, "capacity");
+        p.tiering.migration_bytes_per_s = kTiering.byte_rate(*t, "migration_bandwidth");
     }
-    for (const auto& [key, message] : p.validate(local_hbm_bytes))
-        node.fail(key.substr(0, key.find('.')), key + ": " + message);
+    if (!node.problems_reported()) {
+        for (const auto& [key, message] : p.validate(local_hbm_bytes)) {
+            node.report(key.substr(0, key.find('.')), key + ": " + message);
+        }
+    }
     return p;
 }
 
