@@ -50,6 +50,11 @@ Param Param::choice(std::string key, std::vector<std::string> choices, std::stri
     p.m_choices = std::move(choices);
     return p;
 }
+Param Param::choice_of(std::string key, std::function<std::vector<std::string>()> names, std::string description) {
+    Param p(std::move(key), ParamType::kChoice, "", std::move(description));
+    p.m_choice_source = std::move(names);
+    return p;
+}
 Param Param::implementation(std::string key, const RegistryBase& registry, std::string description) {
     Param p(std::move(key), ParamType::kChoice, "", std::move(description));
     p.m_registry = &registry;
@@ -102,7 +107,11 @@ Param& Param::source(std::string text) {
     return *this;
 }
 
-std::vector<std::string> Param::choices() const { return m_registry ? m_registry->names() : m_choices; }
+std::vector<std::string> Param::choices() const {
+    if (m_registry) return m_registry->names();
+    if (m_choice_source) return m_choice_source();
+    return m_choices;
+}
 
 namespace {
 

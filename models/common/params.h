@@ -54,6 +54,9 @@ public:
     static Param boolean(std::string key, std::string description);
     static Param string(std::string key, std::string description);
     static Param choice(std::string key, std::vector<std::string> choices, std::string description);
+    // A choice among names a function gives when asked (a list kept in another file: asked
+    // after start-up, so the order of static initialisation does not matter).
+    static Param choice_of(std::string key, std::function<std::vector<std::string>()> names, std::string description);
     // A choice among the implementations registered in `registry` (registry.h).
     static Param implementation(std::string key, const RegistryBase& registry, std::string description);
     static Param size(std::string key, std::string description);
@@ -109,6 +112,7 @@ private:
     std::optional<Range> m_range;
     std::vector<std::string> m_choices;
     const RegistryBase* m_registry = nullptr;
+    std::function<std::vector<std::string>()> m_choice_source;
 };
 
 // A value read through a Param: sizes and times as integers (bytes, ps), rates and frequencies

@@ -30,6 +30,13 @@ namespace {
 
 namespace {
 
+// The algorithms an op accepts, by name (schedule.h's one list).
+std::vector<std::string> algorithm_names(CollectiveOp op) {
+    std::vector<std::string> names;
+    for (CollectiveAlgo a : algorithms_for(op)) names.emplace_back(to_string(a));
+    return names;
+}
+
 const ParamTable kNetwork({"network"}, "Network",
                           {Param::integer("dies", "", "dies in the system").range(1, 1 << 24),
                            Param::integer("max_paths", "", "equal-cost paths a transfer spreads over").dflt("8").range(1, 4096)});
@@ -60,8 +67,8 @@ const ParamTable kEndpoint({"network.endpoint"}, "Network: endpoints",
 
 const ParamTable kCollectives(
     {"network.collectives"}, "Network: collectives",
-    {Param::choice("allreduce_algorithm", {"ring", "ring_pipelined", "halving_doubling", "mesh", "double_ring", "hierarchical"},
-                   "all-reduce algorithm")
+    {Param::choice_of(
+         "allreduce_algorithm", [] { return algorithm_names(CollectiveOp::allreduce); }, "all-reduce algorithm")
          .dflt("ring"),
      Param::size("chunk", "pipeline piece (ring_pipelined, broadcast)").dflt("4MiB"),
      Param::byte_rate("reduce_bandwidth", "vector-core reduction rate (absent: free)").optional(),

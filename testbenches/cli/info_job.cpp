@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/common/registry.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
 
@@ -159,6 +160,142 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     out += fmt::format("  {:<28}{:.0f} FLOP/B (bf16 peak / HBM bandwidth)\n", "ridge point",
                        bf16 / d.hbm.bandwidth_bytes_per_s());
     return out;
+}
+
+namespace {
+
+nlohmann::json link_json(const LinkParams& l) {
+    return {{"lanes", l.lanes},
+            {"lane_rate_bps", l.lane_rate_bps},
+            {"write_payload_bytes_per_s", l.payload_bytes_per_s(LinkOp::write)},
+            {"read_payload_bytes_per_s", l.payload_bytes_per_s(LinkOp::read)},
+            {"mtu_bytes", l.mtu_bytes},
+            {"header_bytes", l.header_bytes},
+            {"hop_latency_ps", l.propagation_ps + l.switch_latency_ps}};
+}
+
+nlohmann::json network_json(const NetworkParams& n) {
+    const TopologyParams& t = n.topology;
+    nlohmann::json j = {{"dies", t.dies},
+                        {"nodes", t.nodes()},
+                        {"dies_per_node", t.dies_per_node},
+                        {"node_topology", to_string(t.node_topology)},
+                        {"bidirectional", t.bidirectional},
+                        {"dims", t.dims},
+                        {"planes", t.planes},
+                        {"scale_out", t.scale_out == ScaleOutTopology::none ? "none" : to_string(t.scale_out)},
+                        {"die_link", link_json(t.die_link)},
+                        {"paths_per_transfer", n.max_paths},
+                        {"endpoint",
+                         {{"issue_overhead_ps", n.endpoint.issue_overhead_ps},
+                          {"memory_read_ps", n.endpoint.memory_read_ps},
+                          {"memory_write_ps", n.endpoint.memory_write_ps}}},
+                        {"faults", n.faults.size()}};
+    if (t.scale_out == ScaleOutTopology::clos) j["l2_per_plane"] = t.l2_per_plane;
+    if (t.scale_out == ScaleOutTopology::fat_tree) {
+        j["dies_per_leaf"] = t.dies_per_leaf;
+        j["spines"] = t.spines;
+        j["nic_link"] = link_json(t.nic_link);
+    }
+    if (t.scale_out != ScaleOutTopology::none) j["uplink"] = link_json(t.uplink);
+    if (t.has_fallback) {
+        j["fallback_link"] = link_json(t.fallback_link);
+        j["host_copy_bytes_per_s"] = t.host_copy_bytes_per_s;
+    }
+    const CollectiveParams& c = n.collectives;
+    std::vector<std::string> aiv;
+    for (CollectiveOp op : c.aiv_direct) aiv.emplace_back(to_string(op));
+    j["collectives"] = {{"allreduce_algorithm", to_string(c.allreduce_algo)},
+                        {"chunk_bytes", c.chunk_bytes},
+                        {"reduce_bytes_per_s", c.reduce_bytes_per_s},
+                        {"launch_overhead_ps", c.launch_overhead_ps},
+                        {"ring_break", to_string(c.ring_break)},
+                        {"sdma_start_ps", c.sdma_start_ps},
+                        {"aiv_direct", aiv},
+                        {"aiv_start_ps", c.aiv_start_ps},
+                        {"notify_bytes", c.notify_bytes},
+                        {"notify_overhead_ps", c.notify_overhead_ps}};
+    return j;
+}
+
+}  // namespace
+
+nlohmann::json info_json(const std::string& platform_name, const std::vector<std::string>& overrides) {
+    const Platform p = load_platform(platform_name, overrides);
+    const DieParams& d = p.die;
+    const double clock = static_cast<double>(d.clock_hz);
+    nlohmann::json peak = nlohmann::json::object();
+    if (d.core.matrix_engine.kind == "systolic") {
+        for (const auto& [dtype, macs] : d.core.matrix_engine.systolic.macs_per_cell) {
+            peak[to_string(dtype)] = d.peak_flops(dtype);
+        }
+    } else {
+        for (const auto& [dtype, f] : d.core.cube_fractals) peak[to_string(dtype)] = d.peak_flops(dtype);
+    }
+    nlohmann::json engine = {{"kind", d.core.matrix_engine.kind}};
+    if (d.core.matrix_engine.kind == "systolic") {
+        const SystolicParams& s = d.core.matrix_engine.systolic;
+        engine["rows"] = s.rows;
+        engine["cols"] = s.cols;
+        engine["dataflow"] = to_string(s.dataflow);
+    }
+    nlohmann::json j = {
+        {"platform", {{"name", p.name}, {"description", p.description}}},
+        {"compute",
+         {{"ai_cores", d.ai_cores},
+          {"vector_cores_per_ai_core", d.core.vector_cores},
+          {"clock_hz", clock},
+          {"matrix_engine", engine},
+          {"matrix_peak_flops", peak},
+          {"vector_peak_flops", {{"fp16", 2 * d.vector_peak_ops(2)}, {"fp32", 2 * d.vector_peak_ops(4)}}},
+          {"matmul_scheduler", d.core.matmul_scheduler}}},
+        {"bandwidth_bytes_per_s",
+         {{"hbm", d.hbm.bandwidth_bytes_per_s()},
+          {"l2", d.l2.slice_bandwidth_bytes_per_s * d.l2.slices},
+          {"aic_gm_read_per_core", d.core.aic_gm_read * clock},
+          {"aic_gm_write_per_core", d.core.aic_gm_write * clock},
+          {"aiv_gm_read_per_vector_core", d.core.aiv_gm_read * clock},
+          {"aiv_gm_write_per_vector_core", d.core.aiv_gm_write * clock},
+          {"cores_to_l2_read_total", d.core.aic_gm_read * clock * d.ai_cores},
+          {"l0c_to_ub_per_core", d.core.l0c_to_ub * clock},
+          {"ub_to_l1_per_core", d.core.ub_to_l1 * clock}}},
+        {"capacity_bytes",
+         {{"hbm", d.hbm.capacity_bytes()},
+          {"l2", d.l2.size_bytes},
+          {"l2_line", d.l2.line_bytes},
+          {"l2_ways", d.l2.ways},
+          {"l2_slices", d.l2.slices},
+          {"l1", d.core.l1_bytes},
+          {"l0a", d.core.l0a_bytes},
+          {"l0b", d.core.l0b_bytes},
+          {"l0c", d.core.l0c_bytes},
+          {"ub", d.core.ub_bytes}}},
+        {"balance", {{"ridge_flop_per_byte", d.peak_flops(DType::kBf16) / d.hbm.bandwidth_bytes_per_s()}}}};
+    if (d.dsm.enabled()) {
+        nlohmann::json tiers = nlohmann::json::array();
+        for (const TierParams& t : d.dsm.tiers) {
+            tiers.push_back({{"tier", to_string(t.tier)},
+                             {"base", t.base},
+                             {"capacity_bytes", t.capacity},
+                             {"read_latency_ps", t.read_latency_ps},
+                             {"write_latency_ps", t.write_latency_ps},
+                             {"read_bytes_per_s", t.read_bytes_per_s},
+                             {"write_bytes_per_s", t.write_bytes_per_s}});
+        }
+        j["dsm"] = {{"port_read_bytes_per_s", d.dsm.port.read_bytes_per_s},
+                    {"port_write_bytes_per_s", d.dsm.port.write_bytes_per_s},
+                    {"owners", d.dsm.owners},
+                    {"tiers", tiers},
+                    {"staging_bytes", d.dsm.staging.capacity},
+                    {"tiering", d.dsm.tiering.enable},
+                    {"tiering_bytes", d.dsm.tiering.capacity},
+                    {"migration_bytes_per_s", d.dsm.tiering.migration_bytes_per_s}};
+    }
+    if (p.network) j["network"] = network_json(*p.network);
+    nlohmann::json registered = nlohmann::json::object();
+    for (const RegistryBase* r : registries()) registered[r->kind()] = r->names();
+    j["implementations"] = registered;
+    return j;
 }
 
 }  // namespace asim

@@ -14,6 +14,7 @@
 
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
+#include "models/interconnect/collectives/schedule.h"
 #include "platforms/platform.h"
 #include "testbenches/command/command.h"
 #include "testbenches/figures/collective_figures.h"
@@ -148,8 +149,12 @@ Command add_figures_command(CLI::App& app) {
     colls->add_option("--platform,-p", s->collectives.platform, platform_help())->required();
     colls->add_option("--set", s->collectives.overrides, "override a config key: KEY=VALUE (repeatable)");
     colls->add_option("--fault", s->collectives.faults, kFaultHelp);
-    const char* ops = "allreduce, allgather, reducescatter, alltoall, alltoallv, broadcast or sendrecv";
-    colls->add_option("--op", s->collectives.op, ops)->capture_default_str();
+    auto joined = [](const std::vector<std::string>& names) {
+        std::string text;
+        for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+        return text;
+    };
+    colls->add_option("--op", s->collectives.op, joined(collective_op_names()))->capture_default_str();
     const char* sizes_help =
         "per-rank buffer sizes: A..B (powers of two) or A,B,C (alltoall, alltoallv: what each "
         "rank sends in total)";
@@ -168,8 +173,8 @@ Command add_figures_command(CLI::App& app) {
         ->type_name("FILE");
     colls->add_option("--dies", s->collectives.dies, "group size: dies 0..N-1 (default: every die)");
     colls->add_option("--algo", s->collectives.algo,
-                      "ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct or pairwise "
-                      "(default: network.collectives.allreduce_algorithm for allreduce, ring when that is hierarchical "
+                      joined(collective_algo_names()) +
+                      " (default: network.collectives.allreduce_algorithm for allreduce, ring when that is hierarchical "
                       "and the group is not whole nodes; else the op's first)");
     colls->add_option("--out,-o", s->out_dir, "output directory");
     CLI::App* dsm = cmd->add_subcommand(

@@ -157,6 +157,24 @@ TEST(Cli, InfoShowsTheNetworkOfSupernodePresets) {
     EXPECT_EQ(run_cli("info").output.find("\nnetwork\n"), std::string::npos);
 }
 
+// `info --json`: the figures `info` prints, in base units, with the network and the registered
+// implementations (issue 14).
+TEST(Cli, InfoJsonHasTheFiguresTheNetworkAndTheImplementations) {
+    const CliResult r = run_cli("info --json --platform cloudmatrix384");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    EXPECT_NEAR(j["compute"]["matrix_peak_flops"]["bf16"].get<double>(), 973.2e12, 0.1e12);
+    EXPECT_NEAR(j["bandwidth_bytes_per_s"]["hbm"].get<double>(), 9.59e12, 0.01e12);
+    EXPECT_EQ(j["network"]["dies"], 384);
+    EXPECT_EQ(j["network"]["nodes"], 48);
+    EXPECT_EQ(j["network"]["node_topology"], "switch");
+    EXPECT_EQ(j["network"]["scale_out"], "clos");
+    EXPECT_EQ(j["implementations"]["HBM scheduler"], nlohmann::json({"fcfs", "frfcfs"}));
+    EXPECT_EQ(j["implementations"]["H-JSD engine"], nlohmann::json({"rtl", "tlm"}));
+    const auto single = nlohmann::json::parse(run_cli("info --json").output);
+    EXPECT_FALSE(single.contains("network"));
+}
+
 // `cmake --install` puts the binary and the plotting scripts under one prefix, and the
 // installed binary draws with its own copy of plot_figures.py (not the source tree's).
 TEST(Cli, InstalledBinaryUsesItsInstalledPlotScript) {

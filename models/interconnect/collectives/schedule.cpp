@@ -391,6 +391,18 @@ const char* to_string(CollectiveAlgo a) {
     return "?";
 }
 
+std::vector<std::string> collective_op_names() {
+    std::vector<std::string> names;
+    for (const auto& [v, n] : kOps) names.emplace_back(n);
+    return names;
+}
+
+std::vector<std::string> collective_algo_names() {
+    std::vector<std::string> names;
+    for (const auto& [v, n] : kAlgos) names.emplace_back(n);
+    return names;
+}
+
 CollectiveOp parse_collective_op(const std::string& s) { return parse_name(kOps, s, "collective"); }
 CollectiveAlgo parse_collective_algo(const std::string& s) { return parse_name(kAlgos, s, "algorithm"); }
 

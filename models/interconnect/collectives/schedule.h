@@ -28,6 +28,9 @@ CollectiveOp parse_collective_op(const std::string& s);
 CollectiveAlgo parse_collective_algo(const std::string& s);
 // The algorithms `op` accepts (the first is the default).
 std::vector<CollectiveAlgo> algorithms_for(CollectiveOp op);
+// Every op's and every algorithm's name, in the one list they are kept in, for --help.
+std::vector<std::string> collective_op_names();
+std::vector<std::string> collective_algo_names();
 
 struct SendOp {
     uint32_t peer;     // rank in the group
