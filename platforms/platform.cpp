@@ -46,7 +46,8 @@ Platform load_platform(const std::string& name_or_path, const std::vector<std::s
             const uint32_t owners = p.network ? std::max<uint32_t>(1, p.network->topology.dies) : 8;
             const uint64_t hbm = p.die.hbm.capacity_bytes();
             const uint32_t per_node = p.network ? p.network->topology.dies_per_node : 8;
-            p.die.dsm = parse_dsm_params(*dsm, hbm, p.die.hbm.bandwidth_bytes_per_s(), owners, per_node);
+            p.die.dsm =
+                parse_dsm_params(*dsm, hbm, p.die.hbm.bandwidth_bytes_per_s(), owners, per_node);
         });
     }
     // Every section read: their problems at once, before anything is built from the values.

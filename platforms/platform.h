@@ -27,7 +27,7 @@ EmbeddedPresetResolver platform_resolver();
 constexpr const char* kDefaultPlatform = "ascend960";
 
 struct Platform {
-    Config config;       // effective configuration (bases merged, overrides applied)
+    Config config;  // effective configuration (bases merged, overrides applied)
     std::string name;
     std::string description;
     DieParams die;

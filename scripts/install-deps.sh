@@ -24,6 +24,7 @@ PACKAGES=(
     munge                   # Slurm's authentication, for that test
     clang-14                # the fuzz preset's compiler (scripts/fuzz.sh, fuzz/README.md)
     libclang-rt-14-dev      # libFuzzer and the clang sanitizer runtimes for it
+    clang-format-14         # scripts/format.sh (scripts/test.sh checks the formatting)
 )
 
 missing=()

@@ -66,7 +66,8 @@ bool remove_tree_at(int parent_fd, const char* dir, int depth) {
                 auto* d = reinterpret_cast<LinuxDirent64*>(buf + off);
                 off += d->d_reclen;
                 const char* name = d->d_name;
-                if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+                if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+                    continue;
                 if (::unlinkat(fd, name, 0) == 0) {
                     removed = true;
                 } else if (errno == EISDIR && depth > 0 && remove_tree_at(fd, name, depth - 1)) {
@@ -165,7 +166,8 @@ SplitPath split(const std::string& path, const std::string& what) {
     const fs::path full(p);
     const std::string name = full.filename().string();
     if (p.empty() || name.empty() || name == "." || name == ".." || p == "/") {
-        throw InputError(what + " " + in_quotes(path) + ": name the output by a path that ends in a new or "
+        throw InputError(what + " " + in_quotes(path) +
+                         ": name the output by a path that ends in a new or "
                          "replaceable name, not '.', '..' or '/'");
     }
     fs::path parent = full.parent_path();
@@ -218,13 +220,18 @@ void check_replaceable(const fs::path& dir, const std::string& shown, const std:
     if (::lstat(marker.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return;
     std::error_code ec;
     fs::directory_iterator it(dir, ec), end;
-    if (ec) throw InputError(what + " " + in_quotes(shown) + ": cannot read the directory: " + ec.message());
+    if (ec)
+        throw InputError(what + " " + in_quotes(shown) +
+                         ": cannot read the directory: " + ec.message());
     for (; !ec && it != end; it.increment(ec)) {
         const std::string entry = it->path().filename().string();
         const pid_t pid = pid_in(entry, ".staging-");
         if (pid > 0 && process_gone(pid)) continue;
-        throw InputError(what + " " + in_quotes(shown) + ": the directory exists and holds files that ascend-sim did "
-                         "not write (it has no " + std::string(kOutputMarker) + "); outputs replace their "
+        throw InputError(what + " " + in_quotes(shown) +
+                         ": the directory exists and holds files that ascend-sim did "
+                         "not write (it has no " +
+                         std::string(kOutputMarker) +
+                         "); outputs replace their "
                          "directory as a whole, so give a new or empty directory");
     }
 }
@@ -236,7 +243,8 @@ void check_dir(const SplitPath& sp, const std::string& shown, const std::string&
         throw InputError(what + " " + in_quotes(shown) + ": " + std::strerror(errno));
     }
     if (S_ISLNK(st.st_mode)) {
-        throw InputError(what + " " + in_quotes(shown) + " is a symbolic link; outputs are never written through "
+        throw InputError(what + " " + in_quotes(shown) +
+                         " is a symbolic link; outputs are never written through "
                          "one: give the directory itself");
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -265,12 +273,14 @@ void write_all(int fd, const std::string& path, const std::string& contents) {
         p += n;
         left -= static_cast<std::size_t>(n);
     }
-    if (::close(fd) != 0) throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
+    if (::close(fd) != 0)
+        throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
 }
 
 void check_plain_name(const std::string& name) {
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-        throw std::runtime_error("output file name " + in_quotes(name) + " is not a plain file name");
+        throw std::runtime_error("output file name " + in_quotes(name) +
+                                 " is not a plain file name");
     }
 }
 
@@ -282,28 +292,31 @@ void check_output_dir(const std::string& dir, const std::string& what) {
     check_dir(split(dir, what), dir, what);
 }
 
-AtomicOutputDir::AtomicOutputDir(std::string dir, std::string what) : m_dir(std::move(dir)), m_what(std::move(what)) {
+AtomicOutputDir::AtomicOutputDir(std::string dir, std::string what)
+    : m_dir(std::move(dir)), m_what(std::move(what)) {
     const SplitPath sp = split(m_dir, m_what);
     // Leftovers of killed runs first: they may be all that stops the directory being replaced.
     remove_stale(sp.parent, staging_prefixes(sp.name));
     struct stat st {};
-    if (::lstat(sp.full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) remove_stale(sp.full, {".staging-"});
+    if (::lstat(sp.full.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        remove_stale(sp.full, {".staging-"});
     check_dir(sp, m_dir, m_what);
     std::error_code ec;
     fs::create_directories(sp.parent, ec);
     if (ec) {
-        throw InputError(m_what + " " + in_quotes(m_dir) + ": cannot create the folder " + in_quotes(sp.parent.string()) +
-                         ": " + ec.message());
+        throw InputError(m_what + " " + in_quotes(m_dir) + ": cannot create the folder " +
+                         in_quotes(sp.parent.string()) + ": " + ec.message());
     }
-    const std::string base = (sp.parent / ("." + sp.name + ".staging-" + std::to_string(::getpid()))).string();
+    const std::string base =
+        (sp.parent / ("." + sp.name + ".staging-" + std::to_string(::getpid()))).string();
     for (int n = 0;; ++n) {
         m_staging = n == 0 ? base : base + "-" + std::to_string(n);
         if (::mkdir(m_staging.c_str(), 0777) == 0) break;
         if (errno != EEXIST || n > 1000) {
             const int err = errno;
             m_staging.clear();
-            throw InputError(m_what + " " + in_quotes(m_dir) + ": cannot write in " + in_quotes(sp.parent.string()) + ": " +
-                             std::strerror(err));
+            throw InputError(m_what + " " + in_quotes(m_dir) + ": cannot write in " +
+                             in_quotes(sp.parent.string()) + ": " + std::strerror(err));
         }
     }
     register_cleanup(m_staging, kDir);
@@ -320,7 +333,8 @@ void AtomicOutputDir::write(const std::string& name, const std::string& contents
     check_plain_name(name);
     const std::string path = (fs::path(m_staging) / name).string();
     const int fd = create_new_file(path);
-    if (fd < 0) throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
+    if (fd < 0)
+        throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
     write_all(fd, path, contents);
     m_names.push_back(name);
 }
@@ -329,29 +343,35 @@ std::ofstream AtomicOutputDir::open(const std::string& name) {
     check_plain_name(name);
     const std::string path = (fs::path(m_staging) / name).string();
     const int fd = create_new_file(path);
-    if (fd < 0) throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
+    if (fd < 0)
+        throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
     ::close(fd);
     // The file now exists as a regular file in a folder only this process writes.
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
+    if (!out)
+        throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
     m_names.push_back(name);
     return out;
 }
 
 void AtomicOutputDir::commit() {
-    write(kOutputMarker, "ascend-sim output directory: the next run writing here replaces it as a whole\n");
+    write(kOutputMarker,
+          "ascend-sim output directory: the next run writing here replaces it as a whole\n");
     const SplitPath sp = split(m_dir, m_what);
     check_dir(sp, m_dir, m_what);  // again: the path may have changed while the run was simulating
     auto fail = [&](const std::string& step, int err) {
-        throw std::runtime_error("cannot " + step + " " + in_quotes(m_dir) + ": " + std::strerror(err));
+        throw std::runtime_error("cannot " + step + " " + in_quotes(m_dir) + ": " +
+                                 std::strerror(err));
     };
     struct stat st {};
     if (::lstat(sp.full.c_str(), &st) != 0) {
         if (::rename(m_staging.c_str(), sp.full.c_str()) != 0) fail("create", errno);
-    } else if (::renameat2(AT_FDCWD, m_staging.c_str(), AT_FDCWD, sp.full.c_str(), RENAME_EXCHANGE) != 0) {
+    } else if (::renameat2(AT_FDCWD, m_staging.c_str(), AT_FDCWD, sp.full.c_str(),
+                           RENAME_EXCHANGE) != 0) {
         if (errno != EINVAL && errno != ENOSYS) fail("replace", errno);
         // A file system without atomic exchange: move the old one aside, then the new one in.
-        const std::string old = (sp.parent / ("." + sp.name + ".old-" + std::to_string(::getpid()))).string();
+        const std::string old =
+            (sp.parent / ("." + sp.name + ".old-" + std::to_string(::getpid()))).string();
         std::error_code ec;
         fs::remove_all(old, ec);
         if (::rename(sp.full.c_str(), old.c_str()) != 0) fail("replace", errno);
@@ -373,25 +393,28 @@ void AtomicOutputDir::commit() {
 
 // ---- AtomicOutputFile ----------------------------------------------------------------------
 
-AtomicOutputFile::AtomicOutputFile(std::string path, std::string what) : m_path(std::move(path)), m_what(std::move(what)) {
+AtomicOutputFile::AtomicOutputFile(std::string path, std::string what)
+    : m_path(std::move(path)), m_what(std::move(what)) {
     if (m_path.empty()) throw InputError(m_what + ": the output path is empty");
-    if (m_path.back() == '/') throw InputError(m_what + " " + in_quotes(m_path) + ": expected a file name, not a folder");
+    if (m_path.back() == '/')
+        throw InputError(m_what + " " + in_quotes(m_path) + ": expected a file name, not a folder");
     const SplitPath sp = split(m_path, m_what);
     struct stat st {};
     if (::lstat(sp.full.c_str(), &st) == 0) {
         if (!S_ISREG(st.st_mode)) {
-            throw InputError(m_what + " " + in_quotes(m_path) + " exists and is " + kind_of(st.st_mode) +
-                             "; only a regular file is ever replaced");
+            throw InputError(m_what + " " + in_quotes(m_path) + " exists and is " +
+                             kind_of(st.st_mode) + "; only a regular file is ever replaced");
         }
     } else if (errno != ENOENT) {
         throw InputError(m_what + " " + in_quotes(m_path) + ": " + std::strerror(errno));
     }
     if (::stat(sp.parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-        throw InputError(m_what + " " + in_quotes(m_path) + ": the folder " + in_quotes(sp.parent.string()) +
-                         " does not exist");
+        throw InputError(m_what + " " + in_quotes(m_path) + ": the folder " +
+                         in_quotes(sp.parent.string()) + " does not exist");
     }
     remove_stale(sp.parent, {"." + sp.name + ".tmp-"});
-    const std::string base = (sp.parent / ("." + sp.name + ".tmp-" + std::to_string(::getpid()))).string();
+    const std::string base =
+        (sp.parent / ("." + sp.name + ".tmp-" + std::to_string(::getpid()))).string();
     for (int n = 0;; ++n) {
         m_tmp = n == 0 ? base : base + "-" + std::to_string(n);
         const int fd = create_new_file(m_tmp);
@@ -402,8 +425,8 @@ AtomicOutputFile::AtomicOutputFile(std::string path, std::string what) : m_path(
         if (errno != EEXIST || n > 1000) {
             const int err = errno;
             m_tmp.clear();
-            throw InputError(m_what + " " + in_quotes(m_path) + ": cannot write in " + in_quotes(sp.parent.string()) +
-                             ": " + std::strerror(err));
+            throw InputError(m_what + " " + in_quotes(m_path) + ": cannot write in " +
+                             in_quotes(sp.parent.string()) + ": " + std::strerror(err));
         }
     }
     register_cleanup(m_tmp, kFile);
@@ -418,7 +441,9 @@ AtomicOutputFile::~AtomicOutputFile() {
 std::ofstream& AtomicOutputFile::stream() {
     if (!m_stream.is_open()) {
         m_stream.open(m_tmp, std::ios::binary | std::ios::trunc);
-        if (!m_stream) throw std::runtime_error("cannot write " + in_quotes(m_tmp) + ": " + std::strerror(errno));
+        if (!m_stream)
+            throw std::runtime_error("cannot write " + in_quotes(m_tmp) + ": " +
+                                     std::strerror(errno));
     }
     return m_stream;
 }
@@ -426,12 +451,14 @@ std::ofstream& AtomicOutputFile::stream() {
 void AtomicOutputFile::commit() {
     if (m_stream.is_open()) {
         m_stream.close();
-        if (!m_stream) throw std::runtime_error("cannot write " + in_quotes(m_path) + ": " + std::strerror(errno));
+        if (!m_stream)
+            throw std::runtime_error("cannot write " + in_quotes(m_path) + ": " +
+                                     std::strerror(errno));
     }
     struct stat st {};
     if (::lstat(m_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-        throw std::runtime_error(m_what + " " + in_quotes(m_path) + " became " + kind_of(st.st_mode) +
-                                 " while the run was writing; not replaced");
+        throw std::runtime_error(m_what + " " + in_quotes(m_path) + " became " +
+                                 kind_of(st.st_mode) + " while the run was writing; not replaced");
     }
     if (::rename(m_tmp.c_str(), m_path.c_str()) != 0) {
         throw std::runtime_error("cannot write " + in_quotes(m_path) + ": " + std::strerror(errno));

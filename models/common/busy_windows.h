@@ -13,7 +13,7 @@
 namespace asim {
 
 class BusyWindows {
-  public:
+public:
     explicit BusyWindows(Picoseconds window) : m_window(window) {}
 
     Picoseconds window() const { return m_window; }
@@ -61,7 +61,7 @@ class BusyWindows {
         return s;
     }
 
-  private:
+private:
     Picoseconds m_window;
     std::vector<Picoseconds> m_busy;
 };

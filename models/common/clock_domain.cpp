@@ -17,7 +17,8 @@ void set_kernel_time_resolution() {
 
 ClockDomain::ClockDomain(std::string name, uint64_t frequency_hz)
     : m_name(std::move(name)), m_frequency_hz(frequency_hz) {
-    if (m_frequency_hz == 0) throw std::invalid_argument("clock domain " + m_name + ": zero frequency");
+    if (m_frequency_hz == 0)
+        throw std::invalid_argument("clock domain " + m_name + ": zero frequency");
 }
 
 // Products that fit in 64 bits (the first ~11 ms of simulated time at 1.65 GHz) divide in 64
@@ -50,8 +51,6 @@ sc_core::sc_time ClockDomain::to_time(Cycles n) const { return from_ps(cycles_to
 
 Picoseconds ClockDomain::to_ps(const sc_core::sc_time& t) { return t.value(); }
 
-sc_core::sc_time ClockDomain::from_ps(Picoseconds ps) {
-    return sc_core::sc_time::from_value(ps);
-}
+sc_core::sc_time ClockDomain::from_ps(Picoseconds ps) { return sc_core::sc_time::from_value(ps); }
 
 }  // namespace asim

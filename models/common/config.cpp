@@ -148,7 +148,8 @@ struct ConvertLimits {
 std::unique_ptr<TreeNode> convert(const YAML::Node& yaml, const std::string& file,
                                   const std::string& path, bool use_marks, ConvertLimits& limits,
                                   int depth = 0) {
-    const SourceLocation here = use_marks ? location_of(yaml.Mark(), file) : SourceLocation{file, 0, 0};
+    const SourceLocation here =
+        use_marks ? location_of(yaml.Mark(), file) : SourceLocation{file, 0, 0};
     if (depth > kMaxDepth) {
         const std::string shown = path.size() > 80 ? path.substr(0, 80) + "..." : path;
         throw_at(here, shown,
@@ -561,8 +562,8 @@ double read_positive(const MapEntry& entry, const std::string& path, Parse parse
     require_positive(value, *entry.value, path);
     if (!(value <= ceiling.max)) {
         throw_at(entry.value->location, path,
-                 in_quotes(entry.value->scalar) + " is more than the largest value the model represents, " +
-                     ceiling.why);
+                 in_quotes(entry.value->scalar) +
+                     " is more than the largest value the model represents, " + ceiling.why);
     }
     if (value < ceiling.min) {
         throw_at(entry.value->location, path, in_quotes(entry.value->scalar) + " is below 1Hz");
@@ -796,7 +797,8 @@ std::optional<std::string> Config::value_text(const std::string& dotted_path) co
     std::size_t start = 0;
     while (node) {
         const std::size_t dot = dotted_path.find('.', start);
-        const std::string key = dotted_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        const std::string key =
+            dotted_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
         if (node->type != NodeType::kMap) return std::nullopt;
         const MapEntry* entry = const_cast<TreeNode*>(node)->find(key);
         if (!entry) return std::nullopt;
@@ -820,10 +822,12 @@ void Config::collect_problems(bool on) { m_tree->collect = on; }
 namespace {
 void collect_leaves(const TreeNode& node, const std::string& path, std::vector<std::string>& out) {
     if (node.type == NodeType::kMap) {
-        for (const MapEntry& e : node.entries) collect_leaves(*e.value, path.empty() ? e.key : path + "." + e.key, out);
+        for (const MapEntry& e : node.entries)
+            collect_leaves(*e.value, path.empty() ? e.key : path + "." + e.key, out);
         return;
     }
-    if (node.type == NodeType::kList && !node.items.empty() && node.items.front()->type == NodeType::kMap) {
+    if (node.type == NodeType::kList && !node.items.empty() &&
+        node.items.front()->type == NodeType::kMap) {
         std::set<std::string> seen;
         for (const auto& item : node.items) {
             std::vector<std::string> inner;
@@ -1158,11 +1162,12 @@ std::string closest_match(const std::string& word, const std::vector<std::string
     return best;
 }
 
-std::pair<std::string, std::string> EmbeddedPresetResolver::resolve(const std::string& name,
-                                                                    const std::string& relative_to) const {
+std::pair<std::string, std::string> EmbeddedPresetResolver::resolve(
+    const std::string& name, const std::string& relative_to) const {
     auto ends_with = [&](const char* suffix) {
         const std::string sfx(suffix);
-        return name.size() > sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0;
+        return name.size() > sfx.size() &&
+               name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0;
     };
     std::error_code ec;
     if (name.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") ||
@@ -1178,8 +1183,8 @@ std::pair<std::string, std::string> EmbeddedPresetResolver::resolve(const std::s
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     const std::string close = closest_match(name, names);
     throw ConfigError("unknown " + m_kind + " '" + name + "'" +
-                      (close.empty() ? "" : "; did you mean '" + close + "'?") + " (built-in " + m_kind +
-                      "s: " + list + "; or give a path to a YAML file)");
+                      (close.empty() ? "" : "; did you mean '" + close + "'?") + " (built-in " +
+                      m_kind + "s: " + list + "; or give a path to a YAML file)");
 }
 
 }  // namespace asim

@@ -21,9 +21,9 @@
 namespace asim {
 
 struct SourceLocation {
-    std::string file;  // YAML file, "--set" for overrides, "<built-in>" for defaults
-    int line = 0;      // 1-based; 0 when unknown
-    int column = 0;    // 1-based; 0 when unknown
+    std::string file;         // YAML file, "--set" for overrides, "<built-in>" for defaults
+    int line = 0;             // 1-based; 0 when unknown
+    int column = 0;           // 1-based; 0 when unknown
     std::string str() const;  // "file:line:col", or "file" when line is 0
 };
 
@@ -134,8 +134,8 @@ struct Range {
 // A view of one map in the tree. Cheap to copy; valid while its Config lives.
 class ConfigNode {
 public:
-    const std::string& path() const;   // dotted key path from the root ("" for the root)
-    SourceLocation location() const;   // where this map was written
+    const std::string& path() const;  // dotted key path from the root ("" for the root)
+    SourceLocation location() const;  // where this map was written
     std::string key_path(const std::string& key) const;  // path() + "." + key
 
     bool has(const std::string& key) const;  // marks `key` as known even when absent

@@ -30,7 +30,8 @@ __attribute__((noinline)) void forget_dead_stack_poison() {
         }
         pthread_attr_destroy(&attr);
     }
-    constexpr std::uintptr_t kDeadFrames = 1 << 20;  // far more than the kernel's deepest call chain
+    constexpr std::uintptr_t kDeadFrames = 1
+                                           << 20;  // far more than the kernel's deepest call chain
     const auto top = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
     __asan_unpoison_memory_region(reinterpret_cast<void*>(top - kDeadFrames), kDeadFrames);
 }

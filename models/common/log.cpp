@@ -33,11 +33,16 @@ LogLevel parse_level(std::string_view text) {
 
 const char* level_name(LogLevel l) {
     switch (l) {
-        case LogLevel::kError: return "error";
-        case LogLevel::kWarn: return "warn";
-        case LogLevel::kInfo: return "info";
-        case LogLevel::kDebug: return "debug";
-        case LogLevel::kTrace: return "trace";
+        case LogLevel::kError:
+            return "error";
+        case LogLevel::kWarn:
+            return "warn";
+        case LogLevel::kInfo:
+            return "info";
+        case LogLevel::kDebug:
+            return "debug";
+        case LogLevel::kTrace:
+            return "trace";
     }
     return "?";
 }

@@ -45,7 +45,7 @@ struct OpRecord {
 };
 
 class OpLedger {
-  public:
+public:
     // An op read from the trace, in trace order (`seq` counts from 0 with no gaps).
     void add(uint64_t seq, const trace::Op& op);
     void started(uint64_t op_id, Picoseconds when);
@@ -69,7 +69,7 @@ class OpLedger {
     std::size_t seq_of(uint64_t op_id) const;
     uint64_t unattributed_bytes() const { return m_unattributed_bytes; }
 
-  private:
+private:
     OpRecord* find_id(uint64_t op_id);
 
     std::vector<OpRecord> m_records;                  // by sequence number

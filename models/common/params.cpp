@@ -12,18 +12,30 @@ namespace asim {
 
 const char* to_string(ParamType type) {
     switch (type) {
-        case ParamType::kInteger: return "integer";
-        case ParamType::kReal: return "real";
-        case ParamType::kBoolean: return "boolean";
-        case ParamType::kString: return "string";
-        case ParamType::kChoice: return "choice";
-        case ParamType::kSize: return "size";
-        case ParamType::kTime: return "time";
-        case ParamType::kFrequency: return "frequency";
-        case ParamType::kBitRate: return "bit_rate";
-        case ParamType::kByteRate: return "byte_rate";
-        case ParamType::kIntegerList: return "integer_list";
-        case ParamType::kStringList: return "string_list";
+        case ParamType::kInteger:
+            return "integer";
+        case ParamType::kReal:
+            return "real";
+        case ParamType::kBoolean:
+            return "boolean";
+        case ParamType::kString:
+            return "string";
+        case ParamType::kChoice:
+            return "choice";
+        case ParamType::kSize:
+            return "size";
+        case ParamType::kTime:
+            return "time";
+        case ParamType::kFrequency:
+            return "frequency";
+        case ParamType::kBitRate:
+            return "bit_rate";
+        case ParamType::kByteRate:
+            return "byte_rate";
+        case ParamType::kIntegerList:
+            return "integer_list";
+        case ParamType::kStringList:
+            return "string_list";
     }
     return "value";
 }
@@ -31,7 +43,10 @@ const char* to_string(ParamType type) {
 // ---- Param -------------------------------------------------------------------------------
 
 Param::Param(std::string key, ParamType type, std::string unit, std::string description)
-    : m_key(std::move(key)), m_type(type), m_unit(std::move(unit)), m_description(std::move(description)) {}
+    : m_key(std::move(key)),
+      m_type(type),
+      m_unit(std::move(unit)),
+      m_description(std::move(description)) {}
 
 Param Param::integer(std::string key, std::string unit, std::string description) {
     return Param(std::move(key), ParamType::kInteger, std::move(unit), std::move(description));
@@ -50,12 +65,14 @@ Param Param::choice(std::string key, std::vector<std::string> choices, std::stri
     p.m_choices = std::move(choices);
     return p;
 }
-Param Param::choice_of(std::string key, std::function<std::vector<std::string>()> names, std::string description) {
+Param Param::choice_of(std::string key, std::function<std::vector<std::string>()> names,
+                       std::string description) {
     Param p(std::move(key), ParamType::kChoice, "", std::move(description));
     p.m_choice_source = std::move(names);
     return p;
 }
-Param Param::implementation(std::string key, const RegistryBase& registry, std::string description) {
+Param Param::implementation(std::string key, const RegistryBase& registry,
+                            std::string description) {
     Param p(std::move(key), ParamType::kChoice, "", std::move(description));
     p.m_registry = &registry;
     return p;
@@ -130,14 +147,18 @@ std::string Param::range_text() const {
         for (const std::string& c : choices()) s += (s.empty() ? "" : ", ") + c;
         return s;
     }
-    if (m_range) return "[" + format_number(m_range->min) + ", " + format_number(m_range->max) + "]";
+    if (m_range)
+        return "[" + format_number(m_range->min) + ", " + format_number(m_range->max) + "]";
     switch (m_type) {
         case ParamType::kSize:
         case ParamType::kFrequency:
         case ParamType::kBitRate:
-        case ParamType::kByteRate: return m_zero_allowed ? ">= 0" : "> 0";
-        case ParamType::kTime: return ">= 0";
-        default: return "";
+        case ParamType::kByteRate:
+            return m_zero_allowed ? ">= 0" : "> 0";
+        case ParamType::kTime:
+            return ">= 0";
+        default:
+            return "";
     }
 }
 
@@ -151,25 +172,38 @@ const ParamValue& ParamValues::at(const std::string& key) const {
 int64_t ParamValues::integer(const std::string& key) const { return std::get<int64_t>(at(key)); }
 double ParamValues::real(const std::string& key) const { return std::get<double>(at(key)); }
 bool ParamValues::boolean(const std::string& key) const { return std::get<bool>(at(key)); }
-const std::string& ParamValues::string(const std::string& key) const { return std::get<std::string>(at(key)); }
+const std::string& ParamValues::string(const std::string& key) const {
+    return std::get<std::string>(at(key));
+}
 
 // ---- Reading -----------------------------------------------------------------------------
 
 ParamValue default_value(const Param& param) {
     const std::string& text = *param.default_text();
     switch (param.type()) {
-        case ParamType::kInteger: return static_cast<int64_t>(std::stoll(text));
-        case ParamType::kReal: return std::stod(text);
-        case ParamType::kBoolean: return text == "true";
+        case ParamType::kInteger:
+            return static_cast<int64_t>(std::stoll(text));
+        case ParamType::kReal:
+            return std::stod(text);
+        case ParamType::kBoolean:
+            return text == "true";
         case ParamType::kString:
-        case ParamType::kChoice: return text;
-        case ParamType::kSize: return static_cast<int64_t>(units::bytes(text));
-        case ParamType::kTime: return units::picoseconds(text);
-        case ParamType::kFrequency: return units::hertz(text);
-        case ParamType::kBitRate: return units::bits_per_second(text);
-        case ParamType::kByteRate: return units::bytes_per_second(text);
-        case ParamType::kIntegerList: return std::vector<int64_t>{};
-        case ParamType::kStringList: return std::vector<std::string>{};
+        case ParamType::kChoice:
+            return text;
+        case ParamType::kSize:
+            return static_cast<int64_t>(units::bytes(text));
+        case ParamType::kTime:
+            return units::picoseconds(text);
+        case ParamType::kFrequency:
+            return units::hertz(text);
+        case ParamType::kBitRate:
+            return units::bits_per_second(text);
+        case ParamType::kByteRate:
+            return units::bytes_per_second(text);
+        case ParamType::kIntegerList:
+            return std::vector<int64_t>{};
+        case ParamType::kStringList:
+            return std::vector<std::string>{};
     }
     throw std::logic_error("unhandled parameter type");
 }
@@ -185,19 +219,25 @@ ParamValue stand_in(const Param& param, const std::optional<ParamValue>& fallbac
     switch (param.type()) {
         case ParamType::kInteger:
         case ParamType::kSize:
-        case ParamType::kTime: return static_cast<int64_t>(min);
+        case ParamType::kTime:
+            return static_cast<int64_t>(min);
         case ParamType::kReal:
         case ParamType::kFrequency:
         case ParamType::kBitRate:
-        case ParamType::kByteRate: return min;
-        case ParamType::kBoolean: return false;
-        case ParamType::kString: return std::string();
+        case ParamType::kByteRate:
+            return min;
+        case ParamType::kBoolean:
+            return false;
+        case ParamType::kString:
+            return std::string();
         case ParamType::kChoice: {
             const auto choices = param.choices();
             return choices.empty() ? std::string() : choices.front();
         }
-        case ParamType::kIntegerList: return std::vector<int64_t>{};
-        case ParamType::kStringList: return std::vector<std::string>{};
+        case ParamType::kIntegerList:
+            return std::vector<int64_t>{};
+        case ParamType::kStringList:
+            return std::vector<std::string>{};
     }
     throw std::logic_error("unhandled parameter type");
 }
@@ -208,37 +248,52 @@ constexpr Range kAnyReal{-1e300, 1e300};
 // The value as written (the key is present).
 ParamValue read_present(const ConfigNode& node, const Param& param) {
     const std::string& key = param.key();
-    const Range range = param.value_range().value_or(param.type() == ParamType::kReal ? kAnyReal : kAnyInteger);
+    const Range range =
+        param.value_range().value_or(param.type() == ParamType::kReal ? kAnyReal : kAnyInteger);
     switch (param.type()) {
-        case ParamType::kInteger: return node.integer(key, range);
-        case ParamType::kReal: return node.real(key, range);
-        case ParamType::kBoolean: return node.boolean(key);
-        case ParamType::kString: return node.string(key);
+        case ParamType::kInteger:
+            return node.integer(key, range);
+        case ParamType::kReal:
+            return node.real(key, range);
+        case ParamType::kBoolean:
+            return node.boolean(key);
+        case ParamType::kString:
+            return node.string(key);
         case ParamType::kChoice: {
             const std::string value = node.string(key);
             const auto choices = param.choices();
             if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
             if (param.registry()) node.fail(key, param.registry()->unknown_message(value));
             std::string list;
-            for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + ("'" + c + "'");
+            for (const std::string& c : choices)
+                list += (list.empty() ? "" : ", ") + ("'" + c + "'");
             const std::string near = closest_match(value, choices);
             node.fail(key, "expected one of " + list + ", got '" + value + "'" +
                                (near.empty() ? "" : "; did you mean '" + near + "'?"));
         }
         case ParamType::kSize: {
-            const uint64_t v = param.allows_zero() ? node.size_bytes_or_zero(key, 0) : node.size_bytes(key);
-            if (param.value_range() && (v < param.value_range()->min || v > param.value_range()->max)) {
-                node.fail(key, units::format_bytes(v) + " is out of range [" + format_number(param.value_range()->min) +
-                                   " B, " + format_number(param.value_range()->max) + " B]");
+            const uint64_t v =
+                param.allows_zero() ? node.size_bytes_or_zero(key, 0) : node.size_bytes(key);
+            if (param.value_range() &&
+                (v < param.value_range()->min || v > param.value_range()->max)) {
+                node.fail(key, units::format_bytes(v) + " is out of range [" +
+                                   format_number(param.value_range()->min) + " B, " +
+                                   format_number(param.value_range()->max) + " B]");
             }
             return static_cast<int64_t>(v);
         }
-        case ParamType::kTime: return node.time_ps(key);
-        case ParamType::kFrequency: return node.frequency_hz(key);
-        case ParamType::kBitRate: return node.bit_rate(key);
-        case ParamType::kByteRate: return node.byte_rate(key);
-        case ParamType::kIntegerList: return node.integer_list(key, range);
-        case ParamType::kStringList: return node.string_list(key, {});
+        case ParamType::kTime:
+            return node.time_ps(key);
+        case ParamType::kFrequency:
+            return node.frequency_hz(key);
+        case ParamType::kBitRate:
+            return node.bit_rate(key);
+        case ParamType::kByteRate:
+            return node.byte_rate(key);
+        case ParamType::kIntegerList:
+            return node.integer_list(key, range);
+        case ParamType::kStringList:
+            return node.string_list(key, {});
     }
     throw std::logic_error("unhandled parameter type");
 }
@@ -280,18 +335,22 @@ const Param& ParamTable::operator[](const std::string& key) const {
     for (const Param& p : m_params) {
         if (p.key() == key) return p;
     }
-    throw std::logic_error("key '" + key + "' is not declared in the parameter table of " + m_paths.front());
+    throw std::logic_error("key '" + key + "' is not declared in the parameter table of " +
+                           m_paths.front());
 }
 
 ParamValue ParamTable::read(const ConfigNode& node, const std::string& key, ParamType type,
                             const std::optional<ParamValue>& fallback) const {
     const Param& param = (*this)[key];
-    if (param.type() != type && !(type == ParamType::kString && param.type() == ParamType::kChoice)) {
-        throw std::logic_error("key '" + key + "' of " + m_paths.front() + " is a " + to_string(param.type()) +
-                               ", read as a " + to_string(type));
+    if (param.type() != type &&
+        !(type == ParamType::kString && param.type() == ParamType::kChoice)) {
+        throw std::logic_error("key '" + key + "' of " + m_paths.front() + " is a " +
+                               to_string(param.type()) + ", read as a " + to_string(type));
     }
     auto value = read_param(node, param, fallback);
-    if (!value) throw std::logic_error("optional key '" + key + "' of " + m_paths.front() + " read without a fallback");
+    if (!value)
+        throw std::logic_error("optional key '" + key + "' of " + m_paths.front() +
+                               " read without a fallback");
     return *value;
 }
 
@@ -313,15 +372,16 @@ bool ParamTable::boolean(const ConfigNode& n, const std::string& k) const {
 std::string ParamTable::string(const ConfigNode& n, const std::string& k) const {
     return std::get<std::string>(read(n, k, ParamType::kString, std::nullopt));
 }
-std::string ParamTable::string(const ConfigNode& n, const std::string& k, const std::string& fallback) const {
+std::string ParamTable::string(const ConfigNode& n, const std::string& k,
+                               const std::string& fallback) const {
     return std::get<std::string>(read(n, k, ParamType::kString, ParamValue(fallback)));
 }
 uint64_t ParamTable::size(const ConfigNode& n, const std::string& k) const {
     return static_cast<uint64_t>(std::get<int64_t>(read(n, k, ParamType::kSize, std::nullopt)));
 }
 uint64_t ParamTable::size(const ConfigNode& n, const std::string& k, uint64_t fallback) const {
-    return static_cast<uint64_t>(
-        std::get<int64_t>(read(n, k, ParamType::kSize, ParamValue(static_cast<int64_t>(fallback)))));
+    return static_cast<uint64_t>(std::get<int64_t>(
+        read(n, k, ParamType::kSize, ParamValue(static_cast<int64_t>(fallback)))));
 }
 int64_t ParamTable::time_ps(const ConfigNode& n, const std::string& k) const {
     return std::get<int64_t>(read(n, k, ParamType::kTime, std::nullopt));
@@ -353,8 +413,9 @@ std::vector<std::string> ParamTable::string_list(const ConfigNode& n, const std:
 
 std::vector<const ParamTable*> param_tables() {
     std::vector<const ParamTable*> tables = table_catalog();
-    std::stable_sort(tables.begin(), tables.end(),
-                     [](const ParamTable* a, const ParamTable* b) { return a->paths().front() < b->paths().front(); });
+    std::stable_sort(tables.begin(), tables.end(), [](const ParamTable* a, const ParamTable* b) {
+        return a->paths().front() < b->paths().front();
+    });
     return tables;
 }
 
@@ -365,7 +426,8 @@ namespace {
 // The value at `path` in `config` as written, or nullopt. A path with "<name>" or "[]" has no
 // single value.
 std::optional<std::string> value_at(const Config& config, const std::string& path) {
-    if (path.find('<') != std::string::npos || path.find("[]") != std::string::npos) return std::nullopt;
+    if (path.find('<') != std::string::npos || path.find("[]") != std::string::npos)
+        return std::nullopt;
     return config.value_text(path);
 }
 
@@ -384,7 +446,8 @@ std::vector<ParamRow> param_rows(const Config* config) {
                 for (const auto& impl : param.registry()->implementations()) {
                     const bool chosen = row.value && *row.value == impl.name;
                     for (const Param& own : *impl.params) {
-                        ParamRow r{path + "." + own.key(), &own, impl.name, table->title(), std::nullopt};
+                        ParamRow r{path + "." + own.key(), &own, impl.name, table->title(),
+                                   std::nullopt};
                         if (config) r.value = value_at(*config, r.key);
                         if (chosen && !r.value && own.default_text()) r.value = own.default_text();
                         rows.push_back(r);
@@ -413,16 +476,19 @@ std::string param_markdown(const std::string& prefix) {
     for (const ParamRow& row : param_rows()) {
         if (!key_under(row.key, prefix)) continue;
         const Param& p = *row.param;
-        std::string dflt = p.default_text() ? *p.default_text()
+        std::string dflt = p.default_text()            ? *p.default_text()
                            : !p.default_from().empty() ? "= " + p.default_from()
                            : p.is_optional()           ? "(unset)"
                                                        : "(required)";
         std::string description = p.description();
-        if (!row.implementation.empty()) description = "(" + row.implementation + ") " + description;
-        const std::string key =
-            row.key.size() > prefix.size() + 1 && row.key[prefix.size()] == '.' ? row.key.substr(prefix.size() + 1) : row.key;
-        md += "| `" + key + "` | " + to_string(p.type()) + " | " + cell(p.unit()) + " | " + cell(dflt) + " | " +
-              cell(p.range_text()) + " | " + cell(description) + " | " + cell(p.source_text()) + " |\n";
+        if (!row.implementation.empty())
+            description = "(" + row.implementation + ") " + description;
+        const std::string key = row.key.size() > prefix.size() + 1 && row.key[prefix.size()] == '.'
+                                    ? row.key.substr(prefix.size() + 1)
+                                    : row.key;
+        md += "| `" + key + "` | " + to_string(p.type()) + " | " + cell(p.unit()) + " | " +
+              cell(dflt) + " | " + cell(p.range_text()) + " | " + cell(description) + " | " +
+              cell(p.source_text()) + " |\n";
     }
     return md;
 }

@@ -56,9 +56,11 @@ public:
     static Param choice(std::string key, std::vector<std::string> choices, std::string description);
     // A choice among names a function gives when asked (a list kept in another file: asked
     // after start-up, so the order of static initialisation does not matter).
-    static Param choice_of(std::string key, std::function<std::vector<std::string>()> names, std::string description);
+    static Param choice_of(std::string key, std::function<std::vector<std::string>()> names,
+                           std::string description);
     // A choice among the implementations registered in `registry` (registry.h).
-    static Param implementation(std::string key, const RegistryBase& registry, std::string description);
+    static Param implementation(std::string key, const RegistryBase& registry,
+                                std::string description);
     static Param size(std::string key, std::string description);
     static Param time(std::string key, std::string description);
     static Param frequency(std::string key, std::string description);
@@ -117,8 +119,8 @@ private:
 
 // A value read through a Param: sizes and times as integers (bytes, ps), rates and frequencies
 // as reals (B/s, bit/s, Hz), choices as strings.
-using ParamValue =
-    std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, std::vector<std::string>>;
+using ParamValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>,
+                                std::vector<std::string>>;
 
 // The values of one implementation's parameters (registry.h), by key.
 class ParamValues {
@@ -169,7 +171,8 @@ public:
     double real(const ConfigNode& node, const std::string& key, double fallback) const;
     bool boolean(const ConfigNode& node, const std::string& key) const;
     std::string string(const ConfigNode& node, const std::string& key) const;
-    std::string string(const ConfigNode& node, const std::string& key, const std::string& fallback) const;
+    std::string string(const ConfigNode& node, const std::string& key,
+                       const std::string& fallback) const;
     uint64_t size(const ConfigNode& node, const std::string& key) const;
     uint64_t size(const ConfigNode& node, const std::string& key, uint64_t fallback) const;
     int64_t time_ps(const ConfigNode& node, const std::string& key) const;

@@ -44,8 +44,7 @@ void check_response(const tlm::tlm_generic_payload& p, const char* initiator) {
     if (p.is_response_ok()) return;
     throw SimulationError(std::string(initiator) + ": " + p.get_response_string() + " for " +
                           (p.is_read() ? "read" : "write") + " of " +
-                          std::to_string(p.get_data_length()) + " B at 0x" +
-                          [&] {
+                          std::to_string(p.get_data_length()) + " B at 0x" + [&] {
                               char buf[32];
                               std::snprintf(buf, sizeof buf, "%llx",
                                             static_cast<unsigned long long>(p.get_address()));

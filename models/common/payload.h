@@ -30,9 +30,9 @@ public:
     // Where the traffic this transaction causes is counted per op (op_ledger.h), under op_id (a
     // prefetch's is the op it fetches for); null: nowhere.
     OpLedger* ledger = nullptr;
-    const char* engine = "";          // issuing engine's hierarchical name (owned by the engine)
-    sc_core::sc_time issue_time;      // when the initiator issued it
-    bool timing_only = true;          // no data buffer: targets compute timing only
+    const char* engine = "";      // issuing engine's hierarchical name (owned by the engine)
+    sc_core::sc_time issue_time;  // when the initiator issued it
+    bool timing_only = true;      // no data buffer: targets compute timing only
     // L2 hints. no_allocate: a miss streams through without taking a line (W1 §4.3.2 L2 hints).
     // A transaction of stream class kPrefetch is a CMO prefetch: the L2 fills the lines into the
     // partition of `prefetch_target` and returns no data.

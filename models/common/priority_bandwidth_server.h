@@ -24,7 +24,7 @@
 namespace asim {
 
 class PriorityBandwidthServer {
-  public:
+public:
     PriorityBandwidthServer(const ClockDomain* clock, double bytes_per_cycle)
         : m_server(clock, bytes_per_cycle), m_clock(clock) {}
 
@@ -77,7 +77,7 @@ class PriorityBandwidthServer {
     double bytes_per_cycle() const { return m_server.bytes_per_cycle(); }
     const ClockDomain& clock() const { return *m_clock; }
 
-  private:
+private:
     static constexpr std::size_t kKeep = 64;  // recent background transfers, for "in service"
     struct Span {
         Cycles start;

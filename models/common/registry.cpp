@@ -13,11 +13,14 @@ void detail::add_registry(const RegistryBase* registry) { registry_catalog().pus
 
 std::vector<const RegistryBase*> registries() {
     std::vector<const RegistryBase*> list = registry_catalog();
-    std::sort(list.begin(), list.end(), [](const RegistryBase* a, const RegistryBase* b) { return a->kind() < b->kind(); });
+    std::sort(list.begin(), list.end(),
+              [](const RegistryBase* a, const RegistryBase* b) { return a->kind() < b->kind(); });
     return list;
 }
 
-RegistryBase::RegistryBase(std::string kind) : m_kind(std::move(kind)) { detail::add_registry(this); }
+RegistryBase::RegistryBase(std::string kind) : m_kind(std::move(kind)) {
+    detail::add_registry(this);
+}
 
 std::vector<std::string> RegistryBase::names() const {
     std::vector<std::string> out;
@@ -56,11 +59,12 @@ ParamValues RegistryBase::read_params(const ConfigNode& node, const std::string&
     for (const auto& other : all) {
         if (other.name == chosen) continue;
         for (const Param& p : *other.params) {
-            const bool declared_by_mine = std::any_of(mine->params->begin(), mine->params->end(),
-                                                      [&](const Param& q) { return q.key() == p.key(); });
+            const bool declared_by_mine =
+                std::any_of(mine->params->begin(), mine->params->end(),
+                            [&](const Param& q) { return q.key() == p.key(); });
             if (declared_by_mine || !node.has(p.key())) continue;
-            node.report(p.key(), "is a parameter of the " + m_kind + " '" + other.name + "', not of the chosen '" +
-                                     chosen + "'");
+            node.report(p.key(), "is a parameter of the " + m_kind + " '" + other.name +
+                                     "', not of the chosen '" + chosen + "'");
         }
     }
     return values;

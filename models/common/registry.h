@@ -5,7 +5,8 @@
 //
 //   ASIM_REGISTER(hbm_scheduler_registry(), frfcfs, "first-ready FCFS: row hits first, then age",
 //                 {Param::integer("row_hit_cap", "hits", "...").dflt("4")},
-//                 [](const ParamValues& v) { return std::make_unique<FrFcfs>(v.integer("row_hit_cap")); })
+//                 [](const ParamValues& v) { return
+//                 std::make_unique<FrFcfs>(v.integer("row_hit_cap")); })
 //
 // plus one line in its library's CMakeLists.txt. The libraries that hold registrations are linked
 // whole (asim_add_registering_library in the top-level CMakeLists.txt), so a file nothing calls
@@ -107,14 +108,16 @@ public:
     }
 
     // The implementation's check of `args` (none when it has no check).
-    std::vector<std::pair<std::string, std::string>> check(const std::string& name, Args... args) const {
+    std::vector<std::pair<std::string, std::string>> check(const std::string& name,
+                                                           Args... args) const {
         const Entry& entry = at(name);
         if (!entry.check) return {};
         return entry.check(std::forward<Args>(args)...);
     }
 
     // Builds `name` with `values`; a parameter missing from them takes its declared default.
-    std::unique_ptr<Interface> make(const std::string& name, const ParamValues& values, Args... args) const {
+    std::unique_ptr<Interface> make(const std::string& name, const ParamValues& values,
+                                    Args... args) const {
         const Entry& entry = at(name);
         ParamValues complete = values;
         for (const Param& p : entry.params) {
@@ -136,12 +139,10 @@ void add_registry(const RegistryBase* registry);
 #define ASIM_REGISTRY_CONCAT_(a, b) a##b
 #define ASIM_REGISTRY_CONCAT(a, b) ASIM_REGISTRY_CONCAT_(a, b)
 
-// Registers an implementation at start-up:
-//   ASIM_REGISTER(registry_function(), name, "description", {params...}, factory)
+// Registers an implementation at start-up, at namespace scope:
+//   ASIM_REGISTER(registry_function(), name, "description", {params...}, factory[, check]);
 // `name` is written as an identifier and registered as its spelling; the rest is the Entry's
-// description, parameters and factory.
-#define ASIM_REGISTER(registry, name, ...)                                                          \
-    namespace {                                                                                     \
-    [[maybe_unused]] const bool ASIM_REGISTRY_CONCAT(asim_registered_, __COUNTER__) =               \
-        (registry).add({#name, __VA_ARGS__});                                                       \
-    }
+// description, parameters, factory and optional check.
+#define ASIM_REGISTER(registry, name, ...)                                                   \
+    [[maybe_unused]] static const bool ASIM_REGISTRY_CONCAT(asim_registered_, __COUNTER__) = \
+        (registry).add({#name, __VA_ARGS__})

@@ -65,7 +65,9 @@ nlohmann::json Average::to_json() const {
 }
 
 std::vector<std::pair<std::string, std::string>> Average::csv_fields() const {
-    return {{"count", std::to_string(m_count)}, {"mean", num(mean())}, {"min", num(min())},
+    return {{"count", std::to_string(m_count)},
+            {"mean", num(mean())},
+            {"min", num(min())},
             {"max", num(max())}};
 }
 
@@ -145,9 +147,15 @@ nlohmann::json Histogram::to_json() const {
     for (std::size_t b = 0; b < m_buckets.size(); ++b) {
         if (m_buckets[b]) bins.push_back({bucket_low(b), bucket_high(b), m_buckets[b]});
     }
-    return {{"count", m_count}, {"sum", m_sum},           {"mean", mean()},
-            {"min", min()},     {"max", m_max},           {"p50", percentile(0.50)},
-            {"p95", percentile(0.95)}, {"p99", percentile(0.99)}, {"bins", bins}};
+    return {{"count", m_count},
+            {"sum", m_sum},
+            {"mean", mean()},
+            {"min", min()},
+            {"max", m_max},
+            {"p50", percentile(0.50)},
+            {"p95", percentile(0.95)},
+            {"p99", percentile(0.99)},
+            {"bins", bins}};
 }
 
 void Histogram::restore(const nlohmann::json& j) {
@@ -164,9 +172,12 @@ void Histogram::restore(const nlohmann::json& j) {
 }
 
 std::vector<std::pair<std::string, std::string>> Histogram::csv_fields() const {
-    return {{"count", std::to_string(m_count)},           {"mean", num(mean())},
-            {"min", std::to_string(min())},               {"max", std::to_string(m_max)},
-            {"p50", std::to_string(percentile(0.50))},    {"p95", std::to_string(percentile(0.95))},
+    return {{"count", std::to_string(m_count)},
+            {"mean", num(mean())},
+            {"min", std::to_string(min())},
+            {"max", std::to_string(m_max)},
+            {"p50", std::to_string(percentile(0.50))},
+            {"p95", std::to_string(percentile(0.95))},
             {"p99", std::to_string(percentile(0.99))}};
 }
 
@@ -184,10 +195,12 @@ T& StatsRegistry::add(const std::string& path, std::string description, std::str
     return ref;
 }
 
-Counter& StatsRegistry::counter(const std::string& path, std::string description, std::string unit) {
+Counter& StatsRegistry::counter(const std::string& path, std::string description,
+                                std::string unit) {
     return add<Counter>(path, std::move(description), std::move(unit));
 }
-Average& StatsRegistry::average(const std::string& path, std::string description, std::string unit) {
+Average& StatsRegistry::average(const std::string& path, std::string description,
+                                std::string unit) {
     return add<Average>(path, std::move(description), std::move(unit));
 }
 Histogram& StatsRegistry::histogram(const std::string& path, std::string description,
@@ -237,10 +250,9 @@ void rebuild(StatsRegistry& reg, const nlohmann::json& node, const std::string& 
         } else if (value.is_object() && value.contains("bins")) {
             reg.histogram(path, "").restore(value);
         } else if (value.is_object() && value.contains("mean") && value.contains("count")) {
-            reg.average(path, "").restore(value.at("count").get<uint64_t>(),
-                                          value.at("sum").get<double>(),
-                                          value.at("min").get<double>(),
-                                          value.at("max").get<double>());
+            reg.average(path, "").restore(
+                value.at("count").get<uint64_t>(), value.at("sum").get<double>(),
+                value.at("min").get<double>(), value.at("max").get<double>());
         } else if (value.is_object()) {
             rebuild(reg, value, path);
         } else {

@@ -1,8 +1,10 @@
-// The statistics registry. Components register named statistics at construction (paths follow
-// the module hierarchy: "die.core3.cube.busy_cycles") and update them while running; only the
-// platform turns the registry into files (JSON tree and CSV), so components never write files.
+// The statistics registry. Components register named statistics at construction through a
+// StatsGroup (below), which prefixes their module path ("die.core3.cube.busy_cycles"), and update
+// them while running; only the platform turns the registry into files (JSON tree and CSV), so
+// components never write files.
 //
-// Kinds: Counter (an integer that only grows), Average (sum, count, min, max of samples) and
+// Kinds: Counter (an integer: added to while running, or set once from a total at the end),
+// Average (sum, count, min, max of samples) and
 // Histogram (log-linear buckets: one per value below 64, then 32 per power of two, so a bucket is
 // at most 1/32 of its values wide and memory is bounded whatever the number of samples).
 // Percentiles are exact where a bucket holds one possible value (every value below 64, and any
@@ -15,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,9 +45,16 @@ private:
 
 class Counter final : public Stat {
 public:
-    Counter(std::string description, std::string unit) : Stat(std::move(description), std::move(unit)) {}
-    Counter& operator+=(uint64_t n) { m_value += n; return *this; }
-    Counter& operator++() { ++m_value; return *this; }
+    Counter(std::string description, std::string unit)
+        : Stat(std::move(description), std::move(unit)) {}
+    Counter& operator+=(uint64_t n) {
+        m_value += n;
+        return *this;
+    }
+    Counter& operator++() {
+        ++m_value;
+        return *this;
+    }
     void set(uint64_t v) { m_value = v; }
     uint64_t value() const { return m_value; }
     const char* kind() const override { return "counter"; }
@@ -57,7 +67,8 @@ private:
 
 class Average final : public Stat {
 public:
-    Average(std::string description, std::string unit) : Stat(std::move(description), std::move(unit)) {}
+    Average(std::string description, std::string unit)
+        : Stat(std::move(description), std::move(unit)) {}
     void sample(double v);
     uint64_t count() const { return m_count; }
     double sum() const { return m_sum; }
@@ -76,10 +87,13 @@ private:
 
 class Histogram final : public Stat {
 public:
-    Histogram(std::string description, std::string unit) : Stat(std::move(description), std::move(unit)) {}
+    Histogram(std::string description, std::string unit)
+        : Stat(std::move(description), std::move(unit)) {}
     void sample(uint64_t v);
     uint64_t count() const { return m_count; }
-    double mean() const { return m_count ? static_cast<double>(m_sum) / static_cast<double>(m_count) : 0.0; }
+    double mean() const {
+        return m_count ? static_cast<double>(m_sum) / static_cast<double>(m_count) : 0.0;
+    }
     uint64_t min() const { return m_count ? m_min : 0; }
     uint64_t max() const { return m_max; }
     // The nearest-rank q-quantile (the ceil(q * count)-th smallest sample), exact in unit-wide
@@ -133,6 +147,49 @@ private:
     template <typename T>
     T& add(const std::string& path, std::string description, std::string unit);
     std::map<std::string, std::unique_ptr<Stat>> m_stats;  // sorted: deterministic output
+};
+
+// The statistics of one owner, registered under its module path: the owner names each statistic
+// by its own name and the group prefixes the path (gem5's statistics::Group, SST's statistics
+// declarations), so no path is spelt by hand. Cheap to copy.
+//   StatsGroup g(stats, *this);                // an sc_module: its name() ("die.l2")
+//   m_hits = &g.counter("hits", "demand hits");  // "die.l2.hits"
+//   StatsGroup part = g.group("partition.weight");
+class StatsGroup {
+public:
+    StatsGroup(StatsRegistry& registry, std::string path)
+        : m_registry(&registry), m_path(std::move(path)) {}
+    // Any owner with a name() (an sc_module): its hierarchical name is the path.
+    template <typename Owner, typename = decltype(std::declval<const Owner&>().name())>
+    StatsGroup(StatsRegistry& registry, const Owner& owner)
+        : StatsGroup(registry, std::string(owner.name())) {}
+
+    Counter& counter(const std::string& name, std::string description,
+                     std::string unit = "") const {
+        return m_registry->counter(path_of(name), std::move(description), std::move(unit));
+    }
+    Average& average(const std::string& name, std::string description,
+                     std::string unit = "") const {
+        return m_registry->average(path_of(name), std::move(description), std::move(unit));
+    }
+    Histogram& histogram(const std::string& name, std::string description,
+                         std::string unit = "") const {
+        return m_registry->histogram(path_of(name), std::move(description), std::move(unit));
+    }
+    // A group below this one ("partition.weight").
+    StatsGroup group(const std::string& name) const {
+        return StatsGroup(*m_registry, path_of(name));
+    }
+
+    const std::string& path() const { return m_path; }
+    StatsRegistry& registry() const { return *m_registry; }
+
+private:
+    std::string path_of(const std::string& name) const {
+        return m_path.empty() ? name : m_path + "." + name;
+    }
+    StatsRegistry* m_registry;
+    std::string m_path;
 };
 
 }  // namespace asim

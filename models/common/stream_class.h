@@ -11,10 +11,14 @@ enum class StreamClass { kWeight, kActivation, kGeneral, kPrefetch };
 
 constexpr std::string_view to_string(StreamClass c) {
     switch (c) {
-        case StreamClass::kWeight: return "weight";
-        case StreamClass::kActivation: return "activation";
-        case StreamClass::kGeneral: return "general";
-        case StreamClass::kPrefetch: return "prefetch";
+        case StreamClass::kWeight:
+            return "weight";
+        case StreamClass::kActivation:
+            return "activation";
+        case StreamClass::kGeneral:
+            return "general";
+        case StreamClass::kPrefetch:
+            return "prefetch";
     }
     return "?";
 }

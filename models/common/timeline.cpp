@@ -32,21 +32,25 @@ uint32_t parse_core(const std::string& text) {
         used = 0;
     }
     if (used == 0 || used != text.size() || v > 1'000'000) {
-        throw InputError("--timeline-cores: '" + text + "' is not a core number (expected e.g. 0-3,8)");
+        throw InputError("--timeline-cores: '" + text +
+                         "' is not a core number (expected e.g. 0-3,8)");
     }
     return static_cast<uint32_t>(v);
 }
 
 // Picoseconds as trace-event microseconds, exactly (six decimals).
-std::string micros(Picoseconds ps) { return fmt::format("{}.{:06}", ps / 1'000'000, ps % 1'000'000); }
+std::string micros(Picoseconds ps) {
+    return fmt::format("{}.{:06}", ps / 1'000'000, ps % 1'000'000);
+}
 
 }  // namespace
 
 void parse_timeline_window(const std::string& text, TimelineOptions& o) {
     const auto colon = text.find(':');
     if (colon == std::string::npos) {
-        throw InputError("--timeline-window: expected START:END (e.g. 100us:250us; either may be empty), got '" +
-                         text + "'");
+        throw InputError(
+            "--timeline-window: expected START:END (e.g. 100us:250us; either may be empty), got '" +
+            text + "'");
     }
     const std::string begin = text.substr(0, colon), end = text.substr(colon + 1);
     if (!begin.empty()) o.window_begin = parse_time(begin, "--timeline-window");
@@ -173,20 +177,24 @@ void Timeline::write_json(std::ostream& out) const {
     };
     for (std::size_t g = 0; g < m_groups.size(); ++g) {
         sep();
-        out << fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}})", g + 1,
-                           nlohmann::json(m_groups[g]).dump());
+        out << fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}})",
+                           g + 1, nlohmann::json(m_groups[g]).dump());
         sep();
-        out << fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}}}})", g + 1, g);
+        out << fmt::format(
+            R"({{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}}}})",
+            g + 1, g);
     }
     for (std::size_t t = 0; t < m_tracks.size(); ++t) {
         const Track& track = m_tracks[t];
         if (track.counter) continue;  // counters are named by their events
         sep();
-        out << fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
-                           track.group + 1, t + 1, nlohmann::json(track.name).dump());
+        out << fmt::format(
+            R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
+            track.group + 1, t + 1, nlohmann::json(track.name).dump());
         sep();
-        out << fmt::format(R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
-                           track.group + 1, t + 1, t);
+        out << fmt::format(
+            R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+            track.group + 1, t + 1, t);
     }
     for (const Slice& s : m_slices) {
         const Track& track = m_tracks[s.track];
@@ -229,12 +237,14 @@ void Timeline::write_json(std::ostream& out) const {
         const std::string name = nlohmann::json(track.name).dump();
         auto emit = [&](uint64_t bucket, double gbps) {
             sep();
-            out << fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"GB/s":{:.3f}}}}})", name,
-                               track.group + 1, micros(bucket * m_options.counter_bucket), gbps);
+            out << fmt::format(
+                R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"GB/s":{:.3f}}}}})", name,
+                track.group + 1, micros(bucket * m_options.counter_bucket), gbps);
         };
         for (std::size_t i = 0; i < buckets.size(); ++i) {
             // A bucket with nothing in it after a busy one drops the curve to zero.
-            if (i > 0 && buckets[i - 1].first + 1 < buckets[i].first) emit(buckets[i - 1].first + 1, 0.0);
+            if (i > 0 && buckets[i - 1].first + 1 < buckets[i].first)
+                emit(buckets[i - 1].first + 1, 0.0);
             emit(buckets[i].first, buckets[i].second / bucket_s * 1e-9);
         }
         emit(buckets.back().first + 1, 0.0);

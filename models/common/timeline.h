@@ -32,10 +32,10 @@ namespace asim {
 struct TimelineOptions {
     Picoseconds window_begin = 0;
     Picoseconds window_end = std::numeric_limits<Picoseconds>::max();
-    std::set<uint32_t> cores;                 // empty: every core, or none (all_cores_by_default)
-    bool all_cores_by_default = true;         // false for trace sets: op tracks per die, no pipes
-    Picoseconds counter_bucket = 1'000'000;   // 1 us
-    uint64_t max_events = 4'000'000;          // slices and flows kept; about 100 B each in the file
+    std::set<uint32_t> cores;                // empty: every core, or none (all_cores_by_default)
+    bool all_cores_by_default = true;        // false for trace sets: op tracks per die, no pipes
+    Picoseconds counter_bucket = 1'000'000;  // 1 us
+    uint64_t max_events = 4'000'000;         // slices and flows kept; about 100 B each in the file
 };
 
 // Parses "START:END" (times with units, either side may be empty: "100us:", ":2ms") into the

@@ -31,13 +31,13 @@ using nlohmann::json;
 // Reading ".gz" files: a streambuf over gzread, so the reader sees an ordinary istream.
 
 class GzStreamBuf : public std::streambuf {
-  public:
+public:
     explicit GzStreamBuf(gzFile file) : m_file(file) {}
     ~GzStreamBuf() override { gzclose(m_file); }
     GzStreamBuf(const GzStreamBuf&) = delete;
     GzStreamBuf& operator=(const GzStreamBuf&) = delete;
 
-  protected:
+protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
         const int n = gzread(m_file, m_buf.data(), static_cast<unsigned>(m_buf.size()));
@@ -53,13 +53,13 @@ class GzStreamBuf : public std::streambuf {
         return traits_type::to_int_type(*gptr());
     }
 
-  private:
+private:
     gzFile m_file;
     std::array<char, 64 * 1024> m_buf{};
 };
 
 class GzIStream : public std::istream {
-  public:
+public:
     explicit GzIStream(gzFile file) : std::istream(nullptr), m_buf(file) {
         rdbuf(&m_buf);
         // Lets a decompression error thrown by the buffer reach next_line() instead of being
@@ -67,7 +67,7 @@ class GzIStream : public std::istream {
         exceptions(std::ios::badbit);
     }
 
-  private:
+private:
     GzStreamBuf m_buf;
 };
 
@@ -275,7 +275,7 @@ std::optional<uint64_t> parse_hex(const std::string& s) {
 // Typed access to the fields of one JSON object; every failure throws a TraceError carrying
 // `prefix` ("FILE:LINE: op 6: " or with a tensor path appended).
 class Fields {
-  public:
+public:
     Fields(const json& obj, std::string prefix) : m_obj(obj), m_prefix(std::move(prefix)) {}
 
     const std::string& prefix() const { return m_prefix; }
@@ -366,7 +366,7 @@ class Fields {
         }
     }
 
-  private:
+private:
     std::string string_value(const char* key, const json& v) const {
         if (!v.is_string()) wrong(key, "a string", v);
         return v.get<std::string>();
@@ -409,7 +409,8 @@ json parse_line(const std::string& line, const std::string& where) {
         value = json::parse(line, callback);
     } catch (const json::out_of_range& e) {
         // A number beyond what a double holds (1e400): nlohmann refuses it while parsing.
-        throw TraceError(where + "a number in this line is out of range (beyond what a 64-bit value holds)");
+        throw TraceError(
+            where + "a number in this line is out of range (beyond what a 64-bit value holds)");
     } catch (const json::exception& e) {
         // nlohmann's text starts "[json.exception.parse_error.101] parse error at line 1, ";
         // the line is ours to name, so only the column and the reason are kept.
@@ -433,7 +434,10 @@ void check_work(const Fields& f, const Op& op) {
     switch (op.kind) {
         case OpKind::kMatmul:
             what = "batch x m x n x k";
-            factors = {{"batch", op.matmul.batch}, {"m", op.matmul.m}, {"n", op.matmul.n}, {"k", op.matmul.k}};
+            factors = {{"batch", op.matmul.batch},
+                       {"m", op.matmul.m},
+                       {"n", op.matmul.n},
+                       {"k", op.matmul.k}};
             break;
         case OpKind::kFusedAttention:
             what = "batch x heads x q_len x kv_len x head_dim";
@@ -463,8 +467,8 @@ void check_work(const Fields& f, const Op& op) {
     uint64_t product = 1;
     for (const auto& factor : factors) {
         if (__builtin_mul_overflow(product, factor.second, &product) || product > kMaxOpWork) {
-            f.fail(std::string("too large: ") + what + " exceeds 2^60, the most one op may describe " +
-                   "(split it into several ops)");
+            f.fail(std::string("too large: ") + what +
+                   " exceeds 2^60, the most one op may describe " + "(split it into several ops)");
         }
     }
 }
@@ -486,7 +490,8 @@ Tensor parse_tensor(const json& v, const std::string& prefix) {
         t.addr = *u;
     }
     t.bytes = f.positive("bytes");
-    if (t.bytes > kMaxOpWork) f.fail("field 'bytes' is " + std::to_string(t.bytes) + ", more than 2^60");
+    if (t.bytes > kMaxOpWork)
+        f.fail("field 'bytes' is " + std::to_string(t.bytes) + ", more than 2^60");
     if (t.bytes - 1 > std::numeric_limits<uint64_t>::max() - t.addr) {
         f.fail("tensor extends past the end of the 64-bit address space");
     }
@@ -607,8 +612,9 @@ void IdGaps::check(const Op& op, const std::string& display_name) {
         auto gap = m_gaps.upper_bound(d);
         const bool in_earlier_gap = gap != m_gaps.begin() && d < std::prev(gap)->second;
         if (d >= m_next_id || in_earlier_gap) {
-            throw TraceError(display_name + ":" + std::to_string(op.line) + ": op " + std::to_string(op.id) +
-                             " depends on op " + std::to_string(d) + ", which is not in the trace");
+            throw TraceError(display_name + ":" + std::to_string(op.line) + ": op " +
+                             std::to_string(op.id) + " depends on op " + std::to_string(d) +
+                             ", which is not in the trace");
         }
     }
     if (op.id > m_next_id) m_gaps.emplace(m_next_id, op.id);

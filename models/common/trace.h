@@ -25,16 +25,16 @@ constexpr uint64_t kMaxOpWork = uint64_t{1} << 60;
 
 struct Header {
     int version = kFormatVersion;
-    std::string name;         // free text
-    std::string model;        // free text, e.g. "llama3-70b"
-    int dies = 1;             // dies the trace set spans (per-die placement, reserved)
-    int die = 0;              // the die this file is for
+    std::string name;   // free text
+    std::string model;  // free text, e.g. "llama3-70b"
+    int dies = 1;       // dies the trace set spans (per-die placement, reserved)
+    int die = 0;        // the die this file is for
 };
 
 struct Tensor {
     std::string name;
     uint64_t addr = 0;
-    uint64_t bytes = 0;       // > 0
+    uint64_t bytes = 0;  // > 0
     StreamClass stream = StreamClass::kGeneral;
 };
 
@@ -80,15 +80,15 @@ struct CollectiveShape {
 };
 
 struct Op {
-    uint64_t id = 0;           // strictly increasing within a file
+    uint64_t id = 0;  // strictly increasing within a file
     OpKind kind = OpKind::kMatmul;
-    std::string name;          // free text, e.g. "layer0.qkv_proj"
+    std::string name;  // free text, e.g. "layer0.qkv_proj"
     DType dtype = DType::kBf16;
     MatmulShape matmul;
     AttentionShape attention;
     VectorShape vector;
     CollectiveShape collective;
-    uint64_t copy_bytes = 0;     // memcpy: bytes copied from inputs[0] to outputs[0]
+    uint64_t copy_bytes = 0;  // memcpy: bytes copied from inputs[0] to outputs[0]
     std::vector<Tensor> inputs;
     std::vector<Tensor> outputs;
     std::vector<uint64_t> deps;  // ids of earlier ops this one waits for

@@ -39,8 +39,8 @@ Quantity parse(std::string_view text);
 
 // Parse and require a kind. Each throws UnitError naming the expected kind when the unit is
 // of another kind ("expected a frequency (Hz, kHz, MHz, GHz), got '64MiB', which is a size").
-uint64_t bytes(std::string_view text);        // must be a whole, non-negative number of bytes
-int64_t picoseconds(std::string_view text);   // rounded to the nearest picosecond
+uint64_t bytes(std::string_view text);       // must be a whole, non-negative number of bytes
+int64_t picoseconds(std::string_view text);  // rounded to the nearest picosecond
 double hertz(std::string_view text);
 double bits_per_second(std::string_view text);
 double bytes_per_second(std::string_view text);

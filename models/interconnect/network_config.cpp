@@ -39,48 +39,75 @@ std::vector<std::string> algorithm_names(CollectiveOp op) {
 
 const ParamTable kNetwork({"network"}, "Network",
                           {Param::integer("dies", "", "dies in the system").range(1, 1 << 24),
-                           Param::integer("max_paths", "", "equal-cost paths a transfer spreads over").dflt("8").range(1, 4096)});
+                           Param::integer("max_paths", "",
+                                          "equal-cost paths a transfer spreads over")
+                               .dflt("8")
+                               .range(1, 4096)});
 
 const ParamTable kNode(
     {"network.node"}, "Network: node",
     {Param::integer("dies", "", "dies per node").range(1, 1 << 24),
-     Param::choice("topology", {"ring", "full_mesh", "mesh", "torus", "switch", "custom"}, "how a node's dies connect"),
+     Param::choice("topology", {"ring", "full_mesh", "mesh", "torus", "switch", "custom"},
+                   "how a node's dies connect"),
      Param::boolean("bidirectional", "(ring) links in both directions").dflt("true"),
-     Param::integer_list("dims", "dies", "(mesh, torus) extent of each dimension").range(1, 1 << 20).dflt_from("required for a mesh or torus"),
-     Param::integer("planes", "", "(switch) parallel switch planes").range(1, 1024).dflt_from("required for a switch"),
-     Param::integer_list("edges", "", "(custom) die pairs [a0, b0, a1, b1, ...]").range(0, 1 << 24).dflt_from("required for custom")});
+     Param::integer_list("dims", "dies", "(mesh, torus) extent of each dimension")
+         .range(1, 1 << 20)
+         .dflt_from("required for a mesh or torus"),
+     Param::integer("planes", "", "(switch) parallel switch planes")
+         .range(1, 1024)
+         .dflt_from("required for a switch"),
+     Param::integer_list("edges", "", "(custom) die pairs [a0, b0, a1, b1, ...]")
+         .range(0, 1 << 24)
+         .dflt_from("required for custom")});
 
-const ParamTable kFallback({"network.node.fallback"}, "Network: ring-break fallback through the host",
-                           {Param::byte_rate("host_copy", "the host's forwarding copy (read and write of host DRAM)")});
+const ParamTable kFallback(
+    {"network.node.fallback"}, "Network: ring-break fallback through the host",
+    {Param::byte_rate("host_copy", "the host's forwarding copy (read and write of host DRAM)")});
 
 const ParamTable kScaleOut(
     {"network.scale_out"}, "Network: between nodes",
     {Param::choice("topology", {"clos", "fat_tree"}, "network between the nodes"),
-     Param::integer("l2_per_plane", "switches", "(clos) second-level switches per plane").range(1, 1 << 16).dflt_from("required for clos"),
-     Param::integer("dies_per_leaf", "", "(fat_tree) dies per leaf switch").range(1, 1 << 20).dflt_from("required for fat_tree"),
-     Param::integer("spines", "", "(fat_tree) spine switches").range(1, 1 << 16).dflt_from("required for fat_tree")});
+     Param::integer("l2_per_plane", "switches", "(clos) second-level switches per plane")
+         .range(1, 1 << 16)
+         .dflt_from("required for clos"),
+     Param::integer("dies_per_leaf", "", "(fat_tree) dies per leaf switch")
+         .range(1, 1 << 20)
+         .dflt_from("required for fat_tree"),
+     Param::integer("spines", "", "(fat_tree) spine switches")
+         .range(1, 1 << 16)
+         .dflt_from("required for fat_tree")});
 
-const ParamTable kEndpoint({"network.endpoint"}, "Network: endpoints",
-                           {Param::time("issue_overhead", "SDMA descriptor fetch and doorbell per transfer").dflt("0ns"),
-                            Param::time("memory_read", "remote memory read at the far end").dflt("0ns"),
-                            Param::time("memory_write", "remote write commit at the far end").dflt("0ns")});
+const ParamTable kEndpoint(
+    {"network.endpoint"}, "Network: endpoints",
+    {Param::time("issue_overhead", "SDMA descriptor fetch and doorbell per transfer").dflt("0ns"),
+     Param::time("memory_read", "remote memory read at the far end").dflt("0ns"),
+     Param::time("memory_write", "remote write commit at the far end").dflt("0ns")});
 
 const ParamTable kCollectives(
     {"network.collectives"}, "Network: collectives",
     {Param::choice_of(
-         "allreduce_algorithm", [] { return algorithm_names(CollectiveOp::allreduce); }, "all-reduce algorithm")
+         "allreduce_algorithm", [] { return algorithm_names(CollectiveOp::allreduce); },
+         "all-reduce algorithm")
          .dflt("ring"),
      Param::size("chunk", "pipeline piece (ring_pipelined, broadcast)").dflt("4MiB"),
      Param::byte_rate("reduce_bandwidth", "vector-core reduction rate (absent: free)").optional(),
      Param::time("launch_overhead", "per collective, before the first send").dflt("0ns"),
-     Param::time("sdma_start", "start-up per message moved by SDMA").dflt_from("network.endpoint.issue_overhead"),
+     Param::time("sdma_start", "start-up per message moved by SDMA")
+         .dflt_from("network.endpoint.issue_overhead"),
      Param::time("aiv_start", "start-up per message moved AIV-direct").dflt("0ns"),
-     Param::string_list("aiv_direct", "collectives whose data the vector cores write straight into remote memory").optional(),
+     Param::string_list("aiv_direct",
+                        "collectives whose data the vector cores write straight into remote memory")
+         .optional(),
      Param::size("notify_bytes", "ready flag per receive (0B: none)").dflt("0B").zero_allowed(),
      Param::time("notify_overhead", "before each ready flag leaves").dflt("0ns"),
-     Param::boolean("die_work", "collectives read and write die memory and reduce on the vector cores").dflt("true"),
-     Param::size("buffer", "HCCL buffer: each of the in and out buffers at the top of HBM").dflt("200MiB"),
-     Param::string("ring_break", "a ring hop over the host: forward, star or cost (the faster by alpha-beta)").dflt("cost")});
+     Param::boolean("die_work",
+                    "collectives read and write die memory and reduce on the vector cores")
+         .dflt("true"),
+     Param::size("buffer", "HCCL buffer: each of the in and out buffers at the top of HBM")
+         .dflt("200MiB"),
+     Param::string("ring_break",
+                   "a ring hop over the host: forward, star or cost (the faster by alpha-beta)")
+         .dflt("cost")});
 
 const ParamTable kFault({"network.faults[]"}, "Network: link faults",
                         {Param::string("link", "the failed link, by name (e.g. die3->die4)"),
@@ -103,16 +130,21 @@ NetworkParams parse_network_params(const ConfigNode& n) {
                       : kind == "torus"     ? NodeTopology::torus
                       : kind == "switch"    ? NodeTopology::switched
                                             : NodeTopology::custom;
-    if (t.node_topology == NodeTopology::ring) t.bidirectional = kNode.boolean(node, "bidirectional");
+    if (t.node_topology == NodeTopology::ring)
+        t.bidirectional = kNode.boolean(node, "bidirectional");
     if (t.node_topology == NodeTopology::mesh || t.node_topology == NodeTopology::torus) {
-        for (int64_t d : kNode.integer_list(node, "dims")) t.dims.push_back(static_cast<uint32_t>(d));
+        for (int64_t d : kNode.integer_list(node, "dims"))
+            t.dims.push_back(static_cast<uint32_t>(d));
     }
-    if (t.node_topology == NodeTopology::switched) t.planes = static_cast<uint32_t>(kNode.integer(node, "planes"));
+    if (t.node_topology == NodeTopology::switched)
+        t.planes = static_cast<uint32_t>(kNode.integer(node, "planes"));
     if (t.node_topology == NodeTopology::custom) {
         const auto flat = kNode.integer_list(node, "edges");
-        if (flat.size() % 2 != 0) node.report("edges", "a list of die pairs [a0, b0, a1, b1, ...]: odd length");
+        if (flat.size() % 2 != 0)
+            node.report("edges", "a list of die pairs [a0, b0, a1, b1, ...]: odd length");
         for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
-            t.edges.emplace_back(static_cast<uint32_t>(flat[i]), static_cast<uint32_t>(flat[i + 1]));
+            t.edges.emplace_back(static_cast<uint32_t>(flat[i]),
+                                 static_cast<uint32_t>(flat[i + 1]));
         }
     }
     t.die_link = parse_link_params(node.child("link"), LinkParams{});
@@ -132,7 +164,8 @@ NetworkParams parse_network_params(const ConfigNode& n) {
             t.spines = static_cast<uint32_t>(kScaleOut.integer(*so, "spines"));
             t.nic_link = parse_link_params(so->child("nic"), LinkParams{});
         }
-        t.uplink = parse_link_params(so->child("uplink"), t.scale_out == ScaleOutTopology::clos ? t.die_link : t.nic_link);
+        t.uplink = parse_link_params(
+            so->child("uplink"), t.scale_out == ScaleOutTopology::clos ? t.die_link : t.nic_link);
     }
     // The topology is checked as a whole only when its keys read well.
     if (!n.problems_reported()) {
@@ -149,11 +182,14 @@ NetworkParams parse_network_params(const ConfigNode& n) {
     // network.collectives.sdma_start says otherwise.
     p.collectives.sdma_start_ps = p.endpoint.issue_overhead_ps;
     if (const auto co = n.optional_child("collectives")) {
-        p.collectives.allreduce_algo = parse_collective_algo(kCollectives.string(*co, "allreduce_algorithm"));
+        p.collectives.allreduce_algo =
+            parse_collective_algo(kCollectives.string(*co, "allreduce_algorithm"));
         p.collectives.chunk_bytes = kCollectives.size(*co, "chunk");
-        p.collectives.reduce_bytes_per_s = co->has("reduce_bandwidth") ? kCollectives.byte_rate(*co, "reduce_bandwidth") : 0.0;
+        p.collectives.reduce_bytes_per_s =
+            co->has("reduce_bandwidth") ? kCollectives.byte_rate(*co, "reduce_bandwidth") : 0.0;
         p.collectives.launch_overhead_ps = kCollectives.time_ps(*co, "launch_overhead");
-        p.collectives.sdma_start_ps = kCollectives.time_ps(*co, "sdma_start", p.collectives.sdma_start_ps);
+        p.collectives.sdma_start_ps =
+            kCollectives.time_ps(*co, "sdma_start", p.collectives.sdma_start_ps);
         p.collectives.aiv_start_ps = kCollectives.time_ps(*co, "aiv_start");
         if (co->has("aiv_direct")) {
             for (const std::string& name : kCollectives.string_list(*co, "aiv_direct")) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "models/interconnect/collectives/collective_engine.h"
+#include "models/interconnect/collectives/collective_params.h"
 #include "models/interconnect/link/packet_path.h"
 #include "models/interconnect/topology/topology.h"
 

@@ -28,7 +28,9 @@ std::string& fatal_message() {
 std::string verilator_fatal_message() { return fatal_message(); }
 
 namespace {
-constexpr uint64_t mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+constexpr uint64_t mask(uint32_t bits) {
+    return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+}
 constexpr uint32_t kLimitBits = RtlBuild::kPartitions * RtlBuild::kCreditBits;
 }  // namespace
 
@@ -65,29 +67,35 @@ void vl_fatal(const char* filename, int linenum, const char* /*hier*/, const cha
 
 namespace asim::rtl {
 
-std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& r, uint32_t queue_depth,
-                                                              uint32_t partitions) {
+std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& r,
+                                                               uint32_t queue_depth,
+                                                               uint32_t partitions) {
     std::vector<std::pair<std::string, std::string>> problems;
     const std::string built = " (the RTL is built for ";
     if (r.prefetch_depth > RtlBuild::kMaxDepth) {
-        problems.emplace_back("prefetch_depth", "must be at most " + std::to_string(RtlBuild::kMaxDepth) + built +
-                                                    "MAX_DEPTH=" + std::to_string(RtlBuild::kMaxDepth) + ")");
+        problems.emplace_back("prefetch_depth",
+                              "must be at most " + std::to_string(RtlBuild::kMaxDepth) + built +
+                                  "MAX_DEPTH=" + std::to_string(RtlBuild::kMaxDepth) + ")");
     }
     if (queue_depth != RtlBuild::kQueueDepth) {
-        problems.emplace_back("queue_depth", "must be " + std::to_string(RtlBuild::kQueueDepth) + " with impl: rtl" +
-                                                 built + "QUEUE_DEPTH=" + std::to_string(RtlBuild::kQueueDepth) + ")");
+        problems.emplace_back("queue_depth", "must be " + std::to_string(RtlBuild::kQueueDepth) +
+                                                 " with impl: rtl" + built + "QUEUE_DEPTH=" +
+                                                 std::to_string(RtlBuild::kQueueDepth) + ")");
     }
     if (partitions > RtlBuild::kPartitions) {
-        problems.emplace_back("partitions", std::to_string(partitions) + " partitions" + built + "NPART=" +
-                                                std::to_string(RtlBuild::kPartitions) + ")");
+        problems.emplace_back("partitions", std::to_string(partitions) + " partitions" + built +
+                                                "NPART=" + std::to_string(RtlBuild::kPartitions) +
+                                                ")");
     }
     if (r.chunk_bytes > mask(RtlBuild::kLenBits - 1) + 1 || r.chunk_bytes == 0) {
-        problems.emplace_back("chunk", "does not fit the " + std::to_string(RtlBuild::kLenBits) + "-bit chunk port");
+        problems.emplace_back(
+            "chunk", "does not fit the " + std::to_string(RtlBuild::kLenBits) + "-bit chunk port");
     }
     for (uint32_t p = 0; p < hjsd::kMaxPartitions; ++p) {
         if (r.credit_limit[p] > mask(RtlBuild::kCreditBits)) {
-            problems.emplace_back("credits", "partition " + std::to_string(p) + " limit does not fit the " +
-                                                 std::to_string(RtlBuild::kCreditBits) + "-bit credit port");
+            problems.emplace_back("credits",
+                                  "partition " + std::to_string(p) + " limit does not fit the " +
+                                      std::to_string(RtlBuild::kCreditBits) + "-bit credit port");
         }
     }
     return problems;
@@ -104,14 +112,16 @@ std::string PrefetchSchedulerRtl::refuse(const hjsd::Candidate& c) const {
 
 // The RTL as an engine of the chip's H-JSD (`die.hjsd.impl: rtl`), registered here so that the
 // chip's model does not depend on Verilator.
-ASIM_REGISTER(hjsd::engine_registry(), rtl,
-              "the Verilated RTL block (rtl/prefetch_scheduler/prefetch_scheduler.sv) behind a transactor", {},
-              [](const ParamValues&, const hjsd::EngineSpec& spec) {
-                  return std::make_unique<PrefetchSchedulerRtl>("engine", spec.registers);
-              },
-              [](const hjsd::EngineSpec& spec) {
-                  return check_rtl_fit(spec.registers, spec.queue_depth, spec.partitions);
-              })
+ASIM_REGISTER(
+    hjsd::engine_registry(), rtl,
+    "the Verilated RTL block (rtl/prefetch_scheduler/prefetch_scheduler.sv) behind a transactor",
+    {},
+    [](const ParamValues&, const hjsd::EngineSpec& spec) {
+        return std::make_unique<PrefetchSchedulerRtl>("engine", spec.registers);
+    },
+    [](const hjsd::EngineSpec& spec) {
+        return check_rtl_fit(spec.registers, spec.queue_depth, spec.partitions);
+    });
 
 // The pin-level signals; the model behind them is one of the variants.
 struct PrefetchSchedulerRtl::Impl {
@@ -120,7 +130,8 @@ struct PrefetchSchedulerRtl::Impl {
     sc_core::sc_signal<uint64_t> cfg_chunk{"cfg_chunk"};
     sc_core::sc_signal<sc_dt::sc_bv<kLimitBits>> cfg_credit_limit{"cfg_credit_limit"};
     sc_core::sc_signal<bool> cand_valid{"cand_valid"}, cand_ready{"cand_ready"};
-    sc_core::sc_signal<uint32_t> cand_op_seq{"cand_op_seq"}, cand_partition{"cand_partition"}, cand_tier{"cand_tier"};
+    sc_core::sc_signal<uint32_t> cand_op_seq{"cand_op_seq"}, cand_partition{"cand_partition"},
+        cand_tier{"cand_tier"};
     sc_core::sc_signal<uint64_t> cand_addr{"cand_addr"}, cand_bytes{"cand_bytes"};
     sc_core::sc_signal<bool> op_start_valid{"op_start_valid"}, op_start_ready{"op_start_ready"};
     sc_core::sc_signal<uint32_t> op_start_seq{"op_start_seq"};
@@ -130,14 +141,15 @@ struct PrefetchSchedulerRtl::Impl {
     sc_core::sc_signal<bool> throttle{"throttle"};
     sc_core::sc_signal<bool> req_valid{"req_valid"}, req_ready{"req_ready"};
     sc_core::sc_signal<uint64_t> req_addr{"req_addr"}, req_bytes{"req_bytes"};
-    sc_core::sc_signal<uint32_t> req_partition{"req_partition"}, req_op_seq{"req_op_seq"}, req_tier{"req_tier"};
+    sc_core::sc_signal<uint32_t> req_partition{"req_partition"}, req_op_seq{"req_op_seq"},
+        req_tier{"req_tier"};
     sc_core::sc_signal<bool> late_drop{"late_drop"}, oversize_drop{"oversize_drop"};
     sc_core::sc_signal<uint32_t> queue_count{"queue_count"};
-    sc_core::sc_signal<uint64_t> cnt_issued_chunks{"cnt_issued_chunks"}, cnt_issued_bytes{"cnt_issued_bytes"},
-        cnt_late_drops{"cnt_late_drops"}, cnt_credit_stalls{"cnt_credit_stalls"},
-        cnt_throttle_stalls{"cnt_throttle_stalls"}, cnt_port_stalls{"cnt_port_stalls"},
-        cnt_window_waits{"cnt_window_waits"}, cnt_candidates{"cnt_candidates"},
-        cnt_oversize_drops{"cnt_oversize_drops"};
+    sc_core::sc_signal<uint64_t> cnt_issued_chunks{"cnt_issued_chunks"},
+        cnt_issued_bytes{"cnt_issued_bytes"}, cnt_late_drops{"cnt_late_drops"},
+        cnt_credit_stalls{"cnt_credit_stalls"}, cnt_throttle_stalls{"cnt_throttle_stalls"},
+        cnt_port_stalls{"cnt_port_stalls"}, cnt_window_waits{"cnt_window_waits"},
+        cnt_candidates{"cnt_candidates"}, cnt_oversize_drops{"cnt_oversize_drops"};
 
     virtual ~Impl() = default;
     virtual void trace(VerilatedVcdC* tfp) = 0;
@@ -199,8 +211,9 @@ struct ModelImpl final : PrefetchSchedulerRtl::Impl {
 };
 }  // namespace
 
-PrefetchSchedulerRtl::PrefetchSchedulerRtl(sc_core::sc_module_name name, const hjsd::Registers& registers,
-                                           RtlVariant variant, const std::string& waves)
+PrefetchSchedulerRtl::PrefetchSchedulerRtl(sc_core::sc_module_name name,
+                                           const hjsd::Registers& registers, RtlVariant variant,
+                                           const std::string& waves)
     : sc_module(name), m_regs(registers), m_waves(waves) {
     if (!m_waves.empty()) Verilated::traceEverOn(true);
     // A failed assertion stops nothing by itself (Verilator would abort the process): it sets the
@@ -210,7 +223,8 @@ PrefetchSchedulerRtl::PrefetchSchedulerRtl(sc_core::sc_module_name name, const h
 #ifdef ASIM_RTL_HAS_BUG_VARIANT
         m_impl = std::make_unique<ModelImpl<Vprefetch_scheduler_bug>>();
 #else
-        throw std::invalid_argument("this build has no bug-injected RTL variant (CMake ASIM_RTL_BUG_VARIANT=OFF)");
+        throw std::invalid_argument(
+            "this build has no bug-injected RTL variant (CMake ASIM_RTL_BUG_VARIANT=OFF)");
 #endif
     } else {
         m_impl = std::make_unique<ModelImpl<Vprefetch_scheduler>>();
@@ -287,8 +301,8 @@ hjsd::Outputs PrefetchSchedulerRtl::evaluate(const hjsd::Inputs& in) {
     hjsd::Outputs out;
     out.cand_ready = s.cand_ready.read();
     if (s.req_valid.read()) {
-        out.request = hjsd::Request{s.req_addr.read(), s.req_bytes.read(), s.req_partition.read(), s.req_op_seq.read(),
-                                    s.req_tier.read()};
+        out.request = hjsd::Request{s.req_addr.read(), s.req_bytes.read(), s.req_partition.read(),
+                                    s.req_op_seq.read(), s.req_tier.read()};
         out.issued = in.req_ready;
     }
     out.late_drop = s.late_drop.read();
@@ -303,9 +317,10 @@ void PrefetchSchedulerRtl::check_assertions() const {
             (m_waves.empty() ? std::string() : " (writing the waveforms to " + m_waves + ")"));
     }
     if (Verilated::threadContextp()->gotError()) {
-        throw SimulationError("rtl: the prefetch scheduler's bound checker failed an assertion at clock edge " +
-                              std::to_string(m_edges) +
-                              " after reset (Verilator's \"Assertion failed in ...u_checker.<property>\" above)");
+        throw SimulationError(
+            "rtl: the prefetch scheduler's bound checker failed an assertion at clock edge " +
+            std::to_string(m_edges) +
+            " after reset (Verilator's \"Assertion failed in ...u_checker.<property>\" above)");
     }
 }
 

@@ -49,7 +49,8 @@ enum class RtlVariant {
 // Whether this build carries the bug-injected variant.
 bool has_bug_variant();
 
-// Whether this build carries the contract's checker with its assertions (CMake ASIM_RTL_ASSERTIONS).
+// Whether this build carries the contract's checker with its assertions (CMake
+// ASIM_RTL_ASSERTIONS).
 bool has_assertions();
 
 // Switches the bound checker's assertions on or off for every model in the process (on by
@@ -64,7 +65,8 @@ std::string verilator_fatal_message();
 
 // Problems (register or parameter, message) that keep these settings off the RTL as built.
 std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Registers& registers,
-                                                              uint32_t queue_depth, uint32_t partitions);
+                                                               uint32_t queue_depth,
+                                                               uint32_t partitions);
 // The same for one candidate / credit return (fields wider than the ports).
 bool candidate_fits(const hjsd::Candidate& c);
 

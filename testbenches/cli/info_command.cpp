@@ -4,8 +4,8 @@
 
 #include "models/common/errors.h"
 #include "platforms/platform.h"
-#include "testbenches/command/command.h"
 #include "testbenches/cli/info_job.h"
+#include "testbenches/command/command.h"
 
 namespace asim {
 
@@ -16,13 +16,15 @@ Command add_info_command(CLI::App& app) {
         bool json = false;
     };
     auto s = std::make_shared<State>();
-    CLI::App* cmd = app.add_subcommand("info", "print a platform's derived peak compute per dtype, "
-                                               "bandwidths and capacities");
+    CLI::App* cmd = app.add_subcommand("info",
+                                       "print a platform's derived peak compute per dtype, "
+                                       "bandwidths and capacities");
     cmd->add_option("--platform,-p", s->platform, platform_help())->capture_default_str();
     cmd->add_option("--set", s->overrides, "override a config key: KEY=VALUE (repeatable)");
-    cmd->add_flag("--json", s->json,
-                  "the same as JSON in base units (B, B/s, FLOP/s, Hz, ps), with the network of supernode "
-                  "platforms and the registered implementations of each pluggable part");
+    cmd->add_flag(
+        "--json", s->json,
+        "the same as JSON in base units (B, B/s, FLOP/s, Hz, ps), with the network of supernode "
+        "platforms and the registered implementations of each pluggable part");
     return {cmd, [s] {
                 if (s->json) {
                     std::cout << info_json(s->platform, s->overrides).dump(2) << "\n";

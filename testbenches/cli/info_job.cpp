@@ -85,31 +85,37 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
     const DieParams& d = p.die;
     const double clock = static_cast<double>(d.clock_hz);
     std::string out;
-    out += fmt::format("platform {}{}\n\n", p.name, p.description.empty() ? "" : " (" + p.description + ")");
+    out += fmt::format("platform {}{}\n\n", p.name,
+                       p.description.empty() ? "" : " (" + p.description + ")");
     out += fmt::format("compute\n");
-    out += fmt::format("  {:<28}{}\n", "AI cores", fmt::format("{} (1 Cube + {} vector cores each) at {}",
-                                                          d.ai_cores, d.core.vector_cores,
-                                                          units::format_hertz(clock)));
+    out += fmt::format("  {:<28}{}\n", "AI cores",
+                       fmt::format("{} (1 Cube + {} vector cores each) at {}", d.ai_cores,
+                                   d.core.vector_cores, units::format_hertz(clock)));
     if (d.core.matrix_engine.kind == "systolic") {
         const SystolicParams& s = d.core.matrix_engine.systolic;
         out += fmt::format("  {:<28}systolic {}x{}, {} dataflow\n", "Matrix engine", s.rows, s.cols,
                            to_string(s.dataflow));
-        out += fmt::format("  {:<28}{:>10}  {}\n", "Matrix peak per dtype", "TFLOPS", "MACs per cell");
+        out +=
+            fmt::format("  {:<28}{:>10}  {}\n", "Matrix peak per dtype", "TFLOPS", "MACs per cell");
         for (const auto& [dtype, macs] : s.macs_per_cell) {
-            out += fmt::format("    {:<26}{:>10.1f}  {}\n", to_string(dtype), d.peak_flops(dtype) * 1e-12, macs);
+            out += fmt::format("    {:<26}{:>10.1f}  {}\n", to_string(dtype),
+                               d.peak_flops(dtype) * 1e-12, macs);
         }
     } else {
-        out += fmt::format("  {:<28}{:>10}  {}\n", "Cube peak per dtype", "TFLOPS", "fractal [m,k,n]");
+        out +=
+            fmt::format("  {:<28}{:>10}  {}\n", "Cube peak per dtype", "TFLOPS", "fractal [m,k,n]");
         for (const auto& [dtype, f] : d.core.cube_fractals) {
-            out += fmt::format("    {:<26}{:>10.1f}  [{},{},{}]\n", to_string(dtype), d.peak_flops(dtype) * 1e-12,
-                               f.m, f.k, f.n);
+            out += fmt::format("    {:<26}{:>10.1f}  [{},{},{}]\n", to_string(dtype),
+                               d.peak_flops(dtype) * 1e-12, f.m, f.k, f.n);
         }
     }
-    out += fmt::format("  {:<28}{:>10.1f} TFLOPS (fp16/bf16, FMA = 2), {:.1f} (fp32)\n", "Vector peak",
-                       2 * d.vector_peak_ops(2) * 1e-12, 2 * d.vector_peak_ops(4) * 1e-12);
+    out +=
+        fmt::format("  {:<28}{:>10.1f} TFLOPS (fp16/bf16, FMA = 2), {:.1f} (fp32)\n", "Vector peak",
+                    2 * d.vector_peak_ops(2) * 1e-12, 2 * d.vector_peak_ops(4) * 1e-12);
     out += fmt::format("  {:<28}{}\n", "Matmul scheduler", d.core.matmul_scheduler);
     out += fmt::format("\nbandwidth\n");
-    out += fmt::format("  {:<28}{}\n", "HBM", units::format_byte_rate(d.hbm.bandwidth_bytes_per_s()));
+    out +=
+        fmt::format("  {:<28}{}\n", "HBM", units::format_byte_rate(d.hbm.bandwidth_bytes_per_s()));
     out += fmt::format("  {:<28}{}\n", "L2 (all slices)",
                        units::format_byte_rate(d.l2.slice_bandwidth_bytes_per_s * d.l2.slices));
     out += fmt::format("  {:<28}{} read, {} write (per core)\n", "AIC <-> GM",
@@ -120,16 +126,18 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
                        units::format_byte_rate(d.core.aiv_gm_write * clock));
     out += fmt::format("  {:<28}{} (all AIC ports)\n", "Cores -> L2 read, total",
                        units::format_byte_rate(d.core.aic_gm_read * clock * d.ai_cores));
-    out += fmt::format("  {:<28}{} L0C -> UB, {} UB -> L1 (per core, fused attention)\n", "Cube <-> Vector direct",
-                       units::format_byte_rate(d.core.l0c_to_ub * clock), units::format_byte_rate(d.core.ub_to_l1 * clock));
+    out += fmt::format("  {:<28}{} L0C -> UB, {} UB -> L1 (per core, fused attention)\n",
+                       "Cube <-> Vector direct", units::format_byte_rate(d.core.l0c_to_ub * clock),
+                       units::format_byte_rate(d.core.ub_to_l1 * clock));
     out += fmt::format("\ncapacity\n");
     out += fmt::format("  {:<28}{}\n", "HBM", units::format_bytes(d.hbm.capacity_bytes()));
-    out += fmt::format("  {:<28}{} ({} B lines, {} ways, {} slices)\n", "L2", units::format_bytes(d.l2.size_bytes),
-                       d.l2.line_bytes, d.l2.ways, d.l2.slices);
-    out += fmt::format("  {:<28}L1 {}, L0A {}, L0B {}, L0C {}, UB {} per vector core\n", "per AI core",
-                       units::format_bytes(d.core.l1_bytes), units::format_bytes(d.core.l0a_bytes),
-                       units::format_bytes(d.core.l0b_bytes), units::format_bytes(d.core.l0c_bytes),
-                       units::format_bytes(d.core.ub_bytes));
+    out +=
+        fmt::format("  {:<28}{} ({} B lines, {} ways, {} slices)\n", "L2",
+                    units::format_bytes(d.l2.size_bytes), d.l2.line_bytes, d.l2.ways, d.l2.slices);
+    out += fmt::format("  {:<28}L1 {}, L0A {}, L0B {}, L0C {}, UB {} per vector core\n",
+                       "per AI core", units::format_bytes(d.core.l1_bytes),
+                       units::format_bytes(d.core.l0a_bytes), units::format_bytes(d.core.l0b_bytes),
+                       units::format_bytes(d.core.l0c_bytes), units::format_bytes(d.core.ub_bytes));
     if (d.dsm.enabled()) {
         // The memory pool (DESIGN §5b) as one die sees it.
         out += fmt::format("\nmemory pool (dsm)\n");
@@ -138,21 +146,24 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
                            units::format_byte_rate(d.dsm.port.write_bytes_per_s));
         for (const TierParams& t : d.dsm.tiers) {
             const bool remote = t.tier == Tier::kRemoteHbm;
-            out += fmt::format("  {:<28}{}{} from {} TiB; latency {} read, {} write; device {}\n", to_string(t.tier),
-                               units::format_bytes(t.capacity), remote ? fmt::format(" x {} owners", d.dsm.owners) : "",
-                               t.base >> 40, units::format_time_ps(t.read_latency_ps),
-                               units::format_time_ps(t.write_latency_ps),
-                               remote ? std::string("the owner's HBM (a stand-in on a single die)")
-                                      : units::format_byte_rate(t.read_bytes_per_s) + " read, " +
-                                            units::format_byte_rate(t.write_bytes_per_s) + " write");
+            out += fmt::format(
+                "  {:<28}{}{} from {} TiB; latency {} read, {} write; device {}\n",
+                to_string(t.tier), units::format_bytes(t.capacity),
+                remote ? fmt::format(" x {} owners", d.dsm.owners) : "", t.base >> 40,
+                units::format_time_ps(t.read_latency_ps), units::format_time_ps(t.write_latency_ps),
+                remote ? std::string("the owner's HBM (a stand-in on a single die)")
+                       : units::format_byte_rate(t.read_bytes_per_s) + " read, " +
+                             units::format_byte_rate(t.write_bytes_per_s) + " write");
         }
         out += fmt::format("  {:<28}{}\n", "H-JSD staging region",
-                           d.dsm.staging.capacity ? units::format_bytes(d.dsm.staging.capacity) : std::string("off"));
+                           d.dsm.staging.capacity ? units::format_bytes(d.dsm.staging.capacity)
+                                                  : std::string("off"));
         out += fmt::format("  {:<28}{}\n", "hardware tiering",
-                           d.dsm.tiering.enable ? units::format_bytes(d.dsm.tiering.capacity) + " of local HBM, " +
-                                                      units::format_byte_rate(d.dsm.tiering.migration_bytes_per_s) +
-                                                      " migration budget"
-                                                : std::string("off"));
+                           d.dsm.tiering.enable
+                               ? units::format_bytes(d.dsm.tiering.capacity) + " of local HBM, " +
+                                     units::format_byte_rate(d.dsm.tiering.migration_bytes_per_s) +
+                                     " migration budget"
+                               : std::string("off"));
     }
     if (p.network) out += network_info(*p.network);
     out += fmt::format("\nbalance\n");
@@ -176,21 +187,22 @@ nlohmann::json link_json(const LinkParams& l) {
 
 nlohmann::json network_json(const NetworkParams& n) {
     const TopologyParams& t = n.topology;
-    nlohmann::json j = {{"dies", t.dies},
-                        {"nodes", t.nodes()},
-                        {"dies_per_node", t.dies_per_node},
-                        {"node_topology", to_string(t.node_topology)},
-                        {"bidirectional", t.bidirectional},
-                        {"dims", t.dims},
-                        {"planes", t.planes},
-                        {"scale_out", t.scale_out == ScaleOutTopology::none ? "none" : to_string(t.scale_out)},
-                        {"die_link", link_json(t.die_link)},
-                        {"paths_per_transfer", n.max_paths},
-                        {"endpoint",
-                         {{"issue_overhead_ps", n.endpoint.issue_overhead_ps},
-                          {"memory_read_ps", n.endpoint.memory_read_ps},
-                          {"memory_write_ps", n.endpoint.memory_write_ps}}},
-                        {"faults", n.faults.size()}};
+    nlohmann::json j = {
+        {"dies", t.dies},
+        {"nodes", t.nodes()},
+        {"dies_per_node", t.dies_per_node},
+        {"node_topology", to_string(t.node_topology)},
+        {"bidirectional", t.bidirectional},
+        {"dims", t.dims},
+        {"planes", t.planes},
+        {"scale_out", t.scale_out == ScaleOutTopology::none ? "none" : to_string(t.scale_out)},
+        {"die_link", link_json(t.die_link)},
+        {"paths_per_transfer", n.max_paths},
+        {"endpoint",
+         {{"issue_overhead_ps", n.endpoint.issue_overhead_ps},
+          {"memory_read_ps", n.endpoint.memory_read_ps},
+          {"memory_write_ps", n.endpoint.memory_write_ps}}},
+        {"faults", n.faults.size()}};
     if (t.scale_out == ScaleOutTopology::clos) j["l2_per_plane"] = t.l2_per_plane;
     if (t.scale_out == ScaleOutTopology::fat_tree) {
         j["dies_per_leaf"] = t.dies_per_leaf;
@@ -220,7 +232,8 @@ nlohmann::json network_json(const NetworkParams& n) {
 
 }  // namespace
 
-nlohmann::json info_json(const std::string& platform_name, const std::vector<std::string>& overrides) {
+nlohmann::json info_json(const std::string& platform_name,
+                         const std::vector<std::string>& overrides) {
     const Platform p = load_platform(platform_name, overrides);
     const DieParams& d = p.die;
     const double clock = static_cast<double>(d.clock_hz);
@@ -230,7 +243,8 @@ nlohmann::json info_json(const std::string& platform_name, const std::vector<std
             peak[to_string(dtype)] = d.peak_flops(dtype);
         }
     } else {
-        for (const auto& [dtype, f] : d.core.cube_fractals) peak[to_string(dtype)] = d.peak_flops(dtype);
+        for (const auto& [dtype, f] : d.core.cube_fractals)
+            peak[to_string(dtype)] = d.peak_flops(dtype);
     }
     nlohmann::json engine = {{"kind", d.core.matrix_engine.kind}};
     if (d.core.matrix_engine.kind == "systolic") {
@@ -247,7 +261,8 @@ nlohmann::json info_json(const std::string& platform_name, const std::vector<std
           {"clock_hz", clock},
           {"matrix_engine", engine},
           {"matrix_peak_flops", peak},
-          {"vector_peak_flops", {{"fp16", 2 * d.vector_peak_ops(2)}, {"fp32", 2 * d.vector_peak_ops(4)}}},
+          {"vector_peak_flops",
+           {{"fp16", 2 * d.vector_peak_ops(2)}, {"fp32", 2 * d.vector_peak_ops(4)}}},
           {"matmul_scheduler", d.core.matmul_scheduler}}},
         {"bandwidth_bytes_per_s",
          {{"hbm", d.hbm.bandwidth_bytes_per_s()},
@@ -270,7 +285,8 @@ nlohmann::json info_json(const std::string& platform_name, const std::vector<std
           {"l0b", d.core.l0b_bytes},
           {"l0c", d.core.l0c_bytes},
           {"ub", d.core.ub_bytes}}},
-        {"balance", {{"ridge_flop_per_byte", d.peak_flops(DType::kBf16) / d.hbm.bandwidth_bytes_per_s()}}}};
+        {"balance",
+         {{"ridge_flop_per_byte", d.peak_flops(DType::kBf16) / d.hbm.bandwidth_bytes_per_s()}}}};
     if (d.dsm.enabled()) {
         nlohmann::json tiers = nlohmann::json::array();
         for (const TierParams& t : d.dsm.tiers) {

@@ -24,7 +24,8 @@ namespace {
 const CLI::Validator kNotNegative(
     [](std::string& value) -> std::string {
         const auto first = value.find_first_not_of(" \t");
-        if (first != std::string::npos && value[first] == '-') return "must not be negative, got '" + value + "'";
+        if (first != std::string::npos && value[first] == '-')
+            return "must not be negative, got '" + value + "'";
         return "";
     },
     "", "not negative");
@@ -33,7 +34,8 @@ const CLI::Validator kFinite(
     [](std::string& value) -> std::string {
         char* end = nullptr;
         const double v = std::strtod(value.c_str(), &end);
-        if (end != value.c_str() && !std::isfinite(v)) return "must be a finite number, got '" + value + "'";
+        if (end != value.c_str() && !std::isfinite(v))
+            return "must be a finite number, got '" + value + "'";
         return "";
     },
     "", "finite");
@@ -50,7 +52,8 @@ void check_numbers(CLI::App* app) {
 std::string command_path(const CLI::App* app) {
     std::string path;
     for (const CLI::App* a = app; a != nullptr; a = a->get_parent()) {
-        path = (a->get_parent() ? a->get_name() : std::string("ascend-sim")) + (path.empty() ? "" : " " + path);
+        path = (a->get_parent() ? a->get_name() : std::string("ascend-sim")) +
+               (path.empty() ? "" : " " + path);
     }
     return path;
 }
@@ -93,7 +96,8 @@ int sc_main(int argc, char* argv[]) {
     // stopped on an error) would only repeat what our own error message says.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 
-    CLI::App app{"ascend-sim: cycle-approximate SystemC/TLM-2.0 model of an Ascend-960-class AI chip"};
+    CLI::App app{
+        "ascend-sim: cycle-approximate SystemC/TLM-2.0 model of an Ascend-960-class AI chip"};
     app.set_version_flag("--version", std::string("ascend-sim ") + ASIM_VERSION);
     app.require_subcommand(1);
     std::string log_spec;

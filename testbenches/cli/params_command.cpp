@@ -26,20 +26,23 @@ nlohmann::json rows_json(const std::vector<ParamRow>& rows) {
     auto out = nlohmann::json::array();
     for (const ParamRow& row : rows) {
         const Param& p = *row.param;
-        nlohmann::json o = {{"key", row.key},
-                            {"type", to_string(p.type())},
-                            {"unit", p.unit()},
-                            {"default", p.default_text() ? nlohmann::json(*p.default_text()) : nlohmann::json(nullptr)},
-                            {"value", row.value ? nlohmann::json(*row.value) : nlohmann::json(nullptr)},
-                            {"choices", p.type() == ParamType::kChoice ? nlohmann::json(p.choices())
-                                                                        : nlohmann::json::array()},
-                            {"range", p.value_range() ? nlohmann::json::array({p.value_range()->min, p.value_range()->max})
-                                                      : nlohmann::json(nullptr)},
-                            {"required", p.required()},
-                            {"description", p.description()},
-                            {"source", p.source_text()},
-                            {"implementation", row.implementation},
-                            {"component", row.title}};
+        nlohmann::json o = {
+            {"key", row.key},
+            {"type", to_string(p.type())},
+            {"unit", p.unit()},
+            {"default",
+             p.default_text() ? nlohmann::json(*p.default_text()) : nlohmann::json(nullptr)},
+            {"value", row.value ? nlohmann::json(*row.value) : nlohmann::json(nullptr)},
+            {"choices", p.type() == ParamType::kChoice ? nlohmann::json(p.choices())
+                                                       : nlohmann::json::array()},
+            {"range", p.value_range()
+                          ? nlohmann::json::array({p.value_range()->min, p.value_range()->max})
+                          : nlohmann::json(nullptr)},
+            {"required", p.required()},
+            {"description", p.description()},
+            {"source", p.source_text()},
+            {"implementation", row.implementation},
+            {"component", row.title}};
         if (!p.default_from().empty()) o["default_from"] = p.default_from();
         out.push_back(std::move(o));
     }
@@ -62,7 +65,8 @@ std::string rows_text(const std::vector<ParamRow>& rows, const std::string& plat
         out += fmt::format("  default {}", default_text(p));
         if (row.value) out += fmt::format("  {} {}", platform, *row.value);
         if (const std::string range = p.range_text(); !range.empty()) {
-            out += fmt::format("  {} {}", p.type() == ParamType::kChoice ? "choices" : "range", range);
+            out +=
+                fmt::format("  {} {}", p.type() == ParamType::kChoice ? "choices" : "range", range);
         }
         out += "\n      " + p.description();
         if (!p.source_text().empty()) out += " (" + p.source_text() + ")";
@@ -83,23 +87,28 @@ Command add_params_command(CLI::App& app) {
     };
     auto s = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand(
-        "params", "list every platform key the components declare: type, unit, default, the value on a "
-                  "platform, range or choices, description and source (implementations' own keys included)");
-    cmd->add_option("--platform,-p", s->platform, platform_help() + "; its values are shown")->capture_default_str();
+        "params",
+        "list every platform key the components declare: type, unit, default, the value on a "
+        "platform, range or choices, description and source (implementations' own keys included)");
+    cmd->add_option("--platform,-p", s->platform, platform_help() + "; its values are shown")
+        ->capture_default_str();
     cmd->add_option("--set", s->overrides, "override a config key: KEY=VALUE (repeatable)");
     cmd->add_option("--prefix", s->prefix, "only the keys under this dotted path, e.g. die.l2");
-    auto* json = cmd->add_flag("--json", s->json,
-                               "a JSON list of objects: key, type, unit, default, value, choices, range, required, "
-                               "description, source, implementation, component");
-    cmd->add_option("--markdown", s->markdown,
-                    "the Markdown table of the keys under this dotted path, as in the component READMEs "
-                    "(declarations only, no platform)")
+    auto* json = cmd->add_flag(
+        "--json", s->json,
+        "a JSON list of objects: key, type, unit, default, value, choices, range, required, "
+        "description, source, implementation, component");
+    cmd->add_option(
+           "--markdown", s->markdown,
+           "the Markdown table of the keys under this dotted path, as in the component READMEs "
+           "(declarations only, no platform)")
         ->excludes(json);
     return {cmd, [s] {
                 if (!s->markdown.empty()) {
                     const std::string md = param_markdown(s->markdown);
                     if (md.find("\n| `") == std::string::npos) {
-                        throw InputError("--markdown " + s->markdown + ": no declared key under this path");
+                        throw InputError("--markdown " + s->markdown +
+                                         ": no declared key under this path");
                     }
                     std::cout << md;
                     return kExitOk;
@@ -109,7 +118,8 @@ Command add_params_command(CLI::App& app) {
                 for (ParamRow& row : param_rows(&platform.config)) {
                     if (key_under(row.key, s->prefix)) rows.push_back(std::move(row));
                 }
-                if (rows.empty()) throw InputError("--prefix " + s->prefix + ": no declared key under this path");
+                if (rows.empty())
+                    throw InputError("--prefix " + s->prefix + ": no declared key under this path");
                 if (s->json) {
                     std::cout << rows_json(rows).dump(2) << "\n";
                 } else {

@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "models/common/errors.h"
+#include "platforms/platform.h"
 #include "testbenches/command/command.h"
 #include "testbenches/sweep/sweep_job.h"
 #include "testbenches/trace_replay/builtin_traces.h"
-#include "platforms/platform.h"
 
 namespace asim {
 
@@ -25,12 +25,13 @@ Command add_sweep_command(CLI::App& app) {
     cmd->add_option("--trace,-t", s->trace,
                     "op trace (traces/FORMAT.md; .gz accepted) or a built-in trace name")
         ->capture_default_str();
-    cmd->add_option("--grid,-g", s->grid,
-                    "a swept config key (repeatable; the first varies slowest): KEY=V1,V2,... (each "
-                    "value as --set takes it, no commas inside) or KEY=A..B[:STEP] (A up to B "
-                    "inclusive: plain integers with STEP default 1, e.g. die.ai_cores=8..72:8, or "
-                    "three quantities of one unit kind, e.g. "
-                    "die.l2.partitions.weight=0MiB..48MiB:4MiB)")
+    cmd->add_option(
+           "--grid,-g", s->grid,
+           "a swept config key (repeatable; the first varies slowest): KEY=V1,V2,... (each "
+           "value as --set takes it, no commas inside) or KEY=A..B[:STEP] (A up to B "
+           "inclusive: plain integers with STEP default 1, e.g. die.ai_cores=8..72:8, or "
+           "three quantities of one unit kind, e.g. "
+           "die.l2.partitions.weight=0MiB..48MiB:4MiB)")
         ->required();
     cmd->add_option("--set", s->overrides,
                     "override a config key in every point: KEY=VALUE (repeatable)");

@@ -21,7 +21,7 @@ std::string platform_help();
 
 Command add_run_command(CLI::App& app);
 Command add_info_command(CLI::App& app);
-Command add_params_command(CLI::App& app);   // testbenches/cli/params_command.cpp
+Command add_params_command(CLI::App& app);      // testbenches/cli/params_command.cpp
 Command add_sweep_command(CLI::App& app);       // testbenches/cli/sweep_command.cpp
 Command add_mem_replay_command(CLI::App& app);  // testbenches/mem_replay/mem_replay_command.cpp
 Command add_figures_command(CLI::App& app);     // testbenches/figures/figures_command.cpp

@@ -18,7 +18,7 @@
 namespace asim {
 
 class ProgressLine {
-  public:
+public:
     enum class Mode { kOff, kRedraw, kLines };
     // The mode for stderr now: ASCEND_SIM_PROGRESS (0/off, lines, tty), else kRedraw on a
     // terminal and kOff elsewhere.
@@ -44,7 +44,7 @@ class ProgressLine {
 
     bool enabled() const { return m_mode != Mode::kOff; }
 
-  private:
+private:
     bool due();
     void show(uint64_t done, const std::string& detail, bool last);
 

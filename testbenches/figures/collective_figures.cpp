@@ -29,10 +29,11 @@ struct RunOutcome {
     CollectiveResult result;
 };
 
-RunOutcome run_one(const Topology& topology, const NetworkParams& net, const CollectiveRequest& request,
-                   const std::vector<uint32_t>& faults) {
+RunOutcome run_one(const Topology& topology, const NetworkParams& net,
+                   const CollectiveRequest& request, const std::vector<uint32_t>& faults) {
     FlowNetwork network(topology, net.max_paths);
-    for (std::size_t i = 0; i < faults.size(); ++i) network.set_link_down(faults[i], net.faults[i].at_ps);
+    for (std::size_t i = 0; i < faults.size(); ++i)
+        network.set_link_down(faults[i], net.faults[i].at_ps);
     CollectiveEngine engine(network, net.collectives);
     const uint32_t id = engine.start(request, 0);
     // A progress line over the schedule's steps: the network runs one instant at a time, and
@@ -124,20 +125,23 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
     std::vector<uint64_t> sizes =
         o.counts.empty() ? parse_size_list(o.sizes, "--sizes") : std::vector<uint64_t>{0};
     const Platform platform = load_platform(o.platform, o.overrides);
-    if (!platform.network) throw InputError(fmt::format("platform {} has no network: section", platform.name));
+    if (!platform.network)
+        throw InputError(fmt::format("platform {} has no network: section", platform.name));
     const NetworkParams net = with_cli_faults(*platform.network, o.faults);
     const Topology topology(net.topology);
     const std::vector<uint32_t> faults = resolve_faults(topology, net);
     const uint32_t dies = o.dies == 0 ? topology.dies() : o.dies;
     if (dies > topology.dies())
-        throw InputError(fmt::format("--dies {}: the group names dies that do not exist ({} has dies 0..{})", dies,
-                                     platform.name, topology.dies() - 1));
+        throw InputError(
+            fmt::format("--dies {}: the group names dies that do not exist ({} has dies 0..{})",
+                        dies, platform.name, topology.dies() - 1));
     CollectiveRequest request;
     request.op = op;
-    request.algo = !o.algo.empty()                  ? parse_collective_algo(o.algo)
+    request.algo = !o.algo.empty()                 ? parse_collective_algo(o.algo)
                    : op == CollectiveOp::allreduce ? net.collectives.allreduce_algo
                                                    : algorithms_for(op).front();
-    if (o.algo.empty() && request.algo == CollectiveAlgo::hierarchical && dies % net.topology.dies_per_node != 0)
+    if (o.algo.empty() && request.algo == CollectiveAlgo::hierarchical &&
+        dies % net.topology.dies_per_node != 0)
         request.algo = CollectiveAlgo::ring;  // the default on a partial node: the flat ring
     request.group.resize(dies);
     std::iota(request.group.begin(), request.group.end(), 0u);
@@ -153,7 +157,9 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
             std::accumulate(request.counts.begin(), request.counts.end(), uint64_t{0});
         sizes = {total / dies};  // the mean a rank sends
     }
-    FigureTable table{fmt::format("collectives_{}", to_string(op)), {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps"}, {}};
+    FigureTable table{fmt::format("collectives_{}", to_string(op)),
+                      {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps"},
+                      {}};
     for (const uint64_t size : sizes) {
         request.bytes = size;
         if (op == CollectiveOp::alltoallv) {
@@ -166,19 +172,21 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
         }
         const auto wall0 = std::chrono::steady_clock::now();
         const RunOutcome r = run_one(topology, net, request, faults);
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
         const double us = static_cast<double>(r.time_ps) * 1e-6;
         const double algbw = static_cast<double>(size) / (us * 1e-6) * 1e-9;
-        table.rows.push_back({std::to_string(size), fmt::format("{:.3f}", us), fmt::format("{:.3f}", algbw),
-                              fmt::format("{:.3f}", algbw * factor)});
-        std::cerr << fmt::format("collectives: {} {} on {} dies, {} B: {:.3f} us simulated, {:.3f} s wall, {} events "
-                                 "({:.3g} events/s), {} transfers, {} rate solves over {:.1f} flows on average\n",
-                                 to_string(op), to_string(request.algo), dies, size, us, wall, r.events,
-                                 wall > 0 ? static_cast<double>(r.events) / wall : 0.0, r.network.transfers,
-                                 r.network.rate_solves,
-                                 r.network.rate_solves ? static_cast<double>(r.network.solved_flows) /
-                                                             static_cast<double>(r.network.rate_solves)
-                                                       : 0.0);
+        table.rows.push_back({std::to_string(size), fmt::format("{:.3f}", us),
+                              fmt::format("{:.3f}", algbw), fmt::format("{:.3f}", algbw * factor)});
+        std::cerr << fmt::format(
+            "collectives: {} {} on {} dies, {} B: {:.3f} us simulated, {:.3f} s wall, {} events "
+            "({:.3g} events/s), {} transfers, {} rate solves over {:.1f} flows on average\n",
+            to_string(op), to_string(request.algo), dies, size, us, wall, r.events,
+            wall > 0 ? static_cast<double>(r.events) / wall : 0.0, r.network.transfers,
+            r.network.rate_solves,
+            r.network.rate_solves ? static_cast<double>(r.network.solved_flows) /
+                                        static_cast<double>(r.network.rate_solves)
+                                  : 0.0);
         if (r.result.ring_broken)
             std::cerr << fmt::format(
                 "ring break: a ring hop crosses the host; ran {} (alpha-beta estimates: ring "
@@ -191,10 +199,11 @@ std::vector<FigureTable> collective_figures(const CollectiveFiguresOptions& o) {
                 to_string(net.collectives.ring_break));
         if (!faults.empty()) {
             const RunOutcome healthy = run_one(topology, net, request, {});
-            std::cerr << fmt::format("faults: {} link(s) down; {} B takes {:.3f} us against {:.3f} us without "
-                                     "faults (slowdown {:.2f}x)\n",
-                                     faults.size(), size, us, static_cast<double>(healthy.time_ps) * 1e-6,
-                                     static_cast<double>(r.time_ps) / static_cast<double>(healthy.time_ps));
+            std::cerr << fmt::format(
+                "faults: {} link(s) down; {} B takes {:.3f} us against {:.3f} us without "
+                "faults (slowdown {:.2f}x)\n",
+                faults.size(), size, us, static_cast<double>(healthy.time_ps) * 1e-6,
+                static_cast<double>(r.time_ps) / static_cast<double>(healthy.time_ps));
         }
     }
     return {table};

@@ -42,7 +42,7 @@ constexpr uint64_t kMaxChunk = uint64_t{1} << 30;  // a payload's length is 32 b
 // Bytes the point's readers have issued against their total, as a progress line
 // (testbenches/command/progress.h); a total of 0 shows nothing.
 class Progress {
-  public:
+public:
     Progress(const std::string& label, uint64_t total)
         : m_total(total),
           m_line("figures dsm: " + label, "", total,
@@ -54,7 +54,7 @@ class Progress {
     }
     void finish() { m_line.finish(m_total); }
 
-  private:
+private:
     uint64_t m_total;
     uint64_t m_done = 0;
     uint64_t m_calls = 0;
@@ -64,7 +64,7 @@ class Progress {
 // A die's stream of demand reads: `bytes` from `base` in pieces of `chunk`, with up to
 // `outstanding` in flight; the next is issued when the earliest in flight completes.
 class StreamReader : public sc_core::sc_module {
-  public:
+public:
     SC_HAS_PROCESS(StreamReader);
     tlm_utils::simple_initiator_socket<StreamReader> out{"out"};
 
@@ -81,7 +81,7 @@ class StreamReader : public sc_core::sc_module {
     // The completion of its last read, in ps from t = 0.
     Picoseconds finish() const { return m_finish; }
 
-  private:
+private:
     void run() {
         std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> in_flight;
         for (uint64_t off = 0; off < m_bytes; off += m_chunk) {
@@ -133,7 +133,7 @@ struct Point {
 // StreamReader into it. Reader k reads the tier's first `size` bytes (remote_hbm: of owner
 // (k + 1) mod owners's window).
 class PointBench : public sc_core::sc_module {
-  public:
+public:
     PointBench(sc_core::sc_module_name name, const Point& pt, const DsmParams& dsm,
                const HbmFlatParams& hbm, Progress& progress)
         : sc_module(name) {
@@ -172,7 +172,7 @@ class PointBench : public sc_core::sc_module {
         return t;
     }
 
-  private:
+private:
     StatsRegistry m_stats;
     std::unique_ptr<DsmPool> m_pool;
     std::vector<std::unique_ptr<HbmFlat>> m_hbms;

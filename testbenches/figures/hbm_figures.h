@@ -7,15 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace asim {
+#include "testbenches/figures/figure_table.h"
 
-struct FigureTable {
-    std::string name;  // file stem, e.g. "hbm_load_latency"
-    std::vector<std::string> columns;
-    std::vector<std::vector<std::string>> rows;
-    std::string csv() const;
-    std::string json() const;
-};
+namespace asim {
 
 struct HbmFiguresOptions {
     std::string platform;

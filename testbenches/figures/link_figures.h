@@ -29,7 +29,8 @@ std::vector<FigureTable> link_figures(const LinkFiguresOptions& o);
 // after those of network.faults; a name that is no link fails when the faults are resolved.
 NetworkParams with_cli_faults(NetworkParams net, const std::vector<std::string>& faults);
 
-// "A..B" (powers of two from A to B) or "A,B,C"; sizes with units. Throws InputError naming `option`.
+// "A..B" (powers of two from A to B) or "A,B,C"; sizes with units. Throws InputError naming
+// `option`.
 std::vector<uint64_t> parse_size_list(const std::string& text, const std::string& option);
 
 }  // namespace asim

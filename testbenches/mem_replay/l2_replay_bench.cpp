@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "models/common/kernel.h"
 #include "models/common/errors.h"
+#include "models/common/kernel.h"
 
 namespace asim {
 
@@ -36,7 +36,8 @@ L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const DieParams& die,
         };
         std::vector<Picoseconds> table;
         for (double hops : routes.mean_hops_to_slices()) table.push_back(one_way(hops));
-        m_memory.l2->set_network_latency(std::move(table), one_way(routes.mean_hops_slice_to_hbm()));
+        m_memory.l2->set_network_latency(std::move(table),
+                                         one_way(routes.mean_hops_slice_to_hbm()));
     }
     SC_HAS_PROCESS(L2ReplayBench);
     SC_THREAD(drive);
@@ -57,7 +58,8 @@ void L2ReplayBench::drive() {
     // An exception must not escape a SystemC process (the kernel would turn it into its own
     // report): keep it for run() to rethrow, and stop the kernel, whose HBM may still be ticking.
     try {
-        for (std::size_t i = 0; i < m_phases.size() && m_input_error.empty(); ++i) run_phase(m_phases[i], m_results[i]);
+        for (std::size_t i = 0; i < m_phases.size() && m_input_error.empty(); ++i)
+            run_phase(m_phases[i], m_results[i]);
     } catch (...) {
         m_error = std::current_exception();
     }
@@ -71,13 +73,14 @@ void L2ReplayBench::run_phase(const L2ReplayPhase& phase, L2PhaseResult& r) {
     const uint64_t hits0 = l2.hits(), misses0 = l2.misses();
     const uint64_t hbm_read0 = hbm.read_bytes(), hbm_write0 = hbm.write_bytes();
     const Cycles base = m_last_done == 0 ? 0 : m_clock.ps_to_cycles_ceil(m_last_done) + 1;
-    Cycles cycle = base;       // the cycle requests are entering in
-    uint64_t in_cycle = 0;     // how many have entered in it
+    Cycles cycle = base;    // the cycle requests are entering in
+    uint64_t in_cycle = 0;  // how many have entered in it
     MemRecord rec;
     while (phase.next(rec, m_input_error)) {
         if (rec.addr >= capacity || phase.request_bytes > capacity - rec.addr) {
-            m_input_error = fmt::format("{}: address {:#x} + {} B is beyond the memory capacity ({} B)",
-                                        phase.where(), rec.addr, phase.request_bytes, capacity);
+            m_input_error =
+                fmt::format("{}: address {:#x} + {} B is beyond the memory capacity ({} B)",
+                            phase.where(), rec.addr, phase.request_bytes, capacity);
             return;
         }
         const Cycles wanted = base + rec.cycle;
@@ -131,16 +134,20 @@ void L2ReplayBench::run_phase(const L2ReplayPhase& phase, L2PhaseResult& r) {
 
 namespace asim {
 
-nlohmann::json l2_replay_summary(const L2PhaseResult& r, uint64_t clock_hz, double peak_bytes_per_s) {
+nlohmann::json l2_replay_summary(const L2PhaseResult& r, uint64_t clock_hz,
+                                 double peak_bytes_per_s) {
     const double cycle_s = 1.0 / static_cast<double>(clock_hz);
-    const double mean_bytes = r.requests ? static_cast<double>(r.bytes) / static_cast<double>(r.requests) : 0.0;
-    const double bw = r.total_cycles ? static_cast<double>(r.bytes) / (static_cast<double>(r.total_cycles) * cycle_s) * 1e-9
+    const double mean_bytes =
+        r.requests ? static_cast<double>(r.bytes) / static_cast<double>(r.requests) : 0.0;
+    const double bw = r.total_cycles ? static_cast<double>(r.bytes) /
+                                           (static_cast<double>(r.total_cycles) * cycle_s) * 1e-9
                                      : 0.0;
     // Steady state: the requests completing between the 10th and 90th percentile completions,
     // which leaves out the ramp-up and the drain.
-    const uint64_t t10 = r.completions.cycle_of_fraction(0.1), t90 = r.completions.cycle_of_fraction(0.9);
-    const double steady_n =
-        std::floor(0.9 * static_cast<double>(r.requests)) - std::floor(0.1 * static_cast<double>(r.requests));
+    const uint64_t t10 = r.completions.cycle_of_fraction(0.1),
+                   t90 = r.completions.cycle_of_fraction(0.9);
+    const double steady_n = std::floor(0.9 * static_cast<double>(r.requests)) -
+                            std::floor(0.1 * static_cast<double>(r.requests));
     const double steady =
         t90 > t10 ? steady_n * mean_bytes / (static_cast<double>(t90 - t10) * cycle_s) * 1e-9 : bw;
     const uint64_t accesses = r.l2_hits + r.l2_misses;
@@ -166,7 +173,8 @@ nlohmann::json l2_replay_summary(const L2PhaseResult& r, uint64_t clock_hz, doub
         {"read_latency_from_accept_max_cycles", r.read_from_accept.max()},
         {"l2_hits", r.l2_hits},
         {"l2_misses", r.l2_misses},
-        {"l2_hit_rate", accesses ? static_cast<double>(r.l2_hits) / static_cast<double>(accesses) : 0.0},
+        {"l2_hit_rate",
+         accesses ? static_cast<double>(r.l2_hits) / static_cast<double>(accesses) : 0.0},
         {"hbm_read_bytes", r.hbm_read_bytes},
         {"hbm_write_bytes", r.hbm_write_bytes},
     };

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include <systemc>
-#include <nlohmann/json.hpp>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <nlohmann/json.hpp>
+#include <systemc>
 
 #include "models/chip/die/die.h"
 #include "models/common/clock_domain.h"
@@ -36,7 +36,7 @@ struct L2ReplayPhase {
     // Records in order; false at the end, or false with `error` set on bad input (no exception:
     // this runs on a SystemC thread's stack, see MemTraceReader::read).
     std::function<bool(MemRecord&, std::string& error)> next;
-    std::function<std::string()> where;    // names the record just read, for errors
+    std::function<std::string()> where;  // names the record just read, for errors
     uint64_t issue_cap = 0;
     uint64_t request_bytes = 64;
     StreamClass stream = StreamClass::kGeneral;
@@ -89,6 +89,7 @@ namespace asim {
 // The summary block of stats.json for a replayed phase: the HBM replay's keys where they apply
 // (latencies in L2 cycles; acceptance = issue) and the L2's hit rate. `peak_bytes_per_s` is
 // what the run could at most move: the slices' total, or less when the issue cap binds.
-nlohmann::json l2_replay_summary(const L2PhaseResult& r, uint64_t clock_hz, double peak_bytes_per_s);
+nlohmann::json l2_replay_summary(const L2PhaseResult& r, uint64_t clock_hz,
+                                 double peak_bytes_per_s);
 
 }  // namespace asim

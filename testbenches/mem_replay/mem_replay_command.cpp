@@ -13,20 +13,25 @@ Command add_mem_replay_command(CLI::App& app) {
     auto s = std::make_shared<MemReplayOptions>();
     s->platform = "hbm2_8gb_x128";
     CLI::App* cmd = app.add_subcommand(
-        "mem-replay", "replay a DRAMSim3-format memory trace (0xADDR READ|WRITE CYCLE; .gz accepted) into "
-                      "the platform's HBM timing model (--target hbm) or the die's L2 with its HBM behind it (--target l2, "
-                      "record cycles in L2 clock cycles); one summary line, DIR/stats.json with --out");
+        "mem-replay",
+        "replay a DRAMSim3-format memory trace (0xADDR READ|WRITE CYCLE; .gz accepted) into "
+        "the platform's HBM timing model (--target hbm) or the die's L2 with its HBM behind it "
+        "(--target l2, "
+        "record cycles in L2 clock cycles); one summary line, DIR/stats.json with --out");
     cmd->add_option("--platform,-p", s->platform, platform_help())->capture_default_str();
     cmd->add_option("--mem-trace", s->trace, "memory trace file")->required();
     cmd->add_option("--issue-cap", s->issue_cap,
                     "requests entering the controller per cycle, 0 = as many as it accepts "
                     "(DRAMSim3's stock driver: 1)")
         ->capture_default_str();
-    cmd->add_option("--target", s->target, "memory level the trace enters: hbm or l2")->capture_default_str();
+    cmd->add_option("--target", s->target, "memory level the trace enters: hbm or l2")
+        ->capture_default_str();
     cmd->add_option("--request-size", s->request_size,
-                    "bytes per trace record (default: the device's access size for hbm, e.g. 64B for HBM2 x128; "
+                    "bytes per trace record (default: the device's access size for hbm, e.g. 64B "
+                    "for HBM2 x128; "
                     "64B for l2)");
-    cmd->add_option("--stream", s->stream, "stream class of --target l2 requests: weight, activation or general")
+    cmd->add_option("--stream", s->stream,
+                    "stream class of --target l2 requests: weight, activation or general")
         ->capture_default_str();
     cmd->add_option("--set", s->overrides, "override a config key: KEY=VALUE (repeatable)");
     cmd->add_option("--out,-o", s->out_dir, "output directory for stats.json and config.yaml");

@@ -39,7 +39,8 @@ std::string l2_replay_job(const MemReplayOptions& o) {
     }
     const auto stream = stream_class_from_string(o.stream);
     if (!stream || *stream == StreamClass::kPrefetch) {
-        throw InputError("--stream: expected weight, activation or general, got '" + o.stream + "'");
+        throw InputError("--stream: expected weight, activation or general, got '" + o.stream +
+                         "'");
     }
     MemTraceReader reader(o.trace);
     std::optional<AtomicOutputDir> out;  // checked before the replay
@@ -57,11 +58,13 @@ std::string l2_replay_job(const MemReplayOptions& o) {
     const L2PhaseResult& r = bench.results().front();
     if (r.requests == 0) throw InputError(o.trace + ": the trace holds no request");
     bench.finalize_stats();
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
     const L2Params& l2 = platform.die.l2;
     const double slices = l2.slice_bandwidth_bytes_per_s * l2.slices;
-    const double core_side = o.issue_cap ? static_cast<double>(o.issue_cap * size * l2.clock_hz) : slices;
+    const double core_side =
+        o.issue_cap ? static_cast<double>(o.issue_cap * size * l2.clock_hz) : slices;
     nlohmann::json summary = l2_replay_summary(r, l2.clock_hz, std::min(slices, core_side));
     summary["stream"] = o.stream;
     nlohmann::json partitions = nlohmann::json::object();
@@ -76,23 +79,28 @@ std::string l2_replay_job(const MemReplayOptions& o) {
     summary["wall_s"] = wall_s;
     summary["requests_per_wall_s"] = static_cast<double>(r.requests) / wall_s;
     const std::string line = fmt::format(
-        "{} into the L2 of {} (cap {}, {} B {}): {} requests in {} L2 cycles, {:.1f} GB/s (steady {:.1f}, at most "
-        "{:.1f}), read latency mean {:.1f} / p50 {} / p99 {} cycles (from accept {:.1f}), L2 hit rate {:.3f}, "
+        "{} into the L2 of {} (cap {}, {} B {}): {} requests in {} L2 cycles, {:.1f} GB/s (steady "
+        "{:.1f}, at most "
+        "{:.1f}), read latency mean {:.1f} / p50 {} / p99 {} cycles (from accept {:.1f}), L2 hit "
+        "rate {:.3f}, "
         "HBM {} B read {} B written",
         o.trace, platform.name, o.issue_cap, size, o.stream, r.requests, r.total_cycles,
         summary["bandwidth_gbps"].get<double>(), summary["steady_bandwidth_gbps"].get<double>(),
-        summary["peak_bandwidth_gbps"].get<double>(), summary["read_latency_mean_cycles"].get<double>(),
-        summary["read_latency_p50_cycles"].get<uint64_t>(), summary["read_latency_p99_cycles"].get<uint64_t>(),
-        summary["read_latency_from_accept_mean_cycles"].get<double>(), summary["l2_hit_rate"].get<double>(),
-        r.hbm_read_bytes, r.hbm_write_bytes);
+        summary["peak_bandwidth_gbps"].get<double>(),
+        summary["read_latency_mean_cycles"].get<double>(),
+        summary["read_latency_p50_cycles"].get<uint64_t>(),
+        summary["read_latency_p99_cycles"].get<uint64_t>(),
+        summary["read_latency_from_accept_mean_cycles"].get<double>(),
+        summary["l2_hit_rate"].get<double>(), r.hbm_read_bytes, r.hbm_write_bytes);
 
     if (!o.out_dir.empty()) {
         nlohmann::json doc;
         doc["schema"] = "ascend-sim/stats/1";
-        doc["meta"] = {{"job", "mem-replay"},       {"platform", platform.name},  {"trace", o.trace},
-                       {"issue_cap", o.issue_cap},   {"target", o.target},         {"request_bytes", size},
-                       {"stream", o.stream},         {"cycle_unit", "L2 clock"},   {"seed", 0},
-                       {"version", ASIM_VERSION},    {"sim_events", r.requests},   {"wall_s", wall_s}};
+        doc["meta"] = {
+            {"job", "mem-replay"},      {"platform", platform.name}, {"trace", o.trace},
+            {"issue_cap", o.issue_cap}, {"target", o.target},        {"request_bytes", size},
+            {"stream", o.stream},       {"cycle_unit", "L2 clock"},  {"seed", 0},
+            {"version", ASIM_VERSION},  {"sim_events", r.requests},  {"wall_s", wall_s}};
         const std::string config = platform.config.to_yaml();  // hashed into meta, written below
         doc["meta"].update(provenance_json(config));
         doc["summary"] = summary;
@@ -120,9 +128,11 @@ std::string mem_replay_job(const MemReplayOptions& o) {
             throw InputError(std::string("--request-size: ") + e.what());
         }
         if (size != device.org.access_bytes()) {
-            throw InputError(fmt::format(
-                "--request-size {}: unsupported request size; the device ({} bit x BL{}) serves {} B per request",
-                o.request_size, device.org.bus_width_bits, device.org.burst_length, device.org.access_bytes()));
+            throw InputError(
+                fmt::format("--request-size {}: unsupported request size; the device ({} bit x "
+                            "BL{}) serves {} B per request",
+                            o.request_size, device.org.bus_width_bits, device.org.burst_length,
+                            device.org.access_bytes()));
         }
     }
     MemTraceReader reader(o.trace);
@@ -132,42 +142,50 @@ std::string mem_replay_job(const MemReplayOptions& o) {
         device, [&reader](MemRecord& rec) { return reader.next(rec); }, o.issue_cap,
         [&reader] { return reader.path() + ":" + std::to_string(reader.line()); });
     if (r.requests == 0) throw InputError(o.trace + ": the trace holds no request");
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
     nlohmann::json summary = replay_summary(r, device);
     summary["wall_s"] = wall_s;
     summary["requests_per_wall_s"] = static_cast<double>(r.requests) / wall_s;
     const std::string line = fmt::format(
-        "{} on {} (cap {}): {} requests in {} cycles, {:.1f} GB/s ({:.1f} % of {:.1f}), steady {:.1f} GB/s, "
-        "read latency mean {:.1f} / p50 {} / p99 {} cycles (from accept {:.1f}), row hits {:.3f} read / {:.3f} write, "
+        "{} on {} (cap {}): {} requests in {} cycles, {:.1f} GB/s ({:.1f} % of {:.1f}), steady "
+        "{:.1f} GB/s, "
+        "read latency mean {:.1f} / p50 {} / p99 {} cycles (from accept {:.1f}), row hits {:.3f} "
+        "read / {:.3f} write, "
         "{} ACT {} PRE {} REF",
-        o.trace, platform.name, o.issue_cap, r.requests, r.total_cycles, summary["bandwidth_gbps"].get<double>(),
-        100.0 * summary["bandwidth_gbps"].get<double>() / summary["peak_bandwidth_gbps"].get<double>(),
-        summary["peak_bandwidth_gbps"].get<double>(), summary["steady_bandwidth_gbps"].get<double>(),
-        summary["read_latency_mean_cycles"].get<double>(), summary["read_latency_p50_cycles"].get<uint64_t>(),
+        o.trace, platform.name, o.issue_cap, r.requests, r.total_cycles,
+        summary["bandwidth_gbps"].get<double>(),
+        100.0 * summary["bandwidth_gbps"].get<double>() /
+            summary["peak_bandwidth_gbps"].get<double>(),
+        summary["peak_bandwidth_gbps"].get<double>(),
+        summary["steady_bandwidth_gbps"].get<double>(),
+        summary["read_latency_mean_cycles"].get<double>(),
+        summary["read_latency_p50_cycles"].get<uint64_t>(),
         summary["read_latency_p99_cycles"].get<uint64_t>(),
-        summary["read_latency_from_accept_mean_cycles"].get<double>(), summary["read_row_hit_rate"].get<double>(),
-        summary["write_row_hit_rate"].get<double>(), r.counters.activates, r.counters.precharges,
-        r.counters.refreshes);
+        summary["read_latency_from_accept_mean_cycles"].get<double>(),
+        summary["read_row_hit_rate"].get<double>(), summary["write_row_hit_rate"].get<double>(),
+        r.counters.activates, r.counters.precharges, r.counters.refreshes);
 
     if (!o.out_dir.empty()) {
         nlohmann::json doc;
         doc["schema"] = "ascend-sim/stats/1";
-        doc["meta"] = {{"job", "mem-replay"},     {"platform", platform.name}, {"trace", o.trace},
-                       {"issue_cap", o.issue_cap}, {"target", o.target},       {"seed", 0},
-                       {"version", ASIM_VERSION},  {"sim_events", r.requests}, {"wall_s", wall_s}};
+        doc["meta"] = {{"job", "mem-replay"},      {"platform", platform.name}, {"trace", o.trace},
+                       {"issue_cap", o.issue_cap}, {"target", o.target},        {"seed", 0},
+                       {"version", ASIM_VERSION},  {"sim_events", r.requests},  {"wall_s", wall_s}};
         const std::string config = platform.config.to_yaml();  // hashed into meta, written below
         doc["meta"].update(provenance_json(config));
         doc["summary"] = summary;
-        doc["stats"] = {{"hbm", {{"read_latency_from_trace_cycles", {{"mean", r.read_from_trace.mean()}}},
-                                 {"activates", r.counters.activates},
-                                 {"precharges", r.counters.precharges},
-                                 {"refreshes", r.counters.refreshes},
-                                 {"read_commands", r.counters.reads},
-                                 {"write_commands", r.counters.writes},
-                                 {"read_row_hits", r.counters.read_row_hits},
-                                 {"write_row_hits", r.counters.write_row_hits},
-                                 {"reads_from_write_buffer", r.counters.write_buffer_read_hits}}}};
+        doc["stats"] = {{"hbm",
+                         {{"read_latency_from_trace_cycles", {{"mean", r.read_from_trace.mean()}}},
+                          {"activates", r.counters.activates},
+                          {"precharges", r.counters.precharges},
+                          {"refreshes", r.counters.refreshes},
+                          {"read_commands", r.counters.reads},
+                          {"write_commands", r.counters.writes},
+                          {"read_row_hits", r.counters.read_row_hits},
+                          {"write_row_hits", r.counters.write_row_hits},
+                          {"reads_from_write_buffer", r.counters.write_buffer_read_hits}}}};
         out->write("stats.json", doc.dump(2) + "\n");
         out->write("config.yaml", config);
         out->commit();

@@ -72,7 +72,8 @@ bool MemTraceReader::next(MemRecord& r) {
 bool MemTraceReader::read(MemRecord& r, std::string& error) {
     error.clear();
     for (;;) {
-        const char* nl = static_cast<const char*>(std::memchr(m_buf.data() + m_pos, '\n', m_end - m_pos));
+        const char* nl =
+            static_cast<const char*>(std::memchr(m_buf.data() + m_pos, '\n', m_end - m_pos));
         if (nl == nullptr) {
             if (fill(error)) continue;
             if (!error.empty()) return false;
@@ -86,25 +87,31 @@ bool MemTraceReader::read(MemRecord& r, std::string& error) {
         while (p < e && is_space(*p)) ++p;
         while (e > p && is_space(e[-1])) --e;
         if (p == e || *p == '#') continue;  // blank lines and comments
-        const char* const line = p;  // the line's text is copied only into an error message
+        const char* const line = p;         // the line's text is copied only into an error message
         auto bad = [&, e](const std::string& why) {
             error = m_path + ":" + std::to_string(m_line) + ": " + why + " in '" +
-                    std::string(line, static_cast<std::size_t>(std::min<std::ptrdiff_t>(e - line, 80))) +
+                    std::string(line,
+                                static_cast<std::size_t>(std::min<std::ptrdiff_t>(e - line, 80))) +
                     "' (expected '0xADDR READ|WRITE CYCLE')";
             return false;
         };
         // Address: hexadecimal with 0x.
-        if (e - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X')) return bad("address must start with 0x");
+        if (e - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+            return bad("address must start with 0x");
         p += 2;
         uint64_t addr = 0;
         int digits = 0;
         for (; p < e && !is_space(*p); ++p, ++digits) {
             const char c = *p;
             uint64_t d;
-            if (c >= '0' && c <= '9') d = static_cast<uint64_t>(c - '0');
-            else if (c >= 'a' && c <= 'f') d = static_cast<uint64_t>(c - 'a' + 10);
-            else if (c >= 'A' && c <= 'F') d = static_cast<uint64_t>(c - 'A' + 10);
-            else return bad(std::string("bad hexadecimal digit '") + c + "'");
+            if (c >= '0' && c <= '9')
+                d = static_cast<uint64_t>(c - '0');
+            else if (c >= 'a' && c <= 'f')
+                d = static_cast<uint64_t>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F')
+                d = static_cast<uint64_t>(c - 'A' + 10);
+            else
+                return bad(std::string("bad hexadecimal digit '") + c + "'");
             if (digits >= 16) return bad("address wider than 64 bits");
             addr = addr << 4 | d;
         }
@@ -113,9 +120,12 @@ bool MemTraceReader::read(MemRecord& r, std::string& error) {
         const char* op = p;
         while (p < e && !is_space(*p)) ++p;
         const std::size_t kind_len = static_cast<std::size_t>(p - op);
-        if (kind_len == 4 && std::memcmp(op, "READ", 4) == 0) r.is_write = false;
-        else if (kind_len == 5 && std::memcmp(op, "WRITE", 5) == 0) r.is_write = true;
-        else return bad("operation must be READ or WRITE, got '" + std::string(op, kind_len) + "'");
+        if (kind_len == 4 && std::memcmp(op, "READ", 4) == 0)
+            r.is_write = false;
+        else if (kind_len == 5 && std::memcmp(op, "WRITE", 5) == 0)
+            r.is_write = true;
+        else
+            return bad("operation must be READ or WRITE, got '" + std::string(op, kind_len) + "'");
         while (p < e && is_space(*p)) ++p;
         if (p == e) return bad("missing cycle");
         uint64_t cycle = 0;

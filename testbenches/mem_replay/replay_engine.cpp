@@ -16,7 +16,8 @@ void LatencyHistogram::add(uint64_t v) {
     m_sum += v;
     m_max = std::max(m_max, v);
     if (v < kExact) {
-        if (v >= m_exact.size()) m_exact.resize(std::min<uint64_t>(kExact, std::max<uint64_t>(1024, 2 * (v + 1))), 0);
+        if (v >= m_exact.size())
+            m_exact.resize(std::min<uint64_t>(kExact, std::max<uint64_t>(1024, 2 * (v + 1))), 0);
         ++m_exact[v];
         return;
     }
@@ -59,7 +60,8 @@ void CompletionTimeline::add(uint64_t cycle) {
 }
 
 uint64_t CompletionTimeline::cycle_of_fraction(double q) const {
-    const uint64_t want = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(m_n))));
+    const uint64_t want =
+        std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(m_n))));
     uint64_t seen = 0;
     for (std::size_t i = 0; i < kBins; ++i) {
         seen += m_bins[i];
@@ -111,8 +113,9 @@ ReplayResult run_replay(const HbmDeviceParams& device, const std::function<bool(
         bool blocked = false;
         while (have && rec.cycle <= now && (issue_cap == 0 || entered < issue_cap)) {
             if (rec.addr >= capacity) {
-                throw InputError(where() + ": address " + fmt::format("0x{:x}", rec.addr) + " is beyond the device capacity of " +
-                                 std::to_string(capacity) + " B");
+                throw InputError(where() + ": address " + fmt::format("0x{:x}", rec.addr) +
+                                 " is beyond the device capacity of " + std::to_string(capacity) +
+                                 " B");
             }
             if (!ctl.can_accept(rec.addr, rec.is_write)) {
                 blocked = true;
@@ -148,10 +151,15 @@ nlohmann::json replay_summary(const ReplayResult& r, const HbmDeviceParams& devi
     const double bytes = static_cast<double>(device.org.access_bytes());
     const double total_s = static_cast<double>(r.total_cycles) * tck_s;
     const double bw = total_s > 0 ? static_cast<double>(r.requests) * bytes / total_s * 1e-9 : 0.0;
-    const uint64_t t10 = r.completions.cycle_of_fraction(0.1), t90 = r.completions.cycle_of_fraction(0.9);
-    const double steady_n = std::floor(0.9 * static_cast<double>(r.requests)) - std::floor(0.1 * static_cast<double>(r.requests));
-    const double steady = t90 > t10 ? steady_n * bytes / (static_cast<double>(t90 - t10) * tck_s) * 1e-9 : bw;
-    auto rate = [](uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+    const uint64_t t10 = r.completions.cycle_of_fraction(0.1),
+                   t90 = r.completions.cycle_of_fraction(0.9);
+    const double steady_n = std::floor(0.9 * static_cast<double>(r.requests)) -
+                            std::floor(0.1 * static_cast<double>(r.requests));
+    const double steady =
+        t90 > t10 ? steady_n * bytes / (static_cast<double>(t90 - t10) * tck_s) * 1e-9 : bw;
+    auto rate = [](uint64_t a, uint64_t b) {
+        return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+    };
     const auto& c = r.counters;
     return {
         {"requests", r.requests},

@@ -26,7 +26,9 @@ class LatencyHistogram {
 public:
     void add(uint64_t v);
     uint64_t count() const { return m_n; }
-    double mean() const { return m_n ? static_cast<double>(m_sum) / static_cast<double>(m_n) : 0.0; }
+    double mean() const {
+        return m_n ? static_cast<double>(m_sum) / static_cast<double>(m_n) : 0.0;
+    }
     uint64_t min() const { return m_n ? m_min : 0; }
     uint64_t max() const { return m_max; }
     // The nearest-rank q-quantile (the ceil(q * count)-th smallest sample).

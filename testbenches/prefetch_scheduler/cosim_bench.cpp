@@ -12,8 +12,8 @@
 
 #include "models/chip/hjsd/scheduler_engine.h"
 #include "models/common/atomic_output.h"
-#include "models/common/kernel.h"
 #include "models/common/errors.h"
+#include "models/common/kernel.h"
 #include "testbenches/prefetch_scheduler/stimulus.h"
 
 namespace asim::cosim {
@@ -28,19 +28,22 @@ using hjsd::Request;
 std::string format_request(const Request& r) {
     char s[176];
     std::snprintf(s, sizeof s, "op %llu addr 0x%llx bytes %llu part %u tier %u",
-                  static_cast<unsigned long long>(r.op_seq), static_cast<unsigned long long>(r.addr),
-                  static_cast<unsigned long long>(r.bytes), r.partition, r.tier);
+                  static_cast<unsigned long long>(r.op_seq),
+                  static_cast<unsigned long long>(r.addr), static_cast<unsigned long long>(r.bytes),
+                  r.partition, r.tier);
     return s;
 }
 
 std::string format_inputs(const Inputs& in) {
     std::ostringstream s;
     if (in.candidate) {
-        s << "cand{op " << in.candidate->op_seq << " 0x" << std::hex << in.candidate->addr << std::dec << " "
-          << in.candidate->bytes << "B p" << in.candidate->partition << " t" << in.candidate->tier << "} ";
+        s << "cand{op " << in.candidate->op_seq << " 0x" << std::hex << in.candidate->addr
+          << std::dec << " " << in.candidate->bytes << "B p" << in.candidate->partition << " t"
+          << in.candidate->tier << "} ";
     }
     if (in.op_start) s << "op_start " << *in.op_start << " ";
-    if (in.credit_return) s << "credit{p" << in.credit_return->first << " +" << in.credit_return->second << "} ";
+    if (in.credit_return)
+        s << "credit{p" << in.credit_return->first << " +" << in.credit_return->second << "} ";
     if (in.throttle) s << "throttle ";
     if (!in.req_ready) s << "!req_ready ";
     return s.str();
@@ -57,7 +60,8 @@ std::string format_outputs(const Outputs& o) {
 
 std::string format_registers(const Registers& r) {
     std::ostringstream s;
-    s << "regs{enable " << r.enable << " depth " << r.prefetch_depth << " chunk " << r.chunk_bytes << " limits";
+    s << "regs{enable " << r.enable << " depth " << r.prefetch_depth << " chunk " << r.chunk_bytes
+      << " limits";
     for (uint64_t l : r.credit_limit) s << " " << l;
     s << "}";
     return s.str();
@@ -131,8 +135,9 @@ private:
 
             m_ref.clock();
             m_rtl.clock();
-            m_result.coverage.sample(in, ref, m_regs, before, m_ref.counters(), head ? &*head : nullptr,
-                                     queued_before, m_ref.core().queued(), credit);
+            m_result.coverage.sample(in, ref, m_regs, before, m_ref.counters(),
+                                     head ? &*head : nullptr, queued_before, m_ref.core().queued(),
+                                     credit);
             m_stimulus.observe(cycle, in, ref);
             wait(half);  // waveforms: the inputs and the outputs they produce, clock low
             wait(half);  // the edge, clock high
@@ -160,11 +165,12 @@ private:
             what = std::string("cand_ready: reference ") + (ref.cand_ready ? "1" : "0") + ", RTL " +
                    (got.cand_ready ? "1" : "0");
         } else if (ref.late_drop != got.late_drop) {
-            what = std::string("late drop: reference ") + (ref.late_drop ? "drops" : "keeps") + " the head, RTL " +
-                   (got.late_drop ? "drops" : "keeps") + " it";
+            what = std::string("late drop: reference ") + (ref.late_drop ? "drops" : "keeps") +
+                   " the head, RTL " + (got.late_drop ? "drops" : "keeps") + " it";
         } else if (ref.oversize_drop != got.oversize_drop) {
-            what = std::string("oversize drop: reference ") + (ref.oversize_drop ? "drops" : "keeps") +
-                   " the head, RTL " + (got.oversize_drop ? "drops" : "keeps") + " it";
+            what = std::string("oversize drop: reference ") +
+                   (ref.oversize_drop ? "drops" : "keeps") + " the head, RTL " +
+                   (got.oversize_drop ? "drops" : "keeps") + " it";
         }
         if (ref.issued) m_expected.push_back({cycle, *ref.request});
         if (got.issued) m_actual.push_back({cycle, *got.request});
@@ -172,14 +178,16 @@ private:
             const Issue& e = m_expected.front();
             const Issue& a = m_actual.front();
             if (!(e.request == a.request)) {
-                what = "request #" + std::to_string(m_matched) + ": reference " + format_request(e.request) +
-                       " (cycle " + std::to_string(e.cycle) + "), RTL " + format_request(a.request) + " (cycle " +
+                what = "request #" + std::to_string(m_matched) + ": reference " +
+                       format_request(e.request) + " (cycle " + std::to_string(e.cycle) +
+                       "), RTL " + format_request(a.request) + " (cycle " +
                        std::to_string(a.cycle) + ")";
-            } else if ((e.cycle > a.cycle ? e.cycle - a.cycle : a.cycle - e.cycle) > kIssueCycleTolerance) {
+            } else if ((e.cycle > a.cycle ? e.cycle - a.cycle : a.cycle - e.cycle) >
+                       kIssueCycleTolerance) {
                 what = "request #" + std::to_string(m_matched) + " " + format_request(e.request) +
                        ": issued at cycle " + std::to_string(e.cycle) + " by the reference, " +
-                       std::to_string(a.cycle) + " by the RTL (tolerance " + std::to_string(kIssueCycleTolerance) +
-                       ")";
+                       std::to_string(a.cycle) + " by the RTL (tolerance " +
+                       std::to_string(kIssueCycleTolerance) + ")";
             } else {
                 m_expected.pop_front();
                 m_actual.pop_front();
@@ -190,10 +198,12 @@ private:
             for (const auto* side : {&m_expected, &m_actual}) {
                 if (!side->empty() && side->front().cycle + kIssueCycleTolerance <= cycle) {
                     const bool ref_side = side == &m_expected;
-                    what = "request #" + std::to_string(m_matched) + ": " + (ref_side ? "reference" : "RTL") +
-                           " issued " + format_request(side->front().request) + " at cycle " +
-                           std::to_string(side->front().cycle) + ", the " + (ref_side ? "RTL" : "reference") +
-                           " nothing within " + std::to_string(kIssueCycleTolerance) + " cycles";
+                    what = "request #" + std::to_string(m_matched) + ": " +
+                           (ref_side ? "reference" : "RTL") + " issued " +
+                           format_request(side->front().request) + " at cycle " +
+                           std::to_string(side->front().cycle) + ", the " +
+                           (ref_side ? "RTL" : "reference") + " nothing within " +
+                           std::to_string(kIssueCycleTolerance) + " cycles";
                 }
             }
         }
@@ -229,19 +239,21 @@ private:
     // The bound checker failed at the edge that ended the cycle before `cycle`.
     void assertion(uint64_t cycle, const std::string& what) {
         m_result.assertion_failed = true;
-        report(cycle, what, "ASSERTION at the edge ending cycle " + std::to_string(cycle > 0 ? cycle - 1 : 0));
+        report(cycle, what,
+               "ASSERTION at the edge ending cycle " + std::to_string(cycle > 0 ? cycle - 1 : 0));
     }
 
     void report(uint64_t cycle, const std::string& what, const std::string& heading = "") {
         std::ostringstream s;
-        s << (heading.empty() ? "MISMATCH at cycle " + std::to_string(cycle) : heading) << ": " << what << "\n";
-        s << "  stimulus and responses before it (" << m_stimulus.describe() << "; " << format_registers(m_regs)
-          << "):\n";
+        s << (heading.empty() ? "MISMATCH at cycle " + std::to_string(cycle) : heading) << ": "
+          << what << "\n";
+        s << "  stimulus and responses before it (" << m_stimulus.describe() << "; "
+          << format_registers(m_regs) << "):\n";
         for (const CycleRecord& c : m_history) {
             s << "  cycle " << c.cycle << ": " << format_inputs(c.in);
             if (c.regs) s << format_registers(*c.regs);
-            s << "\n      reference: " << format_outputs(c.ref) << "\n      RTL:       " << format_outputs(c.rtl)
-              << "\n";
+            s << "\n      reference: " << format_outputs(c.ref)
+              << "\n      RTL:       " << format_outputs(c.rtl) << "\n";
         }
         const auto list = [&s](const char* who, const std::deque<Issue>& q) {
             s << "  " << who << " requests not matched:";
@@ -255,12 +267,13 @@ private:
         list("RTL", m_actual);
         // The reference's state going into the mismatching cycle (the RTL's is in the waveforms).
         const hjsd::PrefetchSchedulerCore& core = m_ref.core();
-        s << "  reference state: current " << (core.has_current() ? std::to_string(core.current_op()) : "-1")
-          << ", " << core.queued() << " queued (RTL " << m_rtl.queued() << "), credits";
+        s << "  reference state: current "
+          << (core.has_current() ? std::to_string(core.current_op()) : "-1") << ", "
+          << core.queued() << " queued (RTL " << m_rtl.queued() << "), credits";
         for (uint32_t p = 0; p < rtl::RtlBuild::kPartitions; ++p) s << " " << core.credit(p);
         if (const hjsd::Candidate* h = core.head()) {
-            s << ", head op " << h->op_seq << " 0x" << std::hex << h->addr << std::dec << " " << h->bytes << "B p"
-              << h->partition << " t" << h->tier;
+            s << ", head op " << h->op_seq << " 0x" << std::hex << h->addr << std::dec << " "
+              << h->bytes << "B p" << h->partition << " t" << h->tier;
         }
         s << "\n";
         m_result.mismatch = s.str();
@@ -283,13 +296,18 @@ CosimResult run_cosim(const CosimOptions& given) {
     CosimOptions options = given;
     if (options.cycles == 0) throw InputError("cosim: --cycles must be at least 1");
     if (!options.scoreboard && !options.assertions) {
-        throw InputError("cosim: --no-scoreboard and --no-assertions leave nothing to judge the RTL");
+        throw InputError(
+            "cosim: --no-scoreboard and --no-assertions leave nothing to judge the RTL");
     }
     if (!options.scoreboard && !rtl::has_assertions()) {
-        throw InputError("cosim: --no-scoreboard: this build has no assertions (configure with -DASIM_RTL_ASSERTIONS=ON)");
+        throw InputError(
+            "cosim: --no-scoreboard: this build has no assertions (configure with "
+            "-DASIM_RTL_ASSERTIONS=ON)");
     }
     if (options.variant == rtl::RtlVariant::kInjectedBug && !rtl::has_bug_variant()) {
-        throw InputError("cosim: this build has no bug-injected RTL variant (configure with -DASIM_RTL_BUG_VARIANT=ON)");
+        throw InputError(
+            "cosim: this build has no bug-injected RTL variant (configure with "
+            "-DASIM_RTL_BUG_VARIANT=ON)");
     }
     // The waveform file is written beside its name and renamed over it at the end: only a regular
     // file is ever replaced, never a FIFO, device or symbolic link (a device such as /dev/full
@@ -299,11 +317,13 @@ CosimResult run_cosim(const CosimOptions& given) {
         waves.emplace(options.waves, "--waves");
         options.waves = waves->temporary();
     }
-    std::unique_ptr<Stimulus> stimulus =
-        options.trace.empty() ? make_random_stimulus(options.seed) : make_trace_stimulus(options.trace, options.seed);
-    const auto problems = rtl::check_rtl_fit(stimulus->initial_registers(), rtl::RtlBuild::kQueueDepth,
-                                             rtl::RtlBuild::kPartitions);
-    if (!problems.empty()) throw InputError("cosim: " + problems[0].first + ": " + problems[0].second);
+    std::unique_ptr<Stimulus> stimulus = options.trace.empty()
+                                             ? make_random_stimulus(options.seed)
+                                             : make_trace_stimulus(options.trace, options.seed);
+    const auto problems = rtl::check_rtl_fit(
+        stimulus->initial_registers(), rtl::RtlBuild::kQueueDepth, rtl::RtlBuild::kPartitions);
+    if (!problems.empty())
+        throw InputError("cosim: " + problems[0].first + ": " + problems[0].second);
     rtl::set_assertions(options.assertions);
     auto bench = std::make_unique<CosimBench>("cosim", options, *stimulus);
     const auto t0 = std::chrono::steady_clock::now();

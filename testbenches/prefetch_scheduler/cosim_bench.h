@@ -25,13 +25,13 @@ constexpr uint64_t kIssueCycleTolerance = 0;
 
 struct CosimOptions {
     uint64_t seed = 1;
-    uint64_t cycles = 100'000;   // random: cycles to run; trace: upper bound
-    std::string trace;           // empty: constrained random; else a trace file or builtin:NAME
-    std::string waves;           // VCD file, or empty
+    uint64_t cycles = 100'000;  // random: cycles to run; trace: upper bound
+    std::string trace;          // empty: constrained random; else a trace file or builtin:NAME
+    std::string waves;          // VCD file, or empty
     rtl::RtlVariant variant = rtl::RtlVariant::kGood;
-    std::size_t context = 8;     // cycles of stimulus shown before a mismatch
-    bool scoreboard = true;      // false: only the RTL's bound assertions judge it
-    bool assertions = true;      // false: only the scoreboard judges it
+    std::size_t context = 8;  // cycles of stimulus shown before a mismatch
+    bool scoreboard = true;   // false: only the RTL's bound assertions judge it
+    bool assertions = true;   // false: only the scoreboard judges it
 };
 
 struct CosimResult {
@@ -39,8 +39,9 @@ struct CosimResult {
     uint64_t cycles = 0;
     uint64_t issued = 0;
     double wall_s = 0;
-    std::string stimulus;        // what drove it
-    std::string mismatch;        // the report of the first mismatch or failed assertion, empty when passed
+    std::string stimulus;  // what drove it
+    std::string
+        mismatch;  // the report of the first mismatch or failed assertion, empty when passed
     bool assertion_failed = false;  // the RTL's bound checker stopped the run
     hjsd::Counters reference, rtl;
     Coverage coverage;

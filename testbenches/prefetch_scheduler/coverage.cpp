@@ -65,14 +65,16 @@ Coverage::Coverage() {
         {"op_start.with_issue", "op_start and an issue in the same cycle", 1, 0},
         {"tier.nonzero", "a request issued from a non-zero source tier", 1, 0},
     };
-    if (m_bins.size() != kBinCount) throw std::logic_error("coverage: the bin list and its index disagree");
+    if (m_bins.size() != kBinCount)
+        throw std::logic_error("coverage: the bin list and its index disagree");
 }
 
 uint64_t& Coverage::bin(std::size_t index) { return m_bins[index].hits; }
 
 void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hjsd::Registers& regs,
-                      const hjsd::Counters& before, const hjsd::Counters& after, const hjsd::Candidate* head_before,
-                      std::size_t queued_before, std::size_t queued_after, const std::vector<uint64_t>& credit_before) {
+                      const hjsd::Counters& before, const hjsd::Counters& after,
+                      const hjsd::Candidate* head_before, std::size_t queued_before,
+                      std::size_t queued_after, const std::vector<uint64_t>& credit_before) {
     if (after.throttle_stalls > before.throttle_stalls) ++bin(kStallThrottle);
     if (after.credit_stalls > before.credit_stalls) ++bin(kStallCredit);
     if (after.port_stalls > before.port_stalls) ++bin(kStallPort);
@@ -84,12 +86,14 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
     if (queued_before > 0 && queued_after == 0) ++bin(kQueueEmpty);
     if (regs.prefetch_depth == 0 && queued_before > 0) ++bin(kDepthZero);
     if (out.issued && regs.prefetch_depth == hjsd::kMaxDepth) ++bin(kDepthMax);
-    if (!regs.enable && queued_before > 0 && !out.drop() && after.window_waits == before.window_waits) {
+    if (!regs.enable && queued_before > 0 && !out.drop() &&
+        after.window_waits == before.window_waits) {
         ++bin(kEnableOff);
     }
     if (out.late_drop) ++bin(kLateDrop);
     if (out.oversize_drop) ++bin(kOversizeDrop);
-    const bool head_oversize = head_before && head_before->bytes > regs.credit_limit[head_before->partition];
+    const bool head_oversize =
+        head_before && head_before->bytes > regs.credit_limit[head_before->partition];
     if (out.late_drop && head_oversize) ++bin(kOversizeLateFirst);
     if (in.candidate && out.cand_ready && in.candidate->bytes == 0) ++bin(kCandidateZeroBytes);
 
@@ -106,10 +110,12 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
     }
     // Only a credit return can raise a partition's credit, so a stalled partition that issues
     // later was unblocked by one.
-    if (after.credit_stalls > before.credit_stalls && head_before) m_was_credit_stalled[head_before->partition] = true;
+    if (after.credit_stalls > before.credit_stalls && head_before)
+        m_was_credit_stalled[head_before->partition] = true;
     if (in.credit_return) {
         const uint32_t p = in.credit_return->first;
-        if (p < parts && credit_before[p] + in.credit_return->second > regs.credit_limit[p]) ++bin(kCreditSaturate);
+        if (p < parts && credit_before[p] + in.credit_return->second > regs.credit_limit[p])
+            ++bin(kCreditSaturate);
     }
     if (in.op_start) {
         if (m_had_current && *in.op_start > m_last_op_start + 1) ++bin(kOpStartJump);
@@ -131,10 +137,12 @@ std::size_t Coverage::bins_hit() const {
 }
 
 std::string Coverage::report() const {
-    std::string s = "coverage: " + std::to_string(bins_hit()) + " of " + std::to_string(m_bins.size()) + " bins hit\n";
+    std::string s = "coverage: " + std::to_string(bins_hit()) + " of " +
+                    std::to_string(m_bins.size()) + " bins hit\n";
     char line[200];
     for (const Bin& b : m_bins) {
-        std::snprintf(line, sizeof line, "  %-4s %-24s %10llu  %s\n", b.hits >= b.goal ? "ok" : "MISS", b.name.c_str(),
+        std::snprintf(line, sizeof line, "  %-4s %-24s %10llu  %s\n",
+                      b.hits >= b.goal ? "ok" : "MISS", b.name.c_str(),
                       static_cast<unsigned long long>(b.hits), b.what.c_str());
         s += line;
     }

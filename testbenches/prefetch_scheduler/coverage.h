@@ -22,8 +22,9 @@ public:
     Coverage();
     // One cycle: the inputs, what the reference drove, and its state before and after the edge.
     void sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hjsd::Registers& regs,
-                const hjsd::Counters& before, const hjsd::Counters& after, const hjsd::Candidate* head_before,
-                std::size_t queued_before, std::size_t queued_after, const std::vector<uint64_t>& credit_before);
+                const hjsd::Counters& before, const hjsd::Counters& after,
+                const hjsd::Candidate* head_before, std::size_t queued_before,
+                std::size_t queued_after, const std::vector<uint64_t>& credit_before);
     void register_write(const hjsd::Registers& before, const hjsd::Registers& after);
     const std::vector<Bin>& bins() const { return m_bins; }
     std::size_t bins_hit() const;

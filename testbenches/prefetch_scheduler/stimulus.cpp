@@ -66,7 +66,8 @@ public:
             }
         }
 
-        if (m_credit_mode != CreditMode::kStarved && !m_returns.empty() && m_returns.begin()->first <= cycle) {
+        if (m_credit_mode != CreditMode::kStarved && !m_returns.empty() &&
+            m_returns.begin()->first <= cycle) {
             in.credit_return = m_returns.begin()->second;
             m_returns.erase(m_returns.begin());
         } else if (m_credit_mode == CreditMode::kFlood && m_rng.chance(0.02)) {
@@ -88,7 +89,9 @@ public:
     }
 
     bool done(std::size_t) const override { return false; }
-    std::string describe() const override { return "constrained random, seed " + std::to_string(m_seed); }
+    std::string describe() const override {
+        return "constrained random, seed " + std::to_string(m_seed);
+    }
 
 private:
     enum class CreditMode { kNormal, kStarved, kFlood };
@@ -107,7 +110,9 @@ private:
         m_throttle = m_rng.chance(0.15);
         m_ready_p = m_rng.pick(ready);
         const uint64_t mode = m_rng.below(20);
-        m_credit_mode = mode < 12 ? CreditMode::kNormal : mode < 17 ? CreditMode::kStarved : CreditMode::kFlood;
+        m_credit_mode = mode < 12   ? CreditMode::kNormal
+                        : mode < 17 ? CreditMode::kStarved
+                                    : CreditMode::kFlood;
         const bool short_delay = m_rng.chance(0.5);
         m_return_delay_lo = short_delay ? 1 : 20;
         m_return_delay_hi = short_delay ? 20 : 400;
@@ -115,7 +120,9 @@ private:
         Registers r = m_regs;
         if (m_rng.chance(0.4)) {
             const uint64_t d = m_rng.below(8);
-            r.prefetch_depth = d == 0 ? 0 : d == 1 ? hjsd::kMaxDepth : static_cast<uint32_t>(m_rng.range(1, 14));
+            r.prefetch_depth = d == 0   ? 0
+                               : d == 1 ? hjsd::kMaxDepth
+                                        : static_cast<uint32_t>(m_rng.range(1, 14));
         }
         r.enable = !m_rng.chance(0.1);
         if (m_rng.chance(0.1)) r.chunk_bytes = uint64_t{1} << m_rng.range(6, 16);
@@ -147,7 +154,9 @@ private:
         c.addr = m_rng.below(uint64_t{1} << 40);
         if (m_rng.chance(0.5)) c.addr &= ~uint64_t{63};
         const uint64_t chunk = m_regs.chunk_bytes;
-        c.bytes = m_rng.chance(0.01) ? 0 : m_rng.chance(0.3) ? m_rng.range(1, chunk) : m_rng.range(1, 6 * chunk);
+        c.bytes = m_rng.chance(0.01)  ? 0
+                  : m_rng.chance(0.3) ? m_rng.range(1, chunk)
+                                      : m_rng.range(1, 6 * chunk);
         c.partition = static_cast<uint32_t>(m_rng.below(hjsd::kMaxPartitions));
         // Now and then exactly the partition's credit limit (it fits: issued), or just above it
         // (it can never be held: dropped as oversize), as the limit stands now.
@@ -182,7 +191,8 @@ private:
 std::unique_ptr<trace::TraceReader> open_trace(const std::string& name) {
     if (name.rfind("builtin:", 0) == 0) {
         BuiltinTrace t = builtin_trace(name);
-        return std::make_unique<trace::TraceReader>(std::make_unique<std::istringstream>(t.text), t.name);
+        return std::make_unique<trace::TraceReader>(std::make_unique<std::istringstream>(t.text),
+                                                    t.name);
     }
     return std::make_unique<trace::TraceReader>(name);
 }
@@ -204,7 +214,8 @@ public:
             uint64_t bytes = 0;
             for (const auto& t : op.inputs) {
                 bytes += t.bytes;
-                if (t.stream == StreamClass::kWeight) m_candidates.push_back(Candidate{seq, t.addr, t.bytes, 0});
+                if (t.stream == StreamClass::kWeight)
+                    m_candidates.push_back(Candidate{seq, t.addr, t.bytes, 0});
             }
             for (const auto& t : op.outputs) bytes += t.bytes;
             const uint64_t duration = std::max<uint64_t>(32, bytes / kBytesPerCycle);
@@ -212,7 +223,8 @@ public:
             start += duration;
         }
         if (m_ops.empty()) throw InputError(trace + ": the trace has no ops");
-        if (m_candidates.empty()) throw InputError(trace + ": the trace has no weight tensors to prefetch");
+        if (m_candidates.empty())
+            throw InputError(trace + ": the trace has no weight tensors to prefetch");
         m_end = start;
         m_regs.enable = true;
         m_regs.prefetch_depth = 5;
@@ -258,13 +270,14 @@ public:
     }
 
     bool done(std::size_t queued) const override {
-        return m_next_candidate == m_candidates.size() && m_next_op == m_ops.size() && m_cycle >= m_end && queued == 0;
+        return m_next_candidate == m_candidates.size() && m_next_op == m_ops.size() &&
+               m_cycle >= m_end && queued == 0;
     }
 
     std::string describe() const override {
         return "trace " + m_name + ": " + std::to_string(m_ops.size()) + " ops, " +
-               std::to_string(m_candidates.size()) + " weight candidates, " + std::to_string(m_end) +
-               " cycles of ops";
+               std::to_string(m_candidates.size()) + " weight candidates, " +
+               std::to_string(m_end) + " cycles of ops";
     }
 
 private:
@@ -284,7 +297,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Stimulus> make_random_stimulus(uint64_t seed) { return std::make_unique<RandomStimulus>(seed); }
+std::unique_ptr<Stimulus> make_random_stimulus(uint64_t seed) {
+    return std::make_unique<RandomStimulus>(seed);
+}
 
 std::unique_ptr<Stimulus> make_trace_stimulus(const std::string& trace, uint64_t seed) {
     return std::make_unique<TraceStimulus>(trace, seed);

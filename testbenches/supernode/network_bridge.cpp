@@ -21,14 +21,20 @@ CollectiveOp engine_op(const std::string& kind) {
     if (kind == "broadcast") return CollectiveOp::broadcast;
     if (kind == "send" || kind == "recv") return CollectiveOp::sendrecv;
     throw InputError("collective kind '" + kind +
-                     "' is not one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send, recv");
+                     "' is not one of all_reduce, all_gather, reduce_scatter, all_to_all, "
+                     "broadcast, send, recv");
 }
 
 }  // namespace
 
-NetworkBridge::NetworkBridge(sc_core::sc_module_name name, FlowNetwork& network, CollectiveEngine& engine,
-                             const NetworkParams& params, FailureSink& failures)
-    : sc_module(name), m_network(network), m_engine(engine), m_params(params), m_failures(failures) {
+NetworkBridge::NetworkBridge(sc_core::sc_module_name name, FlowNetwork& network,
+                             CollectiveEngine& engine, const NetworkParams& params,
+                             FailureSink& failures)
+    : sc_module(name),
+      m_network(network),
+      m_engine(engine),
+      m_params(params),
+      m_failures(failures) {
     m_services.reserve(network.topology().dies());
     for (uint32_t d = 0; d < network.topology().dies(); ++d) m_services.emplace_back(*this, d);
     SC_THREAD(run);
@@ -43,12 +49,14 @@ void NetworkBridge::arrive(uint32_t die, const trace::Op& op, CollectiveService:
     const std::vector<int>& group = op.collective.group;
     for (int g : group) {
         if (g < 0 || static_cast<uint32_t>(g) >= m_network.topology().dies()) {
-            throw InputError(fmt::format("op {} ({}): group names die {}, which the platform does not have (dies 0..{})",
-                                         op.id, op.name, g, m_network.topology().dies() - 1));
+            throw InputError(fmt::format(
+                "op {} ({}): group names die {}, which the platform does not have (dies 0..{})",
+                op.id, op.name, g, m_network.topology().dies() - 1));
         }
     }
     if (std::find(group.begin(), group.end(), static_cast<int>(die)) == group.end()) {
-        throw InputError(fmt::format("op {} ({}): die {} is not in its collective's group", op.id, op.name, die));
+        throw InputError(fmt::format("op {} ({}): die {} is not in its collective's group", op.id,
+                                     op.name, die));
     }
     const uint64_t seq = m_issued[{kind, group}][die]++;
     Pending& p = m_pending[{kind, group, seq}];
@@ -56,7 +64,8 @@ void NetworkBridge::arrive(uint32_t die, const trace::Op& op, CollectiveService:
         p.request.op = cop;
         p.request.bytes = op.collective.bytes;
         for (int g : group) p.request.group.push_back(static_cast<uint32_t>(g));
-        p.request.algo = cop == CollectiveOp::allreduce ? m_params.collectives.allreduce_algo : algorithms_for(cop).front();
+        p.request.algo = cop == CollectiveOp::allreduce ? m_params.collectives.allreduce_algo
+                                                        : algorithms_for(cop).front();
         if (p.request.algo == CollectiveAlgo::hierarchical &&
             group.size() % m_params.topology.dies_per_node != 0) {
             p.request.algo = CollectiveAlgo::ring;  // a group inside one node: the flat ring
@@ -65,10 +74,11 @@ void NetworkBridge::arrive(uint32_t die, const trace::Op& op, CollectiveService:
     } else if (op.collective.bytes != p.request.bytes) {
         // Every member names the same collective; a size that differs is a trace-set error, and
         // taking the first member's would give a silently wrong time.
-        throw InputError(fmt::format("op {} ({}) on die {}: {} of {} B, but die {} entered the same collective "
-                                     "(number {} of this kind on this group) with {} B; members must agree on the size",
-                                     op.id, op.name, die, op.collective.kind, op.collective.bytes, p.arrived.front(),
-                                     seq, p.request.bytes));
+        throw InputError(fmt::format(
+            "op {} ({}) on die {}: {} of {} B, but die {} entered the same collective "
+            "(number {} of this kind on this group) with {} B; members must agree on the size",
+            op.id, op.name, die, op.collective.kind, op.collective.bytes, p.arrived.front(), seq,
+            p.request.bytes));
     }
     p.arrived.push_back(die);
     p.done.push_back(std::move(done));
@@ -132,7 +142,8 @@ std::string NetworkBridge::waiting_report() const {
         for (uint32_t d : p.arrived) members += (members.empty() ? "" : ",") + std::to_string(d);
         std::string group;
         for (int g : std::get<1>(key)) group += (group.empty() ? "" : ",") + std::to_string(g);
-        out += fmt::format("\n  {} '{}' on dies [{}]: reached by [{}] only", std::get<0>(key), p.name, group, members);
+        out += fmt::format("\n  {} '{}' on dies [{}]: reached by [{}] only", std::get<0>(key),
+                           p.name, group, members);
     }
     return out;
 }

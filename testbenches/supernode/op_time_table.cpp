@@ -46,13 +46,15 @@ std::vector<SetOp> load_set_ops(const std::string& path) {
     return ops;
 }
 
-std::string OpTimeTable::key(const std::vector<std::string>& overrides, const std::string& signature) {
+std::string OpTimeTable::key(const std::vector<std::string>& overrides,
+                             const std::string& signature) {
     std::string k;
     for (const std::string& o : overrides) k += o + '\n';  // a value holds no line break
     return k + signature;
 }
 
-std::size_t OpTimeTable::count_unmeasured(const std::vector<SetOp>& ops, const std::vector<std::string>& overrides,
+std::size_t OpTimeTable::count_unmeasured(const std::vector<SetOp>& ops,
+                                          const std::vector<std::string>& overrides,
                                           std::set<std::string>& seen) const {
     std::size_t n = 0;
     for (const SetOp& s : ops) {
@@ -72,18 +74,20 @@ void OpTimeTable::calibrate(const std::vector<SetOp>& ops, const std::string& pl
         if (s.op.kind == trace::OpKind::kCollective || m_time.count(k)) continue;
         const fs::path dir = fs::path(scratch) / ("op" + std::to_string(m_time.size()));
         fs::create_directories(dir);
-        std::ofstream(dir / "op.jsonl") << R"({"format":"ascend-sim-trace","version":1,"name":"calibration"})" << "\n"
-                                        << s.json << "\n";
+        std::ofstream(dir / "op.jsonl")
+            << R"({"format":"ascend-sim-trace","version":1,"name":"calibration"})"
+            << "\n"
+            << s.json << "\n";
         RunOptions run;
         run.platform = platform;
         run.overrides = overrides;
         run.trace = (dir / "op.jsonl").string();
         run.out_dir = (dir / "out").string();
-        const nlohmann::json stats = run_in_child([&run] { run_job(run); }, run.out_dir,
-                                                  fmt::format("fast-fidelity calibration of op '{}'", s.op.name));
+        const nlohmann::json stats =
+            run_in_child([&run] { run_job(run); }, run.out_dir,
+                         fmt::format("fast-fidelity calibration of op '{}'", s.op.name));
         const nlohmann::json& summary = stats.at("summary");
-        m_time[k] =
-            static_cast<Picoseconds>(summary.at("sim_time_ns").get<double>() * 1e3 + 0.5);
+        m_time[k] = static_cast<Picoseconds>(summary.at("sim_time_ns").get<double>() * 1e3 + 0.5);
         Traffic& t = m_traffic[k];
         t.read = summary.at("hbm_read_bytes").get<uint64_t>();
         t.write = summary.at("hbm_write_bytes").get<uint64_t>();
@@ -101,7 +105,8 @@ FastOp OpTimeTable::fast_op(const SetOp& s, const std::vector<std::string>& over
     if (s.op.kind == trace::OpKind::kCollective) return f;
     const std::string k = key(overrides, s.signature);
     const auto it = m_time.find(k);
-    if (it == m_time.end()) throw SimulationError("fast fidelity: no calibrated time for op " + s.signature);
+    if (it == m_time.end())
+        throw SimulationError("fast fidelity: no calibrated time for op " + s.signature);
     f.duration = it->second;
     const Traffic& t = m_traffic.at(k);
     f.hbm_read_bytes = t.read;

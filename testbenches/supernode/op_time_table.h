@@ -39,7 +39,8 @@ public:
                    ProgressLine* progress = nullptr);
     // How many measurements calibrate would make for `ops` with `overrides` that are not in
     // `seen` yet (added).
-    std::size_t count_unmeasured(const std::vector<SetOp>& ops, const std::vector<std::string>& overrides,
+    std::size_t count_unmeasured(const std::vector<SetOp>& ops,
+                                 const std::vector<std::string>& overrides,
                                  std::set<std::string>& seen) const;
     // The op as the fast die with `overrides` runs it: its measured duration and what it did in
     // memory then (the one-op run's HBM bytes and demand L2 hits / misses, all of which are the

@@ -23,6 +23,7 @@
 #include "models/common/kernel.h"
 #include "models/common/stats.h"
 #include "models/common/trace.h"
+#include "models/common/trace_set_index.h"
 #include "models/common/units.h"
 #include "models/interconnect/collectives/collective_engine.h"
 #include "models/interconnect/network/flow_network.h"
@@ -31,7 +32,6 @@
 #include "testbenches/supernode/collective_agreement.h"
 #include "testbenches/supernode/network_bridge.h"
 #include "testbenches/supernode/op_time_table.h"
-#include "models/common/trace_set_index.h"
 #include "testbenches/trace_replay/op_table.h"
 #include "testbenches/trace_replay/op_timeline.h"
 #include "testbenches/trace_replay/summary.h"
@@ -52,7 +52,8 @@ std::pair<uint32_t, std::string> split_die_override(const std::string& text) {
     const auto colon = text.find(':');
     const auto eq = text.find('=');
     if (colon == std::string::npos || colon == 0 || eq == std::string::npos || eq < colon) {
-        throw InputError("--die-set: expected DIE:KEY=VALUE (e.g. 3:die.clock=1.2GHz), got '" + text + "'");
+        throw InputError("--die-set: expected DIE:KEY=VALUE (e.g. 3:die.clock=1.2GHz), got '" +
+                         text + "'");
     }
     try {
         std::size_t used = 0;
@@ -60,7 +61,8 @@ std::pair<uint32_t, std::string> split_die_override(const std::string& text) {
         if (used != colon) throw std::invalid_argument("die");
         return {static_cast<uint32_t>(die), text.substr(colon + 1)};
     } catch (const std::exception&) {
-        throw InputError("--die-set: '" + text.substr(0, colon) + "' is not a die number in '" + text + "'");
+        throw InputError("--die-set: '" + text.substr(0, colon) + "' is not a die number in '" +
+                         text + "'");
     }
 }
 
@@ -75,11 +77,14 @@ LinkFault parse_fault_option(const std::string& option) {
         try {
             f.at_ps = units::picoseconds(option.substr(at + 1));
         } catch (const units::UnitError& e) {
-            throw InputError("--fault " + option + ": " + e.what() + " (expected LINK@TIME, e.g. die3->die4@10us)");
+            throw InputError("--fault " + option + ": " + e.what() +
+                             " (expected LINK@TIME, e.g. die3->die4@10us)");
         }
         if (f.at_ps < 0) throw InputError("--fault " + option + ": the time must not be negative");
     }
-    if (f.link.empty()) throw InputError("--fault " + option + ": no link named (expected LINK@TIME, e.g. die3->die4@10us)");
+    if (f.link.empty())
+        throw InputError("--fault " + option +
+                         ": no link named (expected LINK@TIME, e.g. die3->die4@10us)");
     return f;
 }
 
@@ -110,8 +115,10 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     // Everything that can be wrong with the input is found before the simulation starts.
     const Platform platform = load_platform(options.platform, options.overrides);
     if (!platform.network) {
-        throw InputError("platform " + platform.name + " has no network: section; a trace set for several dies needs a "
-                         "supernode platform (supernode8_ring, cloudmatrix384, atlas950_8192, ...)");
+        throw InputError(
+            "platform " + platform.name +
+            " has no network: section; a trace set for several dies needs a "
+            "supernode platform (supernode8_ring, cloudmatrix384, atlas950_8192, ...)");
     }
     NetworkParams net = *platform.network;
     for (const std::string& f : options.faults) net.faults.push_back(parse_fault_option(f));
@@ -120,24 +127,28 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     AtomicOutputDir out(options.out_dir);  // an unusable --out is found before anything runs
     const Topology topology(net.topology);
     if (set.dies > topology.dies()) {
-        throw InputError(fmt::format("trace set '{}' spans {} dies; platform {} has {}", set.name, set.dies, platform.name,
-                                     topology.dies()));
+        throw InputError(fmt::format("trace set '{}' spans {} dies; platform {} has {}", set.name,
+                                     set.dies, platform.name, topology.dies()));
     }
     std::map<uint32_t, std::vector<std::string>> per_die;
     for (const std::string& o : options.die_overrides) {
         const auto [die, kv] = split_die_override(o);
-        if (die >= set.dies) throw InputError(fmt::format("--die-set {}: the set has dies 0..{}", o, set.dies - 1));
+        if (die >= set.dies)
+            throw InputError(fmt::format("--die-set {}: the set has dies 0..{}", o, set.dies - 1));
         per_die[die].push_back(kv);
     }
     if (options.fidelity != "detailed" && options.fidelity != "fast") {
         throw InputError("--fidelity: expected detailed or fast, got '" + options.fidelity + "'");
     }
     for (uint32_t d : options.detailed_dies) {
-        if (d >= set.dies) throw InputError(fmt::format("--detailed-dies: die {} is outside the set's dies 0..{}", d, set.dies - 1));
+        if (d >= set.dies)
+            throw InputError(fmt::format("--detailed-dies: die {} is outside the set's dies 0..{}",
+                                         d, set.dies - 1));
     }
     auto is_fast = [&](uint32_t die) {
         return options.fidelity == "fast" &&
-               std::find(options.detailed_dies.begin(), options.detailed_dies.end(), die) == options.detailed_dies.end();
+               std::find(options.detailed_dies.begin(), options.detailed_dies.end(), die) ==
+                   options.detailed_dies.end();
     };
     std::vector<std::unique_ptr<trace::TraceReader>> readers(set.files.size());
     std::vector<std::vector<SetOp>> fast_ops(set.files.size());
@@ -151,7 +162,9 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     std::size_t measurements = 0;
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         const auto& [die, path] = set.files[i];
-        if (die >= set.dies) throw InputError(fmt::format("{}: die {} is outside the set's {} dies", path.string(), die, set.dies));
+        if (die >= set.dies)
+            throw InputError(fmt::format("{}: die {} is outside the set's {} dies", path.string(),
+                                         die, set.dies));
         die_overrides[i] = options.overrides;
         if (per_die.count(die))
             die_overrides[i].insert(die_overrides[i].end(), per_die[die].begin(),
@@ -193,7 +206,8 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     FailureSink failures;
     FlowNetwork network(topology, net.max_paths);
     const std::vector<uint32_t> fault_links = resolve_faults(topology, net);
-    for (std::size_t i = 0; i < fault_links.size(); ++i) network.set_link_down(fault_links[i], net.faults[i].at_ps);
+    for (std::size_t i = 0; i < fault_links.size(); ++i)
+        network.set_link_down(fault_links[i], net.faults[i].at_ps);
     CollectiveEngine engine(network, net.collectives);
     NetworkBridge bridge("network", network, engine, net, failures);
     std::unique_ptr<Timeline> timeline;
@@ -266,17 +280,22 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         const bool done = detailed[i] ? detailed[i]->dispatcher().finished() : fast[i]->finished();
         if (!done) {
-            unfinished += fmt::format("\n  die{}: {} ops completed", set.files[i].first,
-                                      detailed[i] ? detailed[i]->dispatcher().ops_completed() : fast[i]->ops_completed());
+            unfinished += fmt::format(
+                "\n  die{}: {} ops completed", set.files[i].first,
+                detailed[i] ? detailed[i]->dispatcher().ops_completed() : fast[i]->ops_completed());
         }
     }
     if (!unfinished.empty()) {
-        if (stopped_by_limit(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)))) {
-            throw SimulationError("watchdog: simulated time limit " + units::format_time_ps(options.max_sim_time_ps) +
+        if (stopped_by_limit(
+                static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)))) {
+            throw SimulationError("watchdog: simulated time limit " +
+                                  units::format_time_ps(options.max_sim_time_ps) +
                                   " reached:" + unfinished + bridge.waiting_report());
         }
-        throw SimulationError("deadlock: the dies stopped with work pending (a collective some members never "
-                              "reach?):" + unfinished + bridge.waiting_report());
+        throw SimulationError(
+            "deadlock: the dies stopped with work pending (a collective some members never "
+            "reach?):" +
+            unfinished + bridge.waiting_report());
     }
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         if (detailed[i]) {
@@ -287,7 +306,8 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     }
     if (pool) pool->finalize_stats();
 
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     nlohmann::json per_die_summary = nlohmann::json::array();
     double step_ns = 0, flops = 0;
     for (std::size_t i = 0; i < set.files.size(); ++i) {
@@ -301,7 +321,8 @@ std::string run_supernode_job(const SupernodeOptions& options) {
                  {"sim_time_ns", time_ns},
                  {"ops", fast[i]->ops_completed()},
                  {"flops", fast[i]->flops()},
-                 {"achieved_tflops", time_ns > 0 ? fast[i]->flops() / (time_ns * 1e-9) * 1e-12 : 0.0}};
+                 {"achieved_tflops",
+                  time_ns > 0 ? fast[i]->flops() / (time_ns * 1e-9) * 1e-12 : 0.0}};
         }
         const std::string base = "die" + std::to_string(set.files[i].first) + ".dispatcher.";
         const auto counter = [&](const std::string& key) {
@@ -333,9 +354,11 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         if (!s.contains("tiers")) continue;
         for (const auto& [tier, v] : s["tiers"].items()) {
             for (const auto& [key, value] : v.items()) {
-                const uint64_t before = tiers[tier].contains(key) ? tiers[tier][key].get<uint64_t>() : 0;
-                tiers[tier][key] = key == "max_block_writes" ? std::max(before, value.get<uint64_t>())
-                                                             : before + value.get<uint64_t>();
+                const uint64_t before =
+                    tiers[tier].contains(key) ? tiers[tier][key].get<uint64_t>() : 0;
+                tiers[tier][key] = key == "max_block_writes"
+                                       ? std::max(before, value.get<uint64_t>())
+                                       : before + value.get<uint64_t>();
             }
         }
     }
@@ -356,28 +379,32 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     };
     if (!tiers.empty()) summary["tiers"] = std::move(tiers);
     const uint64_t deltas = sc_core::sc_delta_count();
-    std::string text = fmt::format("  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
-                                   platform.name, platform.description, set.name, set.files.size(),
-                                   units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)), bridge.collectives_started());
+    std::string text = fmt::format(
+        "  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
+        platform.name, platform.description, set.name, set.files.size(),
+        units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)), bridge.collectives_started());
     for (const LinkFault& f : net.faults) {
-        text += fmt::format("  fault      {} down from {}\n", f.link, units::format_time_ps(f.at_ps));
+        text +=
+            fmt::format("  fault      {} down from {}\n", f.link, units::format_time_ps(f.at_ps));
     }
     if (!net.faults.empty()) text += "\n";
     if (table.size() != 0) {
-        text += fmt::format("  fast dies: {} distinct ops measured on the detailed die in {:.1f} s\n\n", table.size(),
-                            table.calibration_wall_s());
+        text +=
+            fmt::format("  fast dies: {} distinct ops measured on the detailed die in {:.1f} s\n\n",
+                        table.size(), table.calibration_wall_s());
     }
     text += "  die   time        TFLOPS   comm        exposed     overlapped\n";
     for (const auto& s : per_die_summary) {
-        text += fmt::format("  {:<4}  {:<10}  {:7.1f}  {:<10}  {:<10}  {:<10}\n", s["die"].get<uint32_t>(),
-                            units::format_time_ps(static_cast<int64_t>(s["sim_time_ns"].get<double>() * 1e3)),
-                            s["achieved_tflops"].get<double>(),
-                            units::format_time_ps(static_cast<int64_t>(s["comm_time_ns"].get<double>() * 1e3)),
-                            units::format_time_ps(static_cast<int64_t>(s["comm_exposed_ns"].get<double>() * 1e3)),
-                            units::format_time_ps(static_cast<int64_t>(s["comm_overlap_ns"].get<double>() * 1e3)));
+        text += fmt::format(
+            "  {:<4}  {:<10}  {:7.1f}  {:<10}  {:<10}  {:<10}\n", s["die"].get<uint32_t>(),
+            units::format_time_ps(static_cast<int64_t>(s["sim_time_ns"].get<double>() * 1e3)),
+            s["achieved_tflops"].get<double>(),
+            units::format_time_ps(static_cast<int64_t>(s["comm_time_ns"].get<double>() * 1e3)),
+            units::format_time_ps(static_cast<int64_t>(s["comm_exposed_ns"].get<double>() * 1e3)),
+            units::format_time_ps(static_cast<int64_t>(s["comm_overlap_ns"].get<double>() * 1e3)));
     }
-    text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n", wall_s, deltas,
-                        network.stats().events);
+    text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n",
+                        wall_s, deltas, network.stats().events);
     write_run_outputs(out, platform, options.index, summary, stats, wall_s, text);
     std::string ops = ops_csv_header();
     for (std::size_t i = 0; i < set.files.size(); ++i) {

@@ -27,9 +27,10 @@ struct SupernodeOptions {
     int64_t util_window_ps = 100'000'000;  // the Cube utilisation curve's window (--util-window)
     bool progress = false;                 // a progress line (testbenches/command/progress.h)
     std::string progress_what = "run";     // its label
-    std::string fidelity = "detailed";  // detailed | fast (the default for every die)
-    std::vector<uint32_t> detailed_dies;  // with fidelity fast: these dies stay detailed
-    std::vector<std::string> faults;      // "LINK@TIME" (or "LINK": down from the start), added to network.faults
+    std::string fidelity = "detailed";     // detailed | fast (the default for every die)
+    std::vector<uint32_t> detailed_dies;   // with fidelity fast: these dies stay detailed
+    std::vector<std::string>
+        faults;  // "LINK@TIME" (or "LINK": down from the start), added to network.faults
     // timeline.json (op_timeline.h): per die a group `dieN` with op and collective lanes and the
     // L2 / HBM counters, pipe tracks only of the cores --timeline-cores names; a group `network`
     // with a counter per link that carried anything.

@@ -9,8 +9,8 @@
 
 #include <array>
 #include <cmath>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -45,7 +45,9 @@ std::map<std::string, double> class_times(const nlohmann::json& stats) {
     return t;
 }
 
-double error_pct(double fast, double detailed) { return detailed > 0 ? (fast - detailed) / detailed * 100 : 0.0; }
+double error_pct(double fast, double detailed) {
+    return detailed > 0 ? (fast - detailed) / detailed * 100 : 0.0;
+}
 
 // Runs `job(name, out_dir)` for both names, each in a child process writing under a scratch
 // directory removed afterwards (also on failure); returns each run's stats.json. `what` names
@@ -125,10 +127,11 @@ Command add_validate_fidelity_command(CLI::App& app) {
         bool memory = false;
     };
     auto s = std::make_shared<State>();
-    CLI::App* cmd = app.add_subcommand("validate-fidelity",
-                                       "run a trace set with every die detailed and again fast; report the fast "
-                                       "fidelity's error per op class and end to end (with --memory: one "
-                                       "die's trace with the JEDEC and the flat HBM)");
+    CLI::App* cmd = app.add_subcommand(
+        "validate-fidelity",
+        "run a trace set with every die detailed and again fast; report the fast "
+        "fidelity's error per op class and end to end (with --memory: one "
+        "die's trace with the JEDEC and the flat HBM)");
     cmd->add_option("--platform,-p", s->run.platform,
                     platform_help() + " (required for trace sets; with --memory default " +
                         kDefaultPlatform + ")");
@@ -157,23 +160,24 @@ Command add_validate_fidelity_command(CLI::App& app) {
                     throw InputError("--platform is required (a supernode preset)");
                 if (s->run.index.empty()) throw InputError("--trace is required (a trace set)");
                 if (!is_trace_set(s->run.index)) {
-                    throw InputError("--trace: '" + s->run.index + "' is not a trace set (an index.json or its directory)");
+                    throw InputError("--trace: '" + s->run.index +
+                                     "' is not a trace set (an index.json or its directory)");
                 }
                 std::optional<AtomicOutputDir> outputs;  // checked before the runs
                 if (!s->out_dir.empty()) outputs.emplace(s->out_dir);
-                const auto runs = run_both({"detailed", "fast"}, "validate-fidelity",
-                                           [&](const char* name, const std::string& out) {
-                                               SupernodeOptions o = s->run;
-                                               o.fidelity = name;
-                                               o.out_dir = out;
-                                               o.progress = true;
-                                               o.progress_what =
-                                                   std::string("validate-fidelity: ") + name +
-                                                   " run";
-                                               run_supernode_job(o);
-                                           });
+                const auto runs = run_both(
+                    {"detailed", "fast"}, "validate-fidelity",
+                    [&](const char* name, const std::string& out) {
+                        SupernodeOptions o = s->run;
+                        o.fidelity = name;
+                        o.out_dir = out;
+                        o.progress = true;
+                        o.progress_what = std::string("validate-fidelity: ") + name + " run";
+                        run_supernode_job(o);
+                    });
                 FigureTable t{"fidelity", {"class", "detailed_us", "fast_us", "error_pct"}, {}};
-                const auto detailed = class_times(runs[0]["stats"]), fast = class_times(runs[1]["stats"]);
+                const auto detailed = class_times(runs[0]["stats"]),
+                           fast = class_times(runs[1]["stats"]);
                 for (const auto& [kind, us] : detailed) {
                     const double f = fast.count(kind) ? fast.at(kind) : 0.0;
                     t.rows.push_back({kind, fmt::format("{:.3f}", us), fmt::format("{:.3f}", f),
@@ -181,13 +185,15 @@ Command add_validate_fidelity_command(CLI::App& app) {
                 }
                 const double step_d = runs[0]["summary"]["sim_time_ns"].get<double>() * 1e-3;
                 const double step_f = runs[1]["summary"]["sim_time_ns"].get<double>() * 1e-3;
-                t.rows.push_back({"end_to_end", fmt::format("{:.3f}", step_d), fmt::format("{:.3f}", step_f),
+                t.rows.push_back({"end_to_end", fmt::format("{:.3f}", step_d),
+                                  fmt::format("{:.3f}", step_f),
                                   fmt::format("{:+.2f}", error_pct(step_f, step_d))});
                 std::cout << t.csv();
-                std::cout << fmt::format("# wall: detailed {:.2f} s, fast {:.2f} s (of which calibration {:.2f} s)\n",
-                                         runs[0]["summary"]["wall_s"].get<double>(),
-                                         runs[1]["summary"]["wall_s"].get<double>(),
-                                         runs[1]["summary"]["fast_op_table"]["calibration_wall_s"].get<double>());
+                std::cout << fmt::format(
+                    "# wall: detailed {:.2f} s, fast {:.2f} s (of which calibration {:.2f} s)\n",
+                    runs[0]["summary"]["wall_s"].get<double>(),
+                    runs[1]["summary"]["wall_s"].get<double>(),
+                    runs[1]["summary"]["fast_op_table"]["calibration_wall_s"].get<double>());
                 if (outputs) {
                     outputs->write("fidelity.csv", t.csv());
                     outputs->write("fidelity.json", t.json());

@@ -70,7 +70,8 @@ std::vector<std::string> integer_range(const std::string& spec, const std::strin
         step = to_integer(spec, step_text);
     }
     if (step <= 0) fail(spec, "the step must be greater than zero");
-    if (end < start) fail(spec, "the end " + b + " is below the start " + a + " (ranges go upwards)");
+    if (end < start)
+        fail(spec, "the end " + b + " is below the start " + a + " (ranges go upwards)");
     // In unsigned arithmetic: end - start and the step past the end may not fit a long long
     // (-9223372036854775808..9223372036854775807), and signed overflow is undefined.
     const unsigned long long span =
@@ -115,7 +116,8 @@ std::vector<std::string> quantity_range(const std::string& spec, const std::stri
     }
     const double start = q[0].value, end = q[1].value, step = q[2].value;
     if (!(step > 0)) fail(spec, "the step must be greater than zero");
-    if (end < start) fail(spec, "the end " + b + " is below the start " + a + " (ranges go upwards)");
+    if (end < start)
+        fail(spec, "the end " + b + " is below the start " + a + " (ranges go upwards)");
     // A relative slack, so that 4.8TB/s..9.6TB/s:1.2TB/s reaches 9.6TB/s despite rounding.
     const double steps = std::floor((end - start) / step + 1e-9);
     if (steps >= static_cast<double>(kMaxPoints)) {
@@ -155,7 +157,8 @@ GridAxis parse_grid_spec(const std::string& spec) {
     axis.key = trim(spec.substr(0, eq));
     const std::string rhs = trim(spec.substr(eq + 1));
     if (axis.key.empty()) fail(spec, "the key is empty");
-    if (axis.key.find_first_of(" \t,") != std::string::npos) fail(spec, "malformed key '" + axis.key + "'");
+    if (axis.key.find_first_of(" \t,") != std::string::npos)
+        fail(spec, "malformed key '" + axis.key + "'");
     if (rhs.empty()) fail(spec, "no values");
 
     const auto dots = rhs.find("..");
@@ -171,9 +174,11 @@ GridAxis parse_grid_spec(const std::string& spec) {
         }
         const std::string b = trim(rest);
         if (a.empty() || b.empty()) fail(spec, "a range needs a start and an end: A..B[:STEP]");
-        if (rhs.find(',') != std::string::npos) fail(spec, "a range cannot be combined with a list");
-        axis.values = (is_plain_integer(a) && is_plain_integer(b)) ? integer_range(spec, a, b, step)
-                                                                   : quantity_range(spec, a, b, step);
+        if (rhs.find(',') != std::string::npos)
+            fail(spec, "a range cannot be combined with a list");
+        axis.values = (is_plain_integer(a) && is_plain_integer(b))
+                          ? integer_range(spec, a, b, step)
+                          : quantity_range(spec, a, b, step);
         return axis;
     }
 
@@ -181,7 +186,8 @@ GridAxis parse_grid_spec(const std::string& spec) {
     std::size_t start = 0;
     while (true) {
         const auto comma = rhs.find(',', start);
-        const std::string v = trim(rhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        const std::string v =
+            trim(rhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         if (v.empty()) fail(spec, "empty value in the list");
         if (!seen.insert(v).second) fail(spec, "value '" + v + "' is listed twice");
         axis.values.push_back(v);
@@ -223,7 +229,8 @@ std::vector<GridPoint> cartesian_points(const std::vector<GridAxis>& axes) {
 
 std::string point_id(std::size_t index, std::size_t total, const std::vector<GridAxis>& axes,
                      const std::vector<std::string>& values) {
-    const std::size_t width = std::max<std::size_t>(3, std::to_string(total > 0 ? total - 1 : 0).size());
+    const std::size_t width =
+        std::max<std::size_t>(3, std::to_string(total > 0 ? total - 1 : 0).size());
     std::string id = std::to_string(index);
     id.insert(0, width - std::min(width, id.size()), '0');
 
@@ -252,9 +259,11 @@ std::string point_id(std::size_t index, std::size_t total, const std::vector<Gri
     return id + name;
 }
 
-std::vector<std::string> point_overrides(const std::vector<GridAxis>& axes, const GridPoint& point) {
+std::vector<std::string> point_overrides(const std::vector<GridAxis>& axes,
+                                         const GridPoint& point) {
     std::vector<std::string> out;
-    for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(axes[a].key + "=" + point.values[a]);
+    for (std::size_t a = 0; a < axes.size(); ++a)
+        out.push_back(axes[a].key + "=" + point.values[a]);
     return out;
 }
 

@@ -32,11 +32,19 @@ void flatten(const nlohmann::json& node, const std::string& prefix,
 
 // The documented summary keys (DESIGN §8) lead, in that order; groups by prefix follow.
 int rank(const std::string& column) {
-    static const std::vector<std::string> kLeading = {
-        "sim_time_ns",     "ops",           "flops",          "achieved_tflops",
-        "peak_tflops",     "peak_dtype",    "cube_utilization", "hbm_read_bytes",
-        "hbm_write_bytes", "hbm_bw_gbps",   "hbm_peak_gbps",  "l2_hit_rate",
-        "l2_weight_hit_rate"};
+    static const std::vector<std::string> kLeading = {"sim_time_ns",
+                                                      "ops",
+                                                      "flops",
+                                                      "achieved_tflops",
+                                                      "peak_tflops",
+                                                      "peak_dtype",
+                                                      "cube_utilization",
+                                                      "hbm_read_bytes",
+                                                      "hbm_write_bytes",
+                                                      "hbm_bw_gbps",
+                                                      "hbm_peak_gbps",
+                                                      "l2_hit_rate",
+                                                      "l2_weight_hit_rate"};
     static const std::vector<std::string> kGroups = {"l2_partitions.", "prefetch."};
     for (std::size_t i = 0; i < kLeading.size(); ++i) {
         if (column == kLeading[i]) return static_cast<int>(i);
@@ -116,7 +124,8 @@ std::string results_csv(const std::vector<std::string>& keys, const std::vector<
 
     std::string out;
     auto add_row = [&out](const std::vector<std::string>& fields) {
-        for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+        for (std::size_t i = 0; i < fields.size(); ++i)
+            out += (i ? "," : "") + csv_field(fields[i]);
         out += "\n";
     };
     std::vector<std::string> header;

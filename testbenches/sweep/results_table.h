@@ -32,5 +32,4 @@ struct ResultRow {
 // summary_column_before; a row without a key leaves its cell empty), then `point`.
 std::string results_csv(const std::vector<std::string>& keys, const std::vector<ResultRow>& rows);
 
-
 }  // namespace asim::sweep

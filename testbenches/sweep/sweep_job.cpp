@@ -155,7 +155,8 @@ public:
                                    (failed ? ", " + std::to_string(failed) + " failed" : "");
         const std::string eta = eta_s >= 0 ? ", ETA " + format_duration(eta_s) : "";
         if (m_redraw) {
-            std::fprintf(stderr, "\r\033[K[sweep] %s, %zu running%s", counts.c_str(), running, eta.c_str());
+            std::fprintf(stderr, "\r\033[K[sweep] %s, %zu running%s", counts.c_str(), running,
+                         eta.c_str());
             m_shown = true;
         } else if (!event.empty()) {
             std::fprintf(stderr, "[sweep] %s%s: %s\n", counts.c_str(), eta.c_str(), event.c_str());
@@ -252,7 +253,8 @@ private:
             const std::string key = o.substr(0, o.find('='));
             for (const auto& axis : m_axes) {
                 if (axis.key == key) {
-                    throw InputError("--set " + o + ": key '" + key + "' is also swept by --grid " + axis.spec);
+                    throw InputError("--set " + o + ": key '" + key + "' is also swept by --grid " +
+                                     axis.spec);
                 }
             }
         }
@@ -279,14 +281,16 @@ private:
             }
         }
         if (bad > 0) {
-            throw InputError(first_error + (bad > 1 ? " (" + std::to_string(bad - 1) + " more of the " +
-                                                          std::to_string(m_points.size()) +
-                                                          " points are invalid too)"
-                                                    : ""));
+            throw InputError(first_error +
+                             (bad > 1
+                                  ? " (" + std::to_string(bad - 1) + " more of the " +
+                                        std::to_string(m_points.size()) + " points are invalid too)"
+                                  : ""));
         }
 
         nlohmann::json grid = nlohmann::json::array();
-        for (const auto& axis : m_axes) grid.push_back({{"key", axis.key}, {"values", axis.values}});
+        for (const auto& axis : m_axes)
+            grid.push_back({{"key", axis.key}, {"values", axis.values}});
         m_definition = {{"platform", m_opt.platform},
                         {"config_fnv1a", fnv1a_hex(base.config.to_yaml())},
                         {"trace", m_opt.trace},
@@ -318,8 +322,9 @@ private:
                 if (entry.path().filename() != ".lock") holds_other_files = true;
             }
             if (holds_other_files && !fs::exists(sweep_json, ec)) {
-                throw InputError("--out " + m_dir.string() +
-                                 " is a directory that holds no sweep (no sweep.json); choose another");
+                throw InputError(
+                    "--out " + m_dir.string() +
+                    " is a directory that holds no sweep (no sweep.json); choose another");
             }
         } else if (!fs::create_directories(m_dir, ec) && ec) {
             throw InputError("cannot create --out " + m_dir.string() + ": " + ec.message());
@@ -336,14 +341,16 @@ private:
             if (previous != m_definition && !m_opt.restart) {
                 std::string differs;
                 for (auto it = m_definition.begin(); it != m_definition.end(); ++it) {
-                    if (!previous.is_object() || !previous.contains(it.key()) || previous[it.key()] != it.value()) {
+                    if (!previous.is_object() || !previous.contains(it.key()) ||
+                        previous[it.key()] != it.value()) {
                         differs += (differs.empty() ? "" : ", ") + it.key();
                     }
                 }
-                throw InputError("--out " + m_dir.string() + " holds a sweep with another definition (" +
-                                 (differs.empty() ? "unreadable sweep.json" : differs + " differ") +
-                                 "); rerun it with its own arguments to resume it, add --restart to "
-                                 "discard its points, or choose another --out");
+                throw InputError(
+                    "--out " + m_dir.string() + " holds a sweep with another definition (" +
+                    (differs.empty() ? "unreadable sweep.json" : differs + " differ") +
+                    "); rerun it with its own arguments to resume it, add --restart to "
+                    "discard its points, or choose another --out");
             }
             if (m_opt.restart) {
                 for (const char* name : {"points", "results.csv", "timing.csv", "sweep.json"}) {
@@ -355,7 +362,8 @@ private:
         if (!shared || !fs::exists(sweep_json, ec))
             write_file_atomically(sweep_json.string(), sweep_doc());
         fs::create_directories(m_dir / "points", ec);
-        if (ec) throw InputError("cannot create " + (m_dir / "points").string() + ": " + ec.message());
+        if (ec)
+            throw InputError("cannot create " + (m_dir / "points").string() + ": " + ec.message());
 
         // What a killed sweep leaves: workers' temporary directories (never taken as finished)
         // and failed points (run again).
@@ -424,15 +432,17 @@ private:
 
     // The worker's stderr is kept beside its output directory, which the worker creates itself
     // (a run replaces its --out as a whole), and moved into it when the worker has ended.
-    fs::path stderr_path(const GridPoint& p) const { return m_dir / "points" / ("." + p.id + ".stderr"); }
+    fs::path stderr_path(const GridPoint& p) const {
+        return m_dir / "points" / ("." + p.id + ".stderr");
+    }
 
     pid_t launch(const GridPoint& p) {
         const fs::path partial = m_dir / "points" / ("." + p.id + ".partial");
         std::error_code ec;
         fs::remove_all(partial, ec);
 
-        std::vector<std::string> args = {m_opt.worker_binary, "run", "--platform", m_opt.platform,
-                                         "--trace", m_opt.trace};
+        std::vector<std::string> args = {m_opt.worker_binary, "run",     "--platform",
+                                         m_opt.platform,      "--trace", m_opt.trace};
         for (const auto& o : point_overrides_all(p)) {
             args.emplace_back("--set");
             args.push_back(o);
@@ -448,7 +458,8 @@ private:
         argv.push_back(nullptr);
 
         const std::string err_path = stderr_path(p).string();
-        const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        const int err_fd =
+            ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
         if (err_fd < 0 || null_fd < 0) throw std::runtime_error("cannot open " + err_path);
         const pid_t parent = ::getpid();
@@ -482,7 +493,8 @@ private:
         std::string why;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
             try {
-                m_summaries[p.index] = nlohmann::json::parse(read_text(partial / "stats.json")).at("summary");
+                m_summaries[p.index] =
+                    nlohmann::json::parse(read_text(partial / "stats.json")).at("summary");
             } catch (const nlohmann::json::exception&) {
                 why = "exit code 0 but no readable stats.json";
             }
@@ -601,9 +613,11 @@ private:
         constexpr std::size_t kListed = 10;
         for (std::size_t i = 0; i < failures.size() && i < kListed; ++i) {
             std::fprintf(stderr, "  %s: %s\n", failures[i].id.c_str(), failures[i].status.c_str());
-            for (const auto& line : failures[i].tail) std::fprintf(stderr, "      %s\n", line.c_str());
+            for (const auto& line : failures[i].tail)
+                std::fprintf(stderr, "      %s\n", line.c_str());
         }
-        if (failures.size() > kListed) std::fprintf(stderr, "  ... and %zu more\n", failures.size() - kListed);
+        if (failures.size() > kListed)
+            std::fprintf(stderr, "  ... and %zu more\n", failures.size() - kListed);
         return kExitSimulationFailure;
     }
 

@@ -14,10 +14,10 @@ struct SweepOptions {
     std::vector<std::string> grid;       // --grid specs (grid.h)
     std::vector<std::string> overrides;  // --set key=value, applied to every point
     std::string out_dir;
-    std::string max_sim_time;            // per-point watchdog, passed to `run`; empty = none
-    int jobs = 1;                        // worker processes at a time
-    bool restart = false;                // discard a previous sweep in out_dir
-    bool progress = false;               // redraw one progress line (stderr is a terminal)
+    std::string max_sim_time;  // per-point watchdog, passed to `run`; empty = none
+    int jobs = 1;              // worker processes at a time
+    bool restart = false;      // discard a previous sweep in out_dir
+    bool progress = false;     // redraw one progress line (stderr is a terminal)
     std::string worker_binary = "/proc/self/exe";
 
     // Clusters (README "Clusters"): at most one of list, points, shard, collect, or the slurm

@@ -52,14 +52,42 @@ namespace {
 using json = nlohmann::json;
 using OJ = nlohmann::ordered_json;
 
-const std::set<std::string> kFolded = {
-    "aten::view", "aten::reshape", "aten::_unsafe_view", "aten::transpose", "aten::t", "aten::permute",
-    "aten::as_strided", "aten::select", "aten::slice", "aten::narrow", "aten::split", "aten::chunk",
-    "aten::unsqueeze", "aten::squeeze", "aten::expand", "aten::flatten", "aten::resolve_conj",
-    "aten::resolve_neg", "aten::detach", "aten::alias", "aten::empty", "aten::empty_like",
-    "aten::empty_strided", "aten::dropout", "aten::feature_dropout", "aten::lift_fresh",
-    "aten::to", "aten::_to_copy", "aten::contiguous_view", "aten::size", "aten::stride",
-    "aten::is_nonzero", "aten::item", "aten::_local_scalar_dense", "aten::unbind", "aten::view_as"};
+const std::set<std::string> kFolded = {"aten::view",
+                                       "aten::reshape",
+                                       "aten::_unsafe_view",
+                                       "aten::transpose",
+                                       "aten::t",
+                                       "aten::permute",
+                                       "aten::as_strided",
+                                       "aten::select",
+                                       "aten::slice",
+                                       "aten::narrow",
+                                       "aten::split",
+                                       "aten::chunk",
+                                       "aten::unsqueeze",
+                                       "aten::squeeze",
+                                       "aten::expand",
+                                       "aten::flatten",
+                                       "aten::resolve_conj",
+                                       "aten::resolve_neg",
+                                       "aten::detach",
+                                       "aten::alias",
+                                       "aten::empty",
+                                       "aten::empty_like",
+                                       "aten::empty_strided",
+                                       "aten::dropout",
+                                       "aten::feature_dropout",
+                                       "aten::lift_fresh",
+                                       "aten::to",
+                                       "aten::_to_copy",
+                                       "aten::contiguous_view",
+                                       "aten::size",
+                                       "aten::stride",
+                                       "aten::is_nonzero",
+                                       "aten::item",
+                                       "aten::_local_scalar_dense",
+                                       "aten::unbind",
+                                       "aten::view_as"};
 
 struct TensorRef {
     uint64_t id = 0, storage = 0, offset = 0, numel = 0, elem = 0;
@@ -67,8 +95,9 @@ struct TensorRef {
 
 bool is_tensor(const json& v) {
     // Ids, offsets and sizes are counts: a negative one is not a tensor reference.
-    return v.is_array() && v.size() == 6 && v[0].is_number_unsigned() && v[1].is_number_unsigned() &&
-           v[2].is_number_unsigned() && v[3].is_number_unsigned() && v[4].is_number_unsigned();
+    return v.is_array() && v.size() == 6 && v[0].is_number_unsigned() &&
+           v[1].is_number_unsigned() && v[2].is_number_unsigned() && v[3].is_number_unsigned() &&
+           v[4].is_number_unsigned();
 }
 
 TensorRef tensor_of(const json& v) {
@@ -94,7 +123,8 @@ std::string dtype_of(const std::string& type) {
     if (type.find("Half") != std::string::npos) return "fp16";
     if (type.find("Float8") != std::string::npos) return "fp8";
     if (type.find("int") != std::string::npos || type.find("Int") != std::string::npos ||
-        type.find("long") != std::string::npos) return "int32";
+        type.find("long") != std::string::npos)
+        return "int32";
     return "fp32";  // float and double (double is counted as fp32: no fp64 in the format)
 }
 
@@ -136,7 +166,8 @@ public:
         } catch (const nlohmann::json::exception& e) {
             std::string what = e.what();
             const auto close = what.find("] ");
-            if (!what.empty() && what[0] == '[' && close != std::string::npos) what.erase(0, close + 2);
+            if (!what.empty() && what[0] == '[' && close != std::string::npos)
+                what.erase(0, close + 2);
             throw TraceError(m_path + ": not a valid PyTorch execution trace: " + what);
         }
     }
@@ -336,14 +367,16 @@ private:
                 fail(n, label + "[" + std::to_string(i) + "] has a negative dimension " + d.dump());
             }
             s.push_back(d.get<uint64_t>());
-            if (__builtin_mul_overflow(elements, s.back(), &elements) || elements > trace::kMaxOpWork) {
+            if (__builtin_mul_overflow(elements, s.back(), &elements) ||
+                elements > trace::kMaxOpWork) {
                 fail(n, label + "[" + std::to_string(i) + "] has more than 2^60 elements");
             }
         }
         return s;
     }
 
-    static uint64_t prod(const std::vector<uint64_t>& s, std::size_t from = 0, std::size_t to = SIZE_MAX) {
+    static uint64_t prod(const std::vector<uint64_t>& s, std::size_t from = 0,
+                         std::size_t to = SIZE_MAX) {
         uint64_t p = 1;
         for (std::size_t i = from; i < std::min(to, s.size()); ++i) p *= s[i];
         return p;
@@ -402,7 +435,10 @@ private:
         }
         ++m_report.generic[op];
         if (elements == 0) return;
-        OJ g{{"op", "elementwise"}, {"name", "generic:" + op}, {"func", "copy"}, {"elements", elements}};
+        OJ g{{"op", "elementwise"},
+             {"name", "generic:" + op},
+             {"func", "copy"},
+             {"elements", elements}};
         pend(n, std::move(g), SIZE_MAX);
     }
 
@@ -417,16 +453,26 @@ private:
     // Fills `j` with the v1 op for `n`; false when the op has no mapping.
     bool map(const Node& n, const std::string& op, OJ& j) {
         static const std::map<std::string, std::pair<const char*, const char*>> kVector = {
-            {"aten::add", {"elementwise", "add"}},   {"aten::add_", {"elementwise", "add"}},
-            {"aten::sub", {"elementwise", "sub"}},   {"aten::sub_", {"elementwise", "sub"}},
-            {"aten::mul", {"elementwise", "mul"}},   {"aten::mul_", {"elementwise", "mul"}},
-            {"aten::div", {"elementwise", "div"}},   {"aten::div_", {"elementwise", "div"}},
-            {"aten::maximum", {"elementwise", "max"}}, {"aten::minimum", {"elementwise", "min"}},
-            {"aten::gelu", {"activation", "gelu"}},  {"aten::silu", {"activation", "silu"}},
-            {"aten::relu", {"activation", "relu"}},  {"aten::relu_", {"activation", "relu"}},
-            {"aten::sigmoid", {"activation", "sigmoid"}}, {"aten::tanh", {"activation", "tanh"}},
-            {"aten::exp", {"activation", "exp"}},    {"aten::clone", {"elementwise", "copy"}},
-            {"aten::contiguous", {"elementwise", "copy"}}, {"aten::copy_", {"elementwise", "copy"}}};
+            {"aten::add", {"elementwise", "add"}},
+            {"aten::add_", {"elementwise", "add"}},
+            {"aten::sub", {"elementwise", "sub"}},
+            {"aten::sub_", {"elementwise", "sub"}},
+            {"aten::mul", {"elementwise", "mul"}},
+            {"aten::mul_", {"elementwise", "mul"}},
+            {"aten::div", {"elementwise", "div"}},
+            {"aten::div_", {"elementwise", "div"}},
+            {"aten::maximum", {"elementwise", "max"}},
+            {"aten::minimum", {"elementwise", "min"}},
+            {"aten::gelu", {"activation", "gelu"}},
+            {"aten::silu", {"activation", "silu"}},
+            {"aten::relu", {"activation", "relu"}},
+            {"aten::relu_", {"activation", "relu"}},
+            {"aten::sigmoid", {"activation", "sigmoid"}},
+            {"aten::tanh", {"activation", "tanh"}},
+            {"aten::exp", {"activation", "exp"}},
+            {"aten::clone", {"elementwise", "copy"}},
+            {"aten::contiguous", {"elementwise", "copy"}},
+            {"aten::copy_", {"elementwise", "copy"}}};
         j = OJ{{"name", op}};
         if (op == "aten::mm" || op == "aten::addmm") {
             const std::size_t a = op == "aten::mm" ? 0 : 1;
@@ -492,7 +538,8 @@ private:
             if (inputs.size() < 2)
                 fail(n, std::string(n.label("inputs")) + " lacks the normalized shape");
             const json& norm_shape = inputs[1];
-            const std::size_t dims = norm_shape.is_array() ? std::max<std::size_t>(1, norm_shape.size()) : 1;
+            const std::size_t dims =
+                norm_shape.is_array() ? std::max<std::size_t>(1, norm_shape.size()) : 1;
             if (X.size() < dims) fail(n, "normalized shape longer than the input");
             j["op"] = "norm";
             j["func"] = op == "aten::rms_norm" ? "rmsnorm" : "layernorm";
@@ -549,7 +596,8 @@ private:
         for (const auto& [operand, t] : written) {
             if (outs.size() < 2) outs.push_back(tensor_json(t, "activation"));
         }
-        if (j["op"] == "elementwise" && j["func"] == "copy" && ins.size() == 1 && outs.size() == 1) {
+        if (j["op"] == "elementwise" && j["func"] == "copy" && ins.size() == 1 &&
+            outs.size() == 1) {
             const uint64_t bytes = outs[0]["bytes"].get<uint64_t>();
             j = OJ{{"op", "memcpy"}, {"name", j["name"]}, {"bytes", bytes}};
         }
@@ -608,7 +656,8 @@ std::string ImportReport::text() const {
     return o.str();
 }
 
-ImportReport import_pytorch_et(const std::string& et_path, std::ostream& out, const std::string& name) {
+ImportReport import_pytorch_et(const std::string& et_path, std::ostream& out,
+                               const std::string& name) {
     return Importer(et_path, out).run(name);
 }
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <numeric>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 #include "models/common/errors.h"
@@ -52,17 +52,17 @@ uint64_t split(uint64_t total, uint64_t parts, uint64_t rank) {
 // A forward op as the backward pass needs it.
 struct TapeOp {
     enum Kind {
-        kMatmul,        // dgrad + wgrad (+ bias grad)
-        kAttention,     // one fused backward op
-        kNorm,          // norm backward with the weight gradient
-        kVector,        // same function over the gradient
-        kCollective,    // the backward collective (`bwd_kind`), if any
-        kTpGradSync,    // Megatron's "f": identity forward, TP all-reduce of the gradient backward
-        kResidual,      // residual add: the skip gradient is kept for the sublayer's start
-        kResidualStart, // start of a sublayer: add the kept skip gradient
-        kEmbedding,     // gather forward, scatter-add into the table gradient backward
-        kLoss,          // softmax cross-entropy: the gradient is softmax - one-hot
-        kBucketEnd,     // all of `bucket`'s gradients are complete once this is passed backward
+        kMatmul,         // dgrad + wgrad (+ bias grad)
+        kAttention,      // one fused backward op
+        kNorm,           // norm backward with the weight gradient
+        kVector,         // same function over the gradient
+        kCollective,     // the backward collective (`bwd_kind`), if any
+        kTpGradSync,     // Megatron's "f": identity forward, TP all-reduce of the gradient backward
+        kResidual,       // residual add: the skip gradient is kept for the sublayer's start
+        kResidualStart,  // start of a sublayer: add the kept skip gradient
+        kEmbedding,      // gather forward, scatter-add into the table gradient backward
+        kLoss,           // softmax cross-entropy: the gradient is softmax - one-hot
+        kBucketEnd,      // all of `bucket`'s gradients are complete once this is passed backward
     };
     Kind kind = kMatmul;
     OJ fwd;
@@ -75,9 +75,10 @@ struct TapeOp {
 
 const Ten kNone;
 
-TapeOp tape(TapeOp::Kind kind, const OJ& fwd, const Ten& x, const Ten& x2, const Ten& x3, const Ten& w,
-            const Ten& bias, const Ten& y, const std::string& bwd_kind = "", uint64_t bwd_bytes = 0,
-            uint64_t bwd_out = 0, const std::vector<int>& group = {}, const std::string& bucket = "") {
+TapeOp tape(TapeOp::Kind kind, const OJ& fwd, const Ten& x, const Ten& x2, const Ten& x3,
+            const Ten& w, const Ten& bias, const Ten& y, const std::string& bwd_kind = "",
+            uint64_t bwd_bytes = 0, uint64_t bwd_out = 0, const std::vector<int>& group = {},
+            const std::string& bucket = "") {
     TapeOp t;
     t.kind = kind;
     t.fwd = fwd;
@@ -129,19 +130,20 @@ Tier tier_named(const std::string& name, const char* option) {
 // Writes one die's ops; hands out addresses and keeps the die's weight and gradient tables.
 class DieWriter {
 public:
-  DieWriter(std::ostream& out, uint64_t die, uint64_t world, uint64_t hbm_capacity)
-      : m_out(out), m_die(die), m_hbm_capacity(hbm_capacity) {
-      for (std::size_t i = 1; i < kTierCount; ++i)
-          m_tier_next[i] = tier_arena(static_cast<Tier>(i), die, world);
-  }
+    DieWriter(std::ostream& out, uint64_t die, uint64_t world, uint64_t hbm_capacity)
+        : m_out(out), m_die(die), m_hbm_capacity(hbm_capacity) {
+        for (std::size_t i = 1; i < kTierCount; ++i)
+            m_tier_next[i] = tier_arena(static_cast<Tier>(i), die, world);
+    }
 
     Ten act(const std::string& name, uint64_t bytes) {
         // The activation arena is reused round-robin, as a framework's caching allocator reuses
         // freed blocks: an address comes back only after the whole arena (32 GiB, far beyond any
         // L2) has been handed out since, so no live tensor is overwritten in practice.
         if (bytes > kLongLivedBase - kActivationBase) {
-            throw InputError("trace gen: activation '" + name + "' (" + std::to_string(bytes >> 20) +
-                             " MiB) is larger than the 32 GiB activation arena; use more parallelism");
+            throw InputError(
+                "trace gen: activation '" + name + "' (" + std::to_string(bytes >> 20) +
+                " MiB) is larger than the 32 GiB activation arena; use more parallelism");
         }
         if (bytes > kLongLivedBase - m_act) m_act = kActivationBase;
         return take(name, bytes, "activation", m_act);
@@ -158,7 +160,8 @@ public:
         m_weight_index.emplace(name, m_weights.size());
         m_weights.push_back(w);
         if (m_bucket_order.empty() || m_bucket_order.back() != bucket) {
-            if (std::find(m_bucket_order.begin(), m_bucket_order.end(), bucket) == m_bucket_order.end()) {
+            if (std::find(m_bucket_order.begin(), m_bucket_order.end(), bucket) ==
+                m_bucket_order.end()) {
                 m_bucket_order.push_back(bucket);
             }
         }
@@ -168,7 +171,8 @@ public:
         auto it = m_grads.find(weight_name);
         if (it == m_grads.end()) {
             const Weight& w = m_weights[m_weight_index.at(weight_name)];
-            it = m_grads.emplace(weight_name, general("grad." + weight_name, w.elements * kAct)).first;
+            it = m_grads.emplace(weight_name, general("grad." + weight_name, w.elements * kAct))
+                     .first;
         }
         return it->second;
     }
@@ -212,8 +216,8 @@ private:
     // long-lived tensors (weights, KV cache, gradients, optimizer state) from 36 GiB up, packed.
     // A trace whose long-lived tensors fit a die's HBM therefore has every address inside it;
     // the replay refuses a tensor beyond the platform's HBM, naming the trace line.
-    static constexpr uint64_t kActivationBase = 0x1'0000'0000ULL;    //  4 GiB
-    static constexpr uint64_t kLongLivedBase = 0x9'0000'0000ULL;     // 36 GiB
+    static constexpr uint64_t kActivationBase = 0x1'0000'0000ULL;  //  4 GiB
+    static constexpr uint64_t kLongLivedBase = 0x9'0000'0000ULL;   // 36 GiB
 
     Ten take_long_lived(const std::string& name, uint64_t bytes, const char* stream, Tier tier) {
         if (tier != Tier::kHbm)
@@ -254,14 +258,18 @@ private:
 
 const char* to_string(Phase p) {
     switch (p) {
-        case Phase::kPrefill: return "prefill";
-        case Phase::kDecode: return "decode";
-        case Phase::kTrain: return "train";
+        case Phase::kPrefill:
+            return "prefill";
+        case Phase::kDecode:
+            return "decode";
+        case Phase::kTrain:
+            return "train";
     }
     return "?";
 }
 
-Generator::Generator(ModelConfig model, GenOptions options) : m_model(std::move(model)), m_opt(std::move(options)) {
+Generator::Generator(ModelConfig model, GenOptions options)
+    : m_model(std::move(model)), m_opt(std::move(options)) {
     const ModelConfig& m = m_model;
     GenOptions& o = m_opt;
     auto bad = [&](const std::string& why) { throw InputError("trace gen: " + why); };
@@ -270,7 +278,8 @@ Generator::Generator(ModelConfig model, GenOptions options) : m_model(std::move(
     };
     need(o.batch > 0 && o.seq > 0, "--batch and --seq must be positive");
     // NaN would make every Zipf weight NaN and the expert draw never end.
-    need(std::isfinite(o.skew) && o.skew >= 0 && o.skew <= 100, "--skew must be a number from 0 to 100");
+    need(std::isfinite(o.skew) && o.skew >= 0 && o.skew <= 100,
+         "--skew must be a number from 0 to 100");
     need(o.tp > 0 && o.pp > 0 && o.dp > 0 && o.ep > 0 && o.microbatches > 0,
          "--tp, --pp, --dp, --ep and --microbatches must be positive");
     need(o.dtype == DType::kBf16 || o.dtype == DType::kFp8 || o.dtype == DType::kFp4,
@@ -279,41 +288,50 @@ Generator::Generator(ModelConfig model, GenOptions options) : m_model(std::move(
     m_layers = o.layers == 0 ? m.layers : o.layers;
     need(m_layers <= m.layers, "--layers " + std::to_string(m_layers) + " exceeds the model's " +
                                    std::to_string(m.layers) + " layers");
-    need(o.phase == Phase::kDecode || o.kv_len >= o.seq,
-         "--kv-len (" + std::to_string(o.kv_len) + ") must be at least --seq (" + std::to_string(o.seq) + ")");
+    need(o.phase == Phase::kDecode || o.kv_len >= o.seq, "--kv-len (" + std::to_string(o.kv_len) +
+                                                             ") must be at least --seq (" +
+                                                             std::to_string(o.seq) + ")");
     const auto& a = m.attention;
-    need(a.heads % o.tp == 0, "attention heads (" + std::to_string(a.heads) + ") are not divisible by TP " +
-                                  std::to_string(o.tp));
+    need(a.heads % o.tp == 0, "attention heads (" + std::to_string(a.heads) +
+                                  ") are not divisible by TP " + std::to_string(o.tp));
     need(a.kv_heads % o.tp == 0, "key/value heads (" + std::to_string(a.kv_heads) +
                                      ") are not divisible by TP " + std::to_string(o.tp) +
                                      " (replicating KV heads is not modelled)");
-    need(m_layers % o.pp == 0, "layers (" + std::to_string(m_layers) + ") are not divisible by PP " +
-                                   std::to_string(o.pp));
+    need(m_layers % o.pp == 0, "layers (" + std::to_string(m_layers) +
+                                   ") are not divisible by PP " + std::to_string(o.pp));
     need(m.ffn.intermediate % o.tp == 0 || (m.moe.enabled && m.moe.first_dense_layers == 0),
-         "FFN intermediate size (" + std::to_string(m.ffn.intermediate) + ") is not divisible by TP " +
-             std::to_string(o.tp));
+         "FFN intermediate size (" + std::to_string(m.ffn.intermediate) +
+             ") is not divisible by TP " + std::to_string(o.tp));
     need(o.grad_buckets <= m_layers, "--grad-buckets " + std::to_string(o.grad_buckets) +
                                          " exceeds the " + std::to_string(m_layers) + " layers");
-    need(o.batch % o.dp == 0, "batch (" + std::to_string(o.batch) + ") is not divisible by DP " + std::to_string(o.dp));
+    need(o.batch % o.dp == 0,
+         "batch (" + std::to_string(o.batch) + ") is not divisible by DP " + std::to_string(o.dp));
     need(o.batch / o.dp % o.microbatches == 0,
          "batch per DP replica (" + std::to_string(o.batch / o.dp) + ") is not divisible by " +
              std::to_string(o.microbatches) + " microbatches");
     m_world = o.tp * o.pp * o.dp;
     need(m_world <= (1u << 20), "world size " + std::to_string(m_world) + " is too large");
-    if (o.ep > 1) need(m.moe.enabled, "--ep " + std::to_string(o.ep) + " needs a MoE model; " + m.name + " is dense");
+    if (o.ep > 1)
+        need(m.moe.enabled,
+             "--ep " + std::to_string(o.ep) + " needs a MoE model; " + m.name + " is dense");
     if (m.moe.enabled) {
-        need(m.moe.experts % o.ep == 0, "experts (" + std::to_string(m.moe.experts) + ") are not divisible by EP " +
-                                            std::to_string(o.ep));
-        need((o.tp * o.dp) % o.ep == 0, "world size per pipeline stage (TP x DP = " + std::to_string(o.tp * o.dp) +
-                                            ") is not divisible by EP " + std::to_string(o.ep));
-        const uint64_t mb_tokens = (o.phase == Phase::kDecode ? 1 : o.seq) * (o.batch / o.dp / o.microbatches);
-        need(mb_tokens % o.tp == 0, "MoE layers split each microbatch's " + std::to_string(mb_tokens) +
-                                        " tokens over TP " + std::to_string(o.tp) + ": not divisible");
+        need(m.moe.experts % o.ep == 0, "experts (" + std::to_string(m.moe.experts) +
+                                            ") are not divisible by EP " + std::to_string(o.ep));
+        need((o.tp * o.dp) % o.ep == 0,
+             "world size per pipeline stage (TP x DP = " + std::to_string(o.tp * o.dp) +
+                 ") is not divisible by EP " + std::to_string(o.ep));
+        const uint64_t mb_tokens =
+            (o.phase == Phase::kDecode ? 1 : o.seq) * (o.batch / o.dp / o.microbatches);
+        need(mb_tokens % o.tp == 0, "MoE layers split each microbatch's " +
+                                        std::to_string(mb_tokens) + " tokens over TP " +
+                                        std::to_string(o.tp) + ": not divisible");
     }
     if (o.sequence_parallel) {
-        const uint64_t mb_tokens = (o.phase == Phase::kDecode ? 1 : o.seq) * (o.batch / o.dp / o.microbatches);
-        need(mb_tokens % o.tp == 0, "sequence parallelism needs tokens per microbatch (" + std::to_string(mb_tokens) +
-                                        ") divisible by TP " + std::to_string(o.tp));
+        const uint64_t mb_tokens =
+            (o.phase == Phase::kDecode ? 1 : o.seq) * (o.batch / o.dp / o.microbatches);
+        need(mb_tokens % o.tp == 0, "sequence parallelism needs tokens per microbatch (" +
+                                        std::to_string(mb_tokens) + ") divisible by TP " +
+                                        std::to_string(o.tp));
     }
     tier_named(o.weights_tier, "--weights");
     if (!o.expert_weights_tier.empty()) tier_named(o.expert_weights_tier, "--expert-weights");
@@ -330,36 +348,36 @@ namespace {
 // the gradient synchronisation and the optimizer step.
 class DieGen {
 public:
-  DieGen(const Generator& g, uint64_t die, std::ostream& out)
-      : m_g(g),
-        m_m(g.model()),
-        m_o(g.options()),
-        m_die(die),
-        m_w(out, die, g.dies(), g.options().hbm_capacity),
-        m_c(g.coord(die)) {
-      m_train = m_o.phase == Phase::kTrain;
-      m_decode = m_o.phase == Phase::kDecode;
-      m_wbits = dtype_bits(m_o.dtype);
-      m_mb_seqs = m_o.batch / m_o.dp / m_o.microbatches;
-      m_q_len = m_decode ? 1 : m_o.seq;
-      m_tokens = m_mb_seqs * m_q_len;
-      m_sp = m_o.sequence_parallel && m_o.tp > 1;
-      m_tn = m_sp ? m_tokens / m_o.tp : m_tokens;
-      m_stage_layers = m_g.decoder_layers() / m_o.pp;
-      m_first_layer = m_c.pp_rank * m_stage_layers;
-      m_first_stage = m_c.pp_rank == 0;
-      m_last_stage = m_c.pp_rank + 1 == m_o.pp;
-      m_tp_sfx = m_o.tp > 1 ? ".tp" + std::to_string(m_c.tp_rank) : "";
-      for (uint64_t r = 0; r < m_o.tp; ++r)
-          m_tp_group.push_back(die_of(r, m_c.dp_rank, m_c.pp_rank));
-      for (uint64_t r = 0; r < m_o.dp; ++r)
-          m_dp_group.push_back(die_of(m_c.tp_rank, r, m_c.pp_rank));
-      const uint64_t first = m_c.ep_group * m_o.ep;
-      for (uint64_t i = 0; i < m_o.ep; ++i) {
-          const uint64_t flat = first + i;
-          m_ep_group.push_back(die_of(flat % m_o.tp, flat / m_o.tp, m_c.pp_rank));
-      }
-  }
+    DieGen(const Generator& g, uint64_t die, std::ostream& out)
+        : m_g(g),
+          m_m(g.model()),
+          m_o(g.options()),
+          m_die(die),
+          m_w(out, die, g.dies(), g.options().hbm_capacity),
+          m_c(g.coord(die)) {
+        m_train = m_o.phase == Phase::kTrain;
+        m_decode = m_o.phase == Phase::kDecode;
+        m_wbits = dtype_bits(m_o.dtype);
+        m_mb_seqs = m_o.batch / m_o.dp / m_o.microbatches;
+        m_q_len = m_decode ? 1 : m_o.seq;
+        m_tokens = m_mb_seqs * m_q_len;
+        m_sp = m_o.sequence_parallel && m_o.tp > 1;
+        m_tn = m_sp ? m_tokens / m_o.tp : m_tokens;
+        m_stage_layers = m_g.decoder_layers() / m_o.pp;
+        m_first_layer = m_c.pp_rank * m_stage_layers;
+        m_first_stage = m_c.pp_rank == 0;
+        m_last_stage = m_c.pp_rank + 1 == m_o.pp;
+        m_tp_sfx = m_o.tp > 1 ? ".tp" + std::to_string(m_c.tp_rank) : "";
+        for (uint64_t r = 0; r < m_o.tp; ++r)
+            m_tp_group.push_back(die_of(r, m_c.dp_rank, m_c.pp_rank));
+        for (uint64_t r = 0; r < m_o.dp; ++r)
+            m_dp_group.push_back(die_of(m_c.tp_rank, r, m_c.pp_rank));
+        const uint64_t first = m_c.ep_group * m_o.ep;
+        for (uint64_t i = 0; i < m_o.ep; ++i) {
+            const uint64_t flat = first + i;
+            m_ep_group.push_back(die_of(flat % m_o.tp, flat / m_o.tp, m_c.pp_rank));
+        }
+    }
 
     void run() {
         OJ h;
@@ -392,7 +410,9 @@ private:
         return static_cast<int>(tp + m_o.tp * (dp + m_o.dp * pp));
     }
     bool tp_coll() const { return m_o.collectives && m_o.tp > 1; }
-    std::string mbp() const { return m_o.microbatches > 1 ? "mb" + std::to_string(m_mb) + "." : ""; }
+    std::string mbp() const {
+        return m_o.microbatches > 1 ? "mb" + std::to_string(m_mb) + "." : "";
+    }
     std::string lp(uint64_t layer) const { return "layer" + std::to_string(layer) + "."; }
     OJ op(const char* kind, const std::string& name, DType dt) const {
         OJ j;
@@ -426,7 +446,8 @@ private:
         return y;
     }
 
-    Ten norm(const std::string& name, uint64_t rows, uint64_t cols, Ten& x, bool layernorm, uint64_t wcols) {
+    Ten norm(const std::string& name, uint64_t rows, uint64_t cols, Ten& x, bool layernorm,
+             uint64_t wcols) {
         OJ j = op("norm", name, DType::kBf16);
         j["func"] = layernorm ? "layernorm" : "rmsnorm";
         j["rows"] = rows;
@@ -457,8 +478,9 @@ private:
 
     // A forward collective over `group`; `bwd_kind` is its backward ("" when the backward needs
     // no communication). Left out (the input passes through) when collectives are off.
-    Ten coll(const char* kind, const std::string& name, const std::vector<int>& group, uint64_t bytes,
-             Ten& x, uint64_t out_bytes, const char* bwd_kind, uint64_t bwd_bytes, uint64_t bwd_out) {
+    Ten coll(const char* kind, const std::string& name, const std::vector<int>& group,
+             uint64_t bytes, Ten& x, uint64_t out_bytes, const char* bwd_kind, uint64_t bwd_bytes,
+             uint64_t bwd_out) {
         if (!m_o.collectives || group.size() < 2) return x;
         OJ j = op("collective", name, DType::kBf16);
         j["kind"] = kind;
@@ -467,33 +489,41 @@ private:
         Ten y = m_w.act(name, out_bytes);
         m_w.emit(j, {&x}, {&y});
         if (m_train) {
-            TapeOp t = tape(TapeOp::kCollective, j, x, kNone, kNone, kNone, kNone, y, bwd_kind, bwd_bytes, bwd_out, group);
+            TapeOp t = tape(TapeOp::kCollective, j, x, kNone, kNone, kNone, kNone, y, bwd_kind,
+                            bwd_bytes, bwd_out, group);
             m_tape.push_back(std::move(t));
         }
         return y;
     }
 
     void mark(TapeOp::Kind kind) {
-        if (m_train) m_tape.push_back(tape(kind, {}, kNone, kNone, kNone, kNone, kNone, kNone, "", 0, 0, std::vector<int>{}, m_bucket));
+        if (m_train)
+            m_tape.push_back(tape(kind, {}, kNone, kNone, kNone, kNone, kNone, kNone, "", 0, 0,
+                                  std::vector<int>{}, m_bucket));
     }
 
     // Gathers the sequence-parallel shards before a column-parallel layer (or marks the TP
     // gradient all-reduce of Megatron's "f" operator without sequence parallelism).
     Ten enter_tp(const std::string& name, Ten& x) {
         const uint64_t full = m_tokens * m_m.hidden * kAct;
-        if (m_sp) return coll("all_gather", name, m_tp_group, full, x, full, "reduce_scatter", full, x.bytes);
+        if (m_sp)
+            return coll("all_gather", name, m_tp_group, full, x, full, "reduce_scatter", full,
+                        x.bytes);
         if (tp_coll()) mark(TapeOp::kTpGradSync);
         return x;
     }
     // Reduces the partial sums of a row-parallel layer.
     Ten leave_tp(const std::string& name, Ten& y) {
         const uint64_t full = m_tokens * m_m.hidden * kAct;
-        if (m_sp) return coll("reduce_scatter", name, m_tp_group, full, y, full / m_o.tp, "all_gather", full, full);
+        if (m_sp)
+            return coll("reduce_scatter", name, m_tp_group, full, y, full / m_o.tp, "all_gather",
+                        full, full);
         return coll("all_reduce", name, m_tp_group, full, y, full, "", 0, 0);
     }
 
     Ten residual(const std::string& name, Ten& skip, Ten& branch) {
-        Ten y = vec("elementwise", "add", name, m_tn * m_m.hidden, {&skip, &branch}, skip.bytes, false);
+        Ten y =
+            vec("elementwise", "add", name, m_tn * m_m.hidden, {&skip, &branch}, skip.bytes, false);
         mark(TapeOp::kResidual);
         return y;
     }
@@ -512,14 +542,18 @@ private:
             const uint64_t kvh = a.kv_heads / m_o.tp, q = heads * a.head_dim, kv = kvh * a.head_dim;
             Ten w = weight(L + "wqkv" + m_tp_sfx, h * (q + 2 * kv), m_wbits);
             Ten b = a.bias ? weight(L + "bqkv" + m_tp_sfx, q + 2 * kv, m_wbits) : Ten{};
-            Ten qkv = matmul(L + "qkv_proj", T, q + 2 * kv, h, hf, w, m_o.dtype, a.bias ? &b : nullptr);
+            Ten qkv =
+                matmul(L + "qkv_proj", T, q + 2 * kv, h, hf, w, m_o.dtype, a.bias ? &b : nullptr);
             if (a.qk_norm) {
-                qkv = norm(L + "qk_norm", T * (heads + kvh), a.head_dim, qkv, false, 2 * a.head_dim);
+                qkv =
+                    norm(L + "qk_norm", T * (heads + kvh), a.head_dim, qkv, false, 2 * a.head_dim);
             }
-            Ten qt = qkv.part(L + "q", 0, T * q * kAct), kt = qkv.part(L + "k", T * q * kAct, T * kv * kAct);
+            Ten qt = qkv.part(L + "q", 0, T * q * kAct),
+                kt = qkv.part(L + "k", T * q * kAct, T * kv * kAct);
             Ten vt = qkv.part(L + "v", T * (q + kv) * kAct, T * kv * kAct);
             if (m_m.rope) {
-                Ten qk = vec("elementwise", "rope", L + "rope", T * (q + kv), {&qkv}, T * (q + kv) * kAct);
+                Ten qk = vec("elementwise", "rope", L + "rope", T * (q + kv), {&qkv},
+                             T * (q + kv) * kAct);
                 qt = qk.part(L + "q", 0, T * q * kAct);
                 kt = qk.part(L + "k", T * q * kAct, T * kv * kAct);
             }
@@ -537,8 +571,8 @@ private:
 
     // Fused attention over this die's heads. Keys and values come from the KV cache when the
     // step attends to more positions than it computes (decode, chunked prefill).
-    Ten attention(const std::string& L, uint64_t heads, uint64_t kvh, uint64_t head_dim, Ten& q, Ten& k, Ten& v,
-                  uint64_t kv_width, uint64_t out_width) {
+    Ten attention(const std::string& L, uint64_t heads, uint64_t kvh, uint64_t head_dim, Ten& q,
+                  Ten& k, Ten& v, uint64_t kv_width, uint64_t out_width) {
         OJ j = op("fused_attention", L + "attention", DType::kBf16);
         j["batch"] = m_mb_seqs;
         j["heads"] = heads;
@@ -590,14 +624,15 @@ private:
         Ten wkva = weight(L + "wkv_a", h * lat, m_wbits);
         Ten ckv = matmul(L + "kv_a_proj", T, lat, h, hf, wkva, m_o.dtype);
         Ten ckvn = norm(L + "kv_a_norm", T, a.kv_lora_rank, ckv, false, a.kv_lora_rank);
-        Ten wkvb = weight(L + "wkv_b" + m_tp_sfx, a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim), m_wbits);
+        Ten wkvb = weight(L + "wkv_b" + m_tp_sfx,
+                          a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim), m_wbits);
         const uint64_t rope_elems = T * (heads * a.qk_rope_head_dim + a.qk_rope_head_dim);
         Ten qr = vec("elementwise", "rope", L + "rope", rope_elems, {&q, &ckv}, q.bytes);
         if (!m_decode) {
             // Up-projection of every attended position's latent (the cache's too when chunked).
             const uint64_t rows = m_mb_seqs * m_o.kv_len;
-            Ten kv = matmul(L + "kv_b_proj", rows, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank,
-                            ckvn, wkvb, m_o.dtype);
+            Ten kv = matmul(L + "kv_b_proj", rows, heads * (a.qk_nope_head_dim + a.v_head_dim),
+                            a.kv_lora_rank, ckvn, wkvb, m_o.dtype);
             Ten k = kv.part(L + "k", 0, rows * heads * a.qk_nope_head_dim * kAct);
             Ten v = kv.part(L + "v", k.bytes, rows * heads * a.v_head_dim * kAct);
             OJ j = op("fused_attention", L + "attention", DType::kBf16);
@@ -659,8 +694,8 @@ private:
         Ten b1 = m_m.ffn.bias ? weight(L + "b_up" + m_tp_sfx, up, m_wbits) : Ten{};
         Ten gu = matmul(L + (swiglu ? "gate_up_proj" : "up_proj"), T, up, h, hf, w1, m_o.dtype,
                         m_m.ffn.bias ? &b1 : nullptr);
-        Ten act = vec("activation", swiglu ? "swiglu" : "gelu", L + (swiglu ? "swiglu" : "gelu"), T * I, {&gu},
-                      T * I * kAct);
+        Ten act = vec("activation", swiglu ? "swiglu" : "gelu", L + (swiglu ? "swiglu" : "gelu"),
+                      T * I, {&gu}, T * I * kAct);
         Ten w2 = weight(L + "w_down" + m_tp_sfx, I * h, m_wbits);
         Ten b2 = m_m.ffn.bias ? weight(L + "b_down", h, m_wbits) : Ten{};
         Ten d = matmul(L + "down_proj", T, h, I, act, w2, m_o.dtype, m_m.ffn.bias ? &b2 : nullptr);
@@ -680,14 +715,17 @@ private:
         Ten logits = matmul(L + "router", tm, e.experts, h, xs, wr, DType::kBf16);
         Ten scores;
         if (e.router == MoeConfig::Router::kSigmoid) {
-            scores = vec("activation", "sigmoid", L + "router_scores", tm * e.experts, {&logits}, logits.bytes);
+            scores = vec("activation", "sigmoid", L + "router_scores", tm * e.experts, {&logits},
+                         logits.bytes);
         } else {
             OJ j = op("softmax", L + "router_scores", DType::kBf16);
             j["rows"] = tm;
             j["cols"] = e.experts;
             scores = m_w.act(L + "router_scores", logits.bytes);
             m_w.emit(j, {&logits}, {&scores});
-            if (m_train) m_tape.push_back(tape(TapeOp::kVector, j, logits, kNone, kNone, kNone, kNone, scores, "", logits.bytes, 0, std::vector<int>{}, ""));
+            if (m_train)
+                m_tape.push_back(tape(TapeOp::kVector, j, logits, kNone, kNone, kNone, kNone,
+                                      scores, "", logits.bytes, 0, std::vector<int>{}, ""));
         }
         // Top-k selection, costed as one row reduction; it has no gradient.
         OJ jt = op("reduce", L + "topk", DType::kBf16);
@@ -704,8 +742,8 @@ private:
         for (uint64_t i = 0; i < local; ++i) recv_tokens += load[first + i];
         Ten disp;
         if (m_o.ep > 1 && m_o.collectives) {
-            disp = coll("all_to_all", L + "moe_dispatch", m_ep_group, send, xs, std::max<uint64_t>(1, recv_tokens) * h * kAct,
-                        "all_to_all", send, send);
+            disp = coll("all_to_all", L + "moe_dispatch", m_ep_group, send, xs,
+                        std::max<uint64_t>(1, recv_tokens) * h * kAct, "all_to_all", send, send);
         } else {
             OJ j = op("memcpy", L + "moe_permute", DType::kBf16);
             j["bytes"] = send;
@@ -720,7 +758,7 @@ private:
             const uint64_t n = load[first + i];
             if (n == 0) continue;
             const std::string E = L + "expert" + std::to_string(first + i) + ".";
-            Ten xe = disp.part(E + "in", std::min(offset, disp.bytes - 1) , n * h * kAct);
+            Ten xe = disp.part(E + "in", std::min(offset, disp.bytes - 1), n * h * kAct);
             Ten ye = expert(E, n, xe);
             expert_ops.push_back(ye.producer);
             offset += n * h * kAct;
@@ -735,7 +773,9 @@ private:
             j["bytes"] = send;
             comb = m_w.act(L + "moe_combine", send);
             m_w.emit(j, {&ob}, {&comb}, expert_ops);
-            if (m_train) m_tape.push_back(tape(TapeOp::kCollective, j, ob, kNone, kNone, kNone, kNone, comb, "all_to_all", send, send, m_ep_group, ""));
+            if (m_train)
+                m_tape.push_back(tape(TapeOp::kCollective, j, ob, kNone, kNone, kNone, kNone, comb,
+                                      "all_to_all", send, send, m_ep_group, ""));
         } else {
             Ten ob = outbuf;
             OJ j = op("memcpy", L + "moe_unpermute", DType::kBf16);
@@ -744,7 +784,8 @@ private:
             m_w.emit(j, {&ob}, {&comb}, expert_ops);
         }
         // Weighting by the router scores and summing the top-k outputs of each token.
-        Ten y = vec("elementwise", "mul", L + "moe_weighted_sum", tm * k * h, {&comb, &scores}, tm * h * kAct);
+        Ten y = vec("elementwise", "mul", L + "moe_weighted_sum", tm * k * h, {&comb, &scores},
+                    tm * h * kAct);
         if (e.shared_experts > 0) {
             Ten ys = expert(L + "shared_expert.", tm, xs, e.shared_experts);
             y = vec("elementwise", "add", L + "shared_add", tm * h, {&y, &ys}, tm * h * kAct);
@@ -779,20 +820,26 @@ private:
         Ten x = m_w.act("embedding", m_tokens * h * kAct);
         Ten tc = table;
         m_w.emit(j, {&tc}, {&x});
-        if (m_train) m_tape.push_back(tape(TapeOp::kEmbedding, j, ids, kNone, kNone, table, kNone, x, "", 0, 0, std::vector<int>{}, m_bucket));
+        if (m_train)
+            m_tape.push_back(tape(TapeOp::kEmbedding, j, ids, kNone, kNone, table, kNone, x, "", 0,
+                                  0, std::vector<int>{}, m_bucket));
         if (!m_m.rope) {
             Ten pos = weight("pos_embedding", m_m.max_positions * h, kAct * 8);
             OJ jp = op("memcpy", "pos_embedding", DType::kBf16);
             jp["bytes"] = m_tokens * h * kAct;
             Ten p = m_w.act("pos_embedding", m_tokens * h * kAct);
             m_w.emit(jp, {&pos}, {&p});
-            if (m_train) m_tape.push_back(tape(TapeOp::kEmbedding, jp, ids, kNone, kNone, pos, kNone, p, "", 0, 0, std::vector<int>{}, m_bucket));
+            if (m_train)
+                m_tape.push_back(tape(TapeOp::kEmbedding, jp, ids, kNone, kNone, pos, kNone, p, "",
+                                      0, 0, std::vector<int>{}, m_bucket));
             x = vec("elementwise", "add", "pos_add", m_tokens * h, {&x, &p}, x.bytes, false);
         }
         // Vocabulary-parallel embedding: each TP rank holds a slice of the table and
         // contributes the rows it owns; the partial rows are summed over TP.
         const uint64_t full = m_tokens * h * kAct;
-        if (m_sp) return coll("reduce_scatter", "embedding.reduce_scatter", m_tp_group, full, x, full / m_o.tp, "all_gather", full, full);
+        if (m_sp)
+            return coll("reduce_scatter", "embedding.reduce_scatter", m_tp_group, full, x,
+                        full / m_o.tp, "all_gather", full, full);
         return coll("all_reduce", "embedding.all_reduce", m_tp_group, full, x, full, "", 0, 0);
     }
 
@@ -809,16 +856,19 @@ private:
         Ten logits = matmul("lm_head", m, rows, h, xl, w, DType::kBf16);
         if (!m_train) {
             const uint64_t full = m * m_m.vocab * kAct;
-            return coll("all_gather", "logits.all_gather", m_tp_group, full, logits, full, "", 0, 0);
+            return coll("all_gather", "logits.all_gather", m_tp_group, full, logits, full, "", 0,
+                        0);
         }
         OJ j = op("softmax", "cross_entropy", DType::kBf16);
         j["rows"] = m;
         j["cols"] = rows;
         Ten p = m_w.act("probs", logits.bytes);
         m_w.emit(j, {&logits}, {&p});
-        if (m_train) m_tape.push_back(tape(TapeOp::kLoss, j, logits, kNone, kNone, kNone, kNone, p));
+        if (m_train)
+            m_tape.push_back(tape(TapeOp::kLoss, j, logits, kNone, kNone, kNone, kNone, p));
         // Vocabulary-parallel cross-entropy: the row max and the exp-sum (fp32) over TP.
-        return coll("all_reduce", "cross_entropy.all_reduce", m_tp_group, m * 8, p, m * 8, "", 0, 0);
+        return coll("all_reduce", "cross_entropy.all_reduce", m_tp_group, m * 8, p, m * 8, "", 0,
+                    0);
     }
 
     void forward(uint64_t mb) {
@@ -834,7 +884,8 @@ private:
             }
         } else {
             x = m_w.act("stage_input", m_tn * h * kAct);
-            x = p2p("recv", "pp.recv_activation", die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank - 1), m_die, x);
+            x = p2p("recv", "pp.recv_activation", die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank - 1),
+                    m_die, x);
         }
         for (uint64_t l = m_first_layer; l < m_first_layer + m_stage_layers; ++l) {
             m_bucket = "layer" + std::to_string(l);
@@ -845,7 +896,8 @@ private:
         if (m_last_stage) {
             if (m_o.embedding) head(x);
         } else {
-            p2p("send", "pp.send_activation", m_die, die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank + 1), x);
+            p2p("send", "pp.send_activation", m_die,
+                die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank + 1), x);
         }
         if (m_train) m_tapes[mb] = std::move(m_tape);
     }
@@ -880,21 +932,26 @@ private:
             g = m_w.act("output_grad", m_tn * h * kAct);
         } else {
             g = m_w.act("stage_output_grad", m_tn * h * kAct);
-            g = p2p("recv", "pp.recv_grad", die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank + 1), m_die, g);
+            g = p2p("recv", "pp.recv_grad", die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank + 1),
+                    m_die, g);
         }
         std::vector<Ten> skips;
         for (auto it = tape.rbegin(); it != tape.rend(); ++it) {
             TapeOp& t = *it;
-            const std::string name = t.fwd.contains("name") ? t.fwd["name"].get<std::string>() : std::string();
+            const std::string name =
+                t.fwd.contains("name") ? t.fwd["name"].get<std::string>() : std::string();
             switch (t.kind) {
-                case TapeOp::kMatmul: g = bwd_matmul(t, name, g); break;
+                case TapeOp::kMatmul:
+                    g = bwd_matmul(t, name, g);
+                    break;
                 case TapeOp::kAttention: {
                     OJ j = t.fwd;
                     j["name"] = name + ".bwd";
                     // FlashAttention-2's backward runs five GEMMs where the forward runs two:
                     // the same op with 2.5x the head width carries that work.
                     j["head_dim"] = (t.fwd["head_dim"].get<uint64_t>() * 5 + 1) / 2;
-                    Ten dq = m_w.act(name + ".dq", t.x.bytes), dkv = m_w.act(name + ".dkv", t.x2.bytes + t.x3.bytes);
+                    Ten dq = m_w.act(name + ".dq", t.x.bytes),
+                        dkv = m_w.act(name + ".dkv", t.x2.bytes + t.x3.bytes);
                     m_w.emit(j, {&t.x, &t.x2, &t.x3, &g}, {&dq, &dkv});
                     g = dq;
                     break;
@@ -911,7 +968,8 @@ private:
                 case TapeOp::kVector: {
                     OJ j = t.fwd;
                     j["name"] = name + ".bwd";
-                    if (j.contains("func") && j["func"] == "swiglu") j["elements"] = 2 * j["elements"].get<uint64_t>();
+                    if (j.contains("func") && j["func"] == "swiglu")
+                        j["elements"] = 2 * j["elements"].get<uint64_t>();
                     Ten gx = m_w.act(name + ".dgrad", t.bwd_bytes);
                     m_w.emit(j, {&t.x, &g}, {&gx});
                     g = gx;
@@ -938,7 +996,9 @@ private:
                     g = gx;
                     break;
                 }
-                case TapeOp::kResidual: skips.push_back(g); break;
+                case TapeOp::kResidual:
+                    skips.push_back(g);
+                    break;
                 case TapeOp::kResidualStart: {
                     Ten s = skips.back();
                     skips.pop_back();
@@ -977,13 +1037,16 @@ private:
         if (m_first_stage && m_o.embedding && last_mb) dp_reduce("embedding");
         if (m_last_stage && m_o.embedding && last_mb) dp_reduce("head");
         if (!m_first_stage) {
-            p2p("send", "pp.send_grad", m_die, die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank - 1), g);
+            p2p("send", "pp.send_grad", m_die, die_of(m_c.tp_rank, m_c.dp_rank, m_c.pp_rank - 1),
+                g);
         }
     }
 
     Ten bwd_matmul(TapeOp& t, const std::string& name, Ten& g) {
         const uint64_t m = t.fwd["m"], n = t.fwd["n"], k = t.fwd["k"];
-        const DType dt = t.fwd.contains("dtype") ? *dtype_from_string(t.fwd["dtype"].get<std::string>()) : DType::kBf16;
+        const DType dt = t.fwd.contains("dtype")
+                             ? *dtype_from_string(t.fwd["dtype"].get<std::string>())
+                             : DType::kBf16;
         OJ dx = op("matmul", name.substr(mbp().size()) + ".dgrad", dt);
         dx["m"] = m;
         dx["n"] = k;
@@ -1055,12 +1118,15 @@ private:
                 grads.push_back(&m_w.grad(w.t.name));
         }
         const std::string& bucket = name;
-        OJ j = op("collective", bucket + ".dp_grad." + (m_o.distributed_optimizer ? "reduce_scatter" : "all_reduce"),
-                  DType::kBf16);
+        OJ j =
+            op("collective",
+               bucket + ".dp_grad." + (m_o.distributed_optimizer ? "reduce_scatter" : "all_reduce"),
+               DType::kBf16);
         j["kind"] = m_o.distributed_optimizer ? "reduce_scatter" : "all_reduce";
         j["group"] = m_dp_group;
         j["bytes"] = bytes;
-        Ten synced = m_w.general(bucket + ".synced_grads", m_o.distributed_optimizer ? (bytes + m_o.dp - 1) / m_o.dp : bytes);
+        Ten synced = m_w.general(bucket + ".synced_grads",
+                                 m_o.distributed_optimizer ? (bytes + m_o.dp - 1) / m_o.dp : bytes);
         m_w.emit(j, grads, {&synced});
         for (const std::string& b : members) m_synced[b] = synced;
     }
@@ -1097,7 +1163,8 @@ private:
             if (m_o.distributed_optimizer && m_o.collectives && m_o.dp > 1 && !updates.empty()) {
                 const uint64_t bytes = [&] {
                     uint64_t b = 0;
-                    for (const Weight& wt : m_w.weights()) b += wt.bucket == bucket ? wt.t.bytes : 0;
+                    for (const Weight& wt : m_w.weights())
+                        b += wt.bucket == bucket ? wt.t.bytes : 0;
                     return b;
                 }();
                 OJ j = op("collective", bucket + ".dp_params.all_gather", DType::kBf16);
@@ -1152,15 +1219,14 @@ uint64_t Generator::step_tokens() const {
     return m_opt.batch * (m_opt.phase == Phase::kDecode ? 1 : m_opt.seq);
 }
 
-void Generator::write_die(uint64_t die, std::ostream& out) const {
-    DieGen(*this, die, out).run();
-}
+void Generator::write_die(uint64_t die, std::ostream& out) const { DieGen(*this, die, out).run(); }
 
 std::vector<uint64_t> Generator::expert_load(uint64_t layer, uint64_t tokens) const {
     const uint64_t experts = m_model.moe.experts, k = m_model.moe.top_k, total = tokens * k;
     std::vector<uint64_t> load(experts, 0);
     if (m_opt.routing == Routing::kUniform) {
-        for (uint64_t e = 0; e < experts; ++e) load[e] = total / experts + (e < total % experts ? 1 : 0);
+        for (uint64_t e = 0; e < experts; ++e)
+            load[e] = total / experts + (e < total % experts ? 1 : 0);
         return load;
     }
     // Zipf popularity over a seeded permutation of the experts (a different one per layer);
@@ -1171,7 +1237,8 @@ std::vector<uint64_t> Generator::expert_load(uint64_t layer, uint64_t tokens) co
     std::shuffle(rank.begin(), rank.end(), rng);
     std::vector<double> p(experts);
     double sum = 0;
-    for (uint64_t e = 0; e < experts; ++e) sum += p[e] = 1.0 / std::pow(static_cast<double>(rank[e] + 1), m_opt.skew);
+    for (uint64_t e = 0; e < experts; ++e)
+        sum += p[e] = 1.0 / std::pow(static_cast<double>(rank[e] + 1), m_opt.skew);
     std::vector<std::pair<double, uint64_t>> rem;
     uint64_t given = 0;
     for (uint64_t e = 0; e < experts; ++e) {
@@ -1180,7 +1247,9 @@ std::vector<uint64_t> Generator::expert_load(uint64_t layer, uint64_t tokens) co
         given += load[e];
         rem.emplace_back(exact - static_cast<double>(load[e]), e);
     }
-    std::sort(rem.begin(), rem.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    std::sort(rem.begin(), rem.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
     for (uint64_t i = 0; given < total; ++i, ++given) ++load[rem[i % experts].second];
     uint64_t excess = 0;
     for (auto& l : load) {
@@ -1207,21 +1276,28 @@ nlohmann::ordered_json Generator::index(const std::string& file_pattern) const {
     j["phase"] = to_string(m_opt.phase);
     j["dies"] = m_world;
     j["tokens"] = step_tokens();
-    j["parallelism"] = OJ{{"tp", m_opt.tp}, {"pp", m_opt.pp}, {"dp", m_opt.dp}, {"ep", m_opt.ep},
+    j["parallelism"] = OJ{{"tp", m_opt.tp},
+                          {"pp", m_opt.pp},
+                          {"dp", m_opt.dp},
+                          {"ep", m_opt.ep},
                           {"microbatches", m_opt.microbatches},
                           {"sequence_parallel", m_opt.sequence_parallel},
                           {"distributed_optimizer", m_opt.distributed_optimizer}};
     OJ files = OJ::array();
     for (uint64_t d = 0; d < m_world; ++d) {
-        if (!m_opt.only_dies.empty() &&
-            std::find(m_opt.only_dies.begin(), m_opt.only_dies.end(), static_cast<int>(d)) == m_opt.only_dies.end()) {
+        if (!m_opt.only_dies.empty() && std::find(m_opt.only_dies.begin(), m_opt.only_dies.end(),
+                                                  static_cast<int>(d)) == m_opt.only_dies.end()) {
             continue;
         }
         const DieCoord c = coord(d);
         std::string file = file_pattern;
         file.replace(file.find("{die}"), 5, std::to_string(d));
-        files.push_back(OJ{{"die", d}, {"file", file}, {"tp_rank", c.tp_rank}, {"dp_rank", c.dp_rank},
-                           {"pp_rank", c.pp_rank}, {"ep_rank", c.ep_rank}});
+        files.push_back(OJ{{"die", d},
+                           {"file", file},
+                           {"tp_rank", c.tp_rank},
+                           {"dp_rank", c.dp_rank},
+                           {"pp_rank", c.pp_rank},
+                           {"ep_rank", c.ep_rank}});
     }
     j["files"] = std::move(files);
     // Where the long-lived tensors live (traces/FORMAT.md, "Memory tiers").
@@ -1238,11 +1314,11 @@ nlohmann::ordered_json Generator::index(const std::string& file_pattern) const {
         return out;
     };
     const uint64_t big = 1u << 20;
-    j["groups"] = OJ{
-        {"tp", groups([&](const DieCoord& c) { return c.dp_rank + big * c.pp_rank; })},
-        {"dp", groups([&](const DieCoord& c) { return c.tp_rank + big * c.pp_rank; })},
-        {"pp", groups([&](const DieCoord& c) { return c.tp_rank + big * c.dp_rank; })},
-        {"ep", groups([&](const DieCoord& c) { return c.ep_group + big * c.pp_rank; })}};
+    j["groups"] =
+        OJ{{"tp", groups([&](const DieCoord& c) { return c.dp_rank + big * c.pp_rank; })},
+           {"dp", groups([&](const DieCoord& c) { return c.tp_rank + big * c.pp_rank; })},
+           {"pp", groups([&](const DieCoord& c) { return c.tp_rank + big * c.dp_rank; })},
+           {"ep", groups([&](const DieCoord& c) { return c.ep_group + big * c.pp_rank; })}};
     return j;
 }
 

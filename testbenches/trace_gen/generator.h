@@ -25,23 +25,23 @@ enum class Routing { kUniform, kSkewed };
 
 struct GenOptions {
     Phase phase = Phase::kPrefill;
-    uint64_t batch = 1;          // sequences per step, over all data-parallel replicas
-    uint64_t seq = 0;            // prefill/train: tokens per sequence; decode: context so far
-    uint64_t kv_len = 0;         // key/value positions attended to; 0 means `seq`
+    uint64_t batch = 1;   // sequences per step, over all data-parallel replicas
+    uint64_t seq = 0;     // prefill/train: tokens per sequence; decode: context so far
+    uint64_t kv_len = 0;  // key/value positions attended to; 0 means `seq`
     uint64_t tp = 1, pp = 1, dp = 1, ep = 1;
-    uint64_t microbatches = 1;   // per data-parallel replica (pipeline schedule: 1F1B)
-    uint64_t layers = 0;         // decoder layers; 0 means the model's
-    DType dtype = DType::kBf16;  // GEMM dtype: bf16, fp8 or fp4
-    bool sequence_parallel = false;  // TP collectives as reduce-scatter + all-gather
+    uint64_t microbatches = 1;           // per data-parallel replica (pipeline schedule: 1F1B)
+    uint64_t layers = 0;                 // decoder layers; 0 means the model's
+    DType dtype = DType::kBf16;          // GEMM dtype: bf16, fp8 or fp4
+    bool sequence_parallel = false;      // TP collectives as reduce-scatter + all-gather
     bool distributed_optimizer = false;  // DP gradients reduce-scattered, optimizer sharded
     // DP gradient buckets over the decoder layers: 0 = one per layer (each synchronised as soon as
     // its backward is done); N = the layers in N buckets of consecutive layers, each synchronised
     // when its first layer's backward is done (1: one all-reduce after the whole backward).
     uint64_t grad_buckets = 0;
-    bool collectives = true;     // false: leave every collective out (single-die replay)
-    bool embedding = true;       // false: leave the embedding, final norm and LM head out
+    bool collectives = true;  // false: leave every collective out (single-die replay)
+    bool embedding = true;    // false: leave the embedding, final norm and LM head out
     Routing routing = Routing::kUniform;
-    double skew = 1.2;           // Zipf exponent of expert popularity (skewed routing)
+    double skew = 1.2;  // Zipf exponent of expert popularity (skewed routing)
     uint64_t seed = 1;
     std::vector<int> only_dies;  // generate only these dies (empty: all)
     // Placement in the memory tiers (DESIGN §5b; traces/FORMAT.md "Memory tiers"): hbm,
@@ -50,7 +50,7 @@ struct GenOptions {
     std::string expert_weights_tier;  // empty: as weights_tier
     std::string kv_tier = "hbm";
     uint64_t hbm_capacity = 288ULL << 30;  // long-lived tensors placed in hbm must fit it
-    std::string name;            // header name; empty: a description of the options
+    std::string name;                      // header name; empty: a description of the options
 };
 
 const char* to_string(Phase p);

@@ -83,7 +83,8 @@ ParameterCount count_parameters(const ModelConfig& m) {
     return c;
 }
 
-ModelConfig parse_model(const ConfigNode& root, const std::string& name, const std::string& source) {
+ModelConfig parse_model(const ConfigNode& root, const std::string& name,
+                        const std::string& source) {
     ModelConfig m;
     m.name = root.string("name", name);
     m.source = source;
@@ -99,7 +100,7 @@ ModelConfig parse_model(const ConfigNode& root, const std::string& name, const s
     const ConfigNode a = root.child("attention");
     AttentionConfig& at = m.attention;
     at.type = a.choice("type", {"gqa", "mla"}) == "mla" ? AttentionConfig::Type::kMla
-                                                         : AttentionConfig::Type::kGqa;
+                                                        : AttentionConfig::Type::kGqa;
     at.heads = positive(a, "heads");
     if (at.type == AttentionConfig::Type::kGqa) {
         at.kv_heads = positive(a, "kv_heads");
@@ -134,7 +135,8 @@ ModelConfig parse_model(const ConfigNode& root, const std::string& name, const s
         e.top_k = positive(*moe, "top_k");
         e.shared_experts = static_cast<uint64_t>(moe->integer("shared_experts", 0, {0, 1e6}));
         e.intermediate = positive(*moe, "intermediate_size");
-        e.first_dense_layers = static_cast<uint64_t>(moe->integer("first_dense_layers", 0, {0, 1e6}));
+        e.first_dense_layers =
+            static_cast<uint64_t>(moe->integer("first_dense_layers", 0, {0, 1e6}));
         e.router = moe->choice("router", {"softmax", "sigmoid"}) == "sigmoid"
                        ? MoeConfig::Router::kSigmoid
                        : MoeConfig::Router::kSoftmax;

@@ -15,10 +15,10 @@ struct AttentionConfig {
     enum class Type { kGqa, kMla };
     Type type = Type::kGqa;
     uint64_t heads = 0;
-    uint64_t kv_heads = 0;   // GQA: key/value heads (== heads for multi-head attention)
-    uint64_t head_dim = 0;   // GQA
-    bool qk_norm = false;    // GQA: RMSNorm over head_dim on Q and K (Qwen3)
-    bool bias = false;       // GQA: biases on the QKV and output projections (GPT-3)
+    uint64_t kv_heads = 0;  // GQA: key/value heads (== heads for multi-head attention)
+    uint64_t head_dim = 0;  // GQA
+    bool qk_norm = false;   // GQA: RMSNorm over head_dim on Q and K (Qwen3)
+    bool bias = false;      // GQA: biases on the QKV and output projections (GPT-3)
     // MLA (DeepSeek-V2/V3): low-rank Q and compressed KV with a decoupled RoPE part.
     uint64_t q_lora_rank = 0;
     uint64_t kv_lora_rank = 0;
@@ -36,24 +36,24 @@ struct FfnConfig {
 
 struct MoeConfig {
     bool enabled = false;
-    uint64_t experts = 0;          // routed experts
+    uint64_t experts = 0;  // routed experts
     uint64_t top_k = 0;
-    uint64_t shared_experts = 0;   // always-active experts of the same size
-    uint64_t intermediate = 0;     // per expert
+    uint64_t shared_experts = 0;  // always-active experts of the same size
+    uint64_t intermediate = 0;    // per expert
     uint64_t first_dense_layers = 0;
     enum class Router { kSoftmax, kSigmoid };
     Router router = Router::kSoftmax;
 };
 
 struct ModelConfig {
-    std::string name;          // file stem, e.g. "llama3-70b"
-    std::string source;        // display name of the YAML it came from
+    std::string name;    // file stem, e.g. "llama3-70b"
+    std::string source;  // display name of the YAML it came from
     std::string description;
     uint64_t vocab = 0;
     uint64_t hidden = 0;
     uint64_t layers = 0;
-    bool layernorm = false;    // false: RMSNorm (weight only); true: LayerNorm (weight and bias)
-    bool rope = true;          // false: learned absolute position embeddings
+    bool layernorm = false;      // false: RMSNorm (weight only); true: LayerNorm (weight and bias)
+    bool rope = true;            // false: learned absolute position embeddings
     uint64_t max_positions = 0;  // learned positions only
     bool tied_embeddings = false;
     AttentionConfig attention;
@@ -62,7 +62,9 @@ struct ModelConfig {
     double reference_parameters = 0;         // published total, for the config check
     double reference_active_parameters = 0;  // published activated (MoE), 0 when not given
 
-    bool is_moe_layer(uint64_t layer) const { return moe.enabled && layer >= moe.first_dense_layers; }
+    bool is_moe_layer(uint64_t layer) const {
+        return moe.enabled && layer >= moe.first_dense_layers;
+    }
     // Width of the attention output that the output projection reads (heads x value dim).
     uint64_t attn_out_dim() const;
 };
@@ -70,9 +72,9 @@ struct ModelConfig {
 // Analytical parameter counts (elements), straight from the configuration.
 struct ParameterCount {
     uint64_t total = 0;
-    uint64_t active = 0;        // per token: dense parts + top_k routed + shared experts
-    uint64_t embedding = 0;     // token (+ position) embedding tables (no matmul FLOPs)
-    uint64_t lm_head = 0;       // 0 when tied to the embedding
+    uint64_t active = 0;     // per token: dense parts + top_k routed + shared experts
+    uint64_t embedding = 0;  // token (+ position) embedding tables (no matmul FLOPs)
+    uint64_t lm_head = 0;    // 0 when tied to the embedding
 };
 uint64_t attention_parameters(const ModelConfig& m);
 uint64_t layer_parameters(const ModelConfig& m, uint64_t layer);

@@ -23,7 +23,8 @@ namespace {
 
 std::string model_help() {
     std::string list;
-    for (const auto& m : tracegen::builtin_models()) list += (list.empty() ? "" : ", ") + std::string(m.name);
+    for (const auto& m : tracegen::builtin_models())
+        list += (list.empty() ? "" : ", ") + std::string(m.name);
     return "model: a built-in name (" + list + ") or a path to a model YAML file";
 }
 
@@ -36,23 +37,32 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
     };
     auto s = std::make_shared<State>();
     CLI::App* c = trace.add_subcommand(
-        "gen", "generate one op trace per die (DIR/die<N>.jsonl) and DIR/index.json for a model step");
+        "gen",
+        "generate one op trace per die (DIR/die<N>.jsonl) and DIR/index.json for a model step");
     c->add_option("--model,-m", s->model, model_help())->required();
     c->add_option("--phase", s->phase, "prefill, decode or train (forward + backward + optimizer)")
         ->check(CLI::IsMember({"prefill", "decode", "train"}))
         ->capture_default_str();
-    c->add_option("--batch,-b", s->o.batch, "sequences per step over all DP replicas")->capture_default_str();
-    c->add_option("--seq,-s", s->o.seq, "tokens per sequence (decode: the context length so far)")->required();
+    c->add_option("--batch,-b", s->o.batch, "sequences per step over all DP replicas")
+        ->capture_default_str();
+    c->add_option("--seq,-s", s->o.seq, "tokens per sequence (decode: the context length so far)")
+        ->required();
     c->add_option("--kv-len", s->o.kv_len, "key/value positions attended to (default: --seq)");
     c->add_option("--tp", s->o.tp, "tensor-parallel size")->capture_default_str();
     c->add_option("--pp", s->o.pp, "pipeline-parallel size (1F1B schedule)")->capture_default_str();
     c->add_option("--dp", s->o.dp, "data-parallel size")->capture_default_str();
-    c->add_option("--ep", s->o.ep, "expert-parallel size (MoE; divides TP x DP)")->capture_default_str();
-    c->add_option("--microbatches", s->o.microbatches, "microbatches per DP replica")->capture_default_str();
-    c->add_option("--layers", s->o.layers, "decoder layers to generate (default: all of the model's)");
-    c->add_option("--dtype", s->dtype, "GEMM dtype: bf16, fp8 or fp4")->check(CLI::IsMember({"bf16", "fp8", "fp4"}))->capture_default_str();
-    c->add_flag("--sequence-parallel", s->o.sequence_parallel,
-                "TP collectives as reduce-scatter + all-gather, norms and residuals on 1/TP of the tokens");
+    c->add_option("--ep", s->o.ep, "expert-parallel size (MoE; divides TP x DP)")
+        ->capture_default_str();
+    c->add_option("--microbatches", s->o.microbatches, "microbatches per DP replica")
+        ->capture_default_str();
+    c->add_option("--layers", s->o.layers,
+                  "decoder layers to generate (default: all of the model's)");
+    c->add_option("--dtype", s->dtype, "GEMM dtype: bf16, fp8 or fp4")
+        ->check(CLI::IsMember({"bf16", "fp8", "fp4"}))
+        ->capture_default_str();
+    c->add_flag(
+        "--sequence-parallel", s->o.sequence_parallel,
+        "TP collectives as reduce-scatter + all-gather, norms and residuals on 1/TP of the tokens");
     c->add_flag("--distributed-optimizer", s->o.distributed_optimizer,
                 "train: reduce-scatter DP gradients, update 1/DP of the weights, all-gather them");
     c->add_option("--grad-buckets", s->o.grad_buckets,
@@ -61,12 +71,16 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
                   "backward is done; N: N buckets of consecutive layers; 1: one all-reduce after "
                   "the backward)")
         ->capture_default_str();
-    c->add_flag("--no-collectives", s->no_collectives, "leave every collective out (for single-die replay)");
-    c->add_flag("--no-embedding", s->no_embedding, "leave the embedding, final norm and LM head out");
-    c->add_option("--routing", s->routing, "MoE expert load: uniform or skewed (Zipf, see --skew, --seed)")
+    c->add_flag("--no-collectives", s->no_collectives,
+                "leave every collective out (for single-die replay)");
+    c->add_flag("--no-embedding", s->no_embedding,
+                "leave the embedding, final norm and LM head out");
+    c->add_option("--routing", s->routing,
+                  "MoE expert load: uniform or skewed (Zipf, see --skew, --seed)")
         ->check(CLI::IsMember({"uniform", "skewed"}))
         ->capture_default_str();
-    c->add_option("--skew", s->o.skew, "Zipf exponent of expert popularity for --routing skewed")->capture_default_str();
+    c->add_option("--skew", s->o.skew, "Zipf exponent of expert popularity for --routing skewed")
+        ->capture_default_str();
     c->add_option("--seed", s->o.seed, "seed of the skewed routing")->capture_default_str();
     c->add_option("--die", s->o.only_dies, "generate only this die (repeatable)");
     const std::string tiers =
@@ -83,10 +97,12 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
     c->add_option("--out,-o", s->out, "output directory")->required();
     subs.emplace_back(c, [s] {
         tracegen::GenOptions o = s->o;
-        o.phase = s->phase == "train" ? tracegen::Phase::kTrain
-                                      : s->phase == "decode" ? tracegen::Phase::kDecode : tracegen::Phase::kPrefill;
+        o.phase = s->phase == "train"    ? tracegen::Phase::kTrain
+                  : s->phase == "decode" ? tracegen::Phase::kDecode
+                                         : tracegen::Phase::kPrefill;
         o.dtype = *dtype_from_string(s->dtype);
-        o.routing = s->routing == "skewed" ? tracegen::Routing::kSkewed : tracegen::Routing::kUniform;
+        o.routing =
+            s->routing == "skewed" ? tracegen::Routing::kSkewed : tracegen::Routing::kUniform;
         o.collectives = !s->no_collectives;
         o.embedding = !s->no_embedding;
         try {
@@ -96,19 +112,24 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
         }
         tracegen::ModelConfig model = tracegen::load_model(s->model);
         if (o.name.empty()) {
-            o.name = model.name + " " + s->phase + " batch " + std::to_string(o.batch) + " seq " + std::to_string(o.seq) +
-                     " tp" + std::to_string(o.tp) + " pp" + std::to_string(o.pp) + " dp" + std::to_string(o.dp) +
-                     " ep" + std::to_string(o.ep) + " " + s->dtype;
+            o.name = model.name + " " + s->phase + " batch " + std::to_string(o.batch) + " seq " +
+                     std::to_string(o.seq) + " tp" + std::to_string(o.tp) + " pp" +
+                     std::to_string(o.pp) + " dp" + std::to_string(o.dp) + " ep" +
+                     std::to_string(o.ep) + " " + s->dtype;
         }
         const tracegen::Generator gen(model, o);
         AtomicOutputDir files(s->out);
         uint64_t written = 0;
         for (uint64_t d = 0; d < gen.dies(); ++d) {
-            if (!o.only_dies.empty() && std::find(o.only_dies.begin(), o.only_dies.end(), static_cast<int>(d)) == o.only_dies.end()) continue;
+            if (!o.only_dies.empty() && std::find(o.only_dies.begin(), o.only_dies.end(),
+                                                  static_cast<int>(d)) == o.only_dies.end())
+                continue;
             std::ofstream out = files.open("die" + std::to_string(d) + ".jsonl");
             gen.write_die(d, out);
             out.close();
-            if (!out) throw InputError("cannot write the trace of die " + std::to_string(d) + " in '" + s->out + "'");
+            if (!out)
+                throw InputError("cannot write the trace of die " + std::to_string(d) + " in '" +
+                                 s->out + "'");
             ++written;
         }
         std::ofstream idx = files.open("index.json");
@@ -116,8 +137,8 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
         idx.close();
         if (!idx) throw std::runtime_error("cannot write index.json in '" + s->out + "'");
         files.commit();
-        std::cout << "wrote " << written << " die trace(s) and index.json to " << s->out << "/ (" << gen.dies()
-                  << " dies, " << gen.step_tokens() << " tokens per step)\n";
+        std::cout << "wrote " << written << " die trace(s) and index.json to " << s->out << "/ ("
+                  << gen.dies() << " dies, " << gen.step_tokens() << " tokens per step)\n";
         return kExitOk;
     });
 }
@@ -128,10 +149,13 @@ void add_stats(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<i
         bool json = false;
     };
     auto s = std::make_shared<State>();
-    CLI::App* c = trace.add_subcommand("stats", "total up a trace file or a generated directory: FLOPs, "
-                                                "parameters, bytes per stream class, collective bytes");
-    c->add_option("path", s->path, "trace file (.jsonl, .jsonl.gz) or directory with index.json")->required();
-    c->add_flag("--json", s->json, "print JSON (keys: parameters, tokens, flops_total, flops_gemm, ...)");
+    CLI::App* c = trace.add_subcommand("stats",
+                                       "total up a trace file or a generated directory: FLOPs, "
+                                       "parameters, bytes per stream class, collective bytes");
+    c->add_option("path", s->path, "trace file (.jsonl, .jsonl.gz) or directory with index.json")
+        ->required();
+    c->add_flag("--json", s->json,
+                "print JSON (keys: parameters, tokens, flops_total, flops_gemm, ...)");
     subs.emplace_back(c, [s] {
         const tracegen::TraceTotals t = tracegen::trace_stats(s->path);
         if (s->json) {
@@ -148,9 +172,13 @@ void add_import(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<
         std::string from, file, out;
     };
     auto s = std::make_shared<State>();
-    CLI::App* c = trace.add_subcommand("import", "convert a PyTorch execution trace "
-                                                 "(torch.profiler.ExecutionGraphObserver JSON) to an op trace");
-    c->add_option("--from", s->from, "source format: pytorch-et")->required()->check(CLI::IsMember({"pytorch-et"}));
+    CLI::App* c =
+        trace.add_subcommand("import",
+                             "convert a PyTorch execution trace "
+                             "(torch.profiler.ExecutionGraphObserver JSON) to an op trace");
+    c->add_option("--from", s->from, "source format: pytorch-et")
+        ->required()
+        ->check(CLI::IsMember({"pytorch-et"}));
     c->add_option("file", s->file, "execution trace JSON")->required();
     c->add_option("--out,-o", s->out, "output trace file (.jsonl)")->required();
     subs.emplace_back(c, [s] {

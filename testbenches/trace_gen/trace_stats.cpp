@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void add_file(const std::string& path, TraceTotals& t, std::unordered_set<std::string>& seen_weights) {
+void add_file(const std::string& path, TraceTotals& t,
+              std::unordered_set<std::string>& seen_weights) {
     trace::TraceReader reader(path);
     ++t.files;
     if (t.model.empty()) t.model = reader.header().model;
@@ -26,22 +27,30 @@ void add_file(const std::string& path, TraceTotals& t, std::unordered_set<std::s
         ++t.ops_by_kind[kind];
         const double f = trace::op_flops(op);
         switch (op.kind) {
-            case trace::OpKind::kMatmul: t.flops_gemm += f; break;
-            case trace::OpKind::kFusedAttention: t.flops_attention += f; break;
-            default: t.flops_other += f; break;
+            case trace::OpKind::kMatmul:
+                t.flops_gemm += f;
+                break;
+            case trace::OpKind::kFusedAttention:
+                t.flops_attention += f;
+                break;
+            default:
+                t.flops_other += f;
+                break;
         }
         for (const auto& in : op.inputs) {
             t.bytes_read[std::string(to_string(in.stream))] += in.bytes;
             if (in.stream != StreamClass::kWeight) continue;
             // Unnamed weights are told apart by die and address.
-            const std::string key = in.name.empty() ? "die" + std::to_string(op.die) + "@" + std::to_string(in.addr)
-                                                    : in.name;
+            const std::string key =
+                in.name.empty() ? "die" + std::to_string(op.die) + "@" + std::to_string(in.addr)
+                                : in.name;
             if (seen_weights.insert(key).second) {
                 t.parameters += in.bytes * 8 / dtype_bits(op.dtype);
                 t.weight_bytes += in.bytes;
             }
         }
-        for (const auto& out : op.outputs) t.bytes_written[std::string(to_string(out.stream))] += out.bytes;
+        for (const auto& out : op.outputs)
+            t.bytes_written[std::string(to_string(out.stream))] += out.bytes;
         if (op.kind == trace::OpKind::kCollective) {
             t.collective_bytes[op.collective.kind] += op.collective.bytes;
             ++t.collective_count[op.collective.kind];
@@ -87,7 +96,8 @@ TraceTotals trace_stats(const std::string& path) {
         };
         t.tokens = count("tokens");
         t.dies = count("dies");
-        for (const auto& f : j.at("files")) add_file((fs::path(path) / f.at("file").get<std::string>()).string(), t, seen);
+        for (const auto& f : j.at("files"))
+            add_file((fs::path(path) / f.at("file").get<std::string>()).string(), t, seen);
     } catch (const nlohmann::json::exception& e) {
         // nlohmann's text starts "[json.exception.type_error.302] "; the reason alone is ours.
         std::string what = e.what();
@@ -130,14 +140,19 @@ std::string to_text(const TraceTotals& t) {
     o << "  model                " << (t.model.empty() ? "-" : t.model) << "\n";
     o << "  files / dies         " << t.files << " / " << t.dies << "\n";
     o << "  ops                  " << t.ops << "\n";
-    o << "  parameters           " << t.parameters << " (" << e(static_cast<double>(t.parameters)) << ")\n";
-    o << "  tokens               " << (t.tokens ? std::to_string(t.tokens) : std::string("unknown")) << "\n";
+    o << "  parameters           " << t.parameters << " (" << e(static_cast<double>(t.parameters))
+      << ")\n";
+    o << "  tokens               " << (t.tokens ? std::to_string(t.tokens) : std::string("unknown"))
+      << "\n";
     o << "  FLOPs total          " << e(t.flops_total()) << "\n";
     o << "    GEMM               " << e(t.flops_gemm) << "\n";
     o << "    attention          " << e(t.flops_attention) << "\n";
     o << "    other              " << e(t.flops_other) << "\n";
     if (t.tokens && t.parameters) {
-        o << "  FLOPs / (params x tokens)  " << e(t.flops_total() / (static_cast<double>(t.parameters) * static_cast<double>(t.tokens))) << "\n";
+        o << "  FLOPs / (params x tokens)  "
+          << e(t.flops_total() /
+               (static_cast<double>(t.parameters) * static_cast<double>(t.tokens)))
+          << "\n";
     }
     o << "  bytes read / written by stream class\n";
     std::set<std::string> streams;
@@ -146,12 +161,13 @@ std::string to_text(const TraceTotals& t) {
     for (const auto& s : streams) {
         const auto r = t.bytes_read.count(s) ? t.bytes_read.at(s) : 0;
         const auto w = t.bytes_written.count(s) ? t.bytes_written.at(s) : 0;
-        o << "    " << s << std::string(s.size() < 19 ? 19 - s.size() : 1, ' ') << e(static_cast<double>(r)) << " / " << e(static_cast<double>(w)) << "\n";
+        o << "    " << s << std::string(s.size() < 19 ? 19 - s.size() : 1, ' ')
+          << e(static_cast<double>(r)) << " / " << e(static_cast<double>(w)) << "\n";
     }
     if (!t.collective_bytes.empty()) o << "  collective bytes (sum over dies of bytes per die)\n";
     for (const auto& [k, v] : t.collective_bytes) {
-        o << "    " << k << std::string(k.size() < 19 ? 19 - k.size() : 1, ' ') << e(static_cast<double>(v)) << " in "
-          << t.collective_count.at(k) << " ops\n";
+        o << "    " << k << std::string(k.size() < 19 ? 19 - k.size() : 1, ' ')
+          << e(static_cast<double>(v)) << " in " << t.collective_count.at(k) << " ops\n";
     }
     o << "  ops by kind         ";
     for (const auto& [k, v] : t.ops_by_kind) o << " " << k << " " << v;

@@ -24,7 +24,8 @@ BuiltinTrace builtin_llama3_70b_layer() {
     std::ostringstream text;
     gen.write_die(0, text);
     return {kDefaultTrace,
-            "Llama-3-70B decoder layer, TP shard 1/8, seq 4096, bf16, forward (generated; TP all-reduces "
+            "Llama-3-70B decoder layer, TP shard 1/8, seq 4096, bf16, forward (generated; TP "
+            "all-reduces "
             "left out: a single die cannot run collectives)",
             text.str()};
 }

@@ -7,9 +7,9 @@
 namespace asim {
 
 struct BuiltinTrace {
-    std::string name;         // "builtin:llama3-70b-layer"
+    std::string name;  // "builtin:llama3-70b-layer"
     std::string description;
-    std::string text;         // trace format v1 (JSON Lines)
+    std::string text;  // trace format v1 (JSON Lines)
 };
 
 // One Llama-3-70B decoder layer, forward, BF16, batch 1, sequence 4096, as one tensor-parallel

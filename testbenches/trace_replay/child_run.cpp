@@ -12,7 +12,8 @@
 
 namespace asim {
 
-nlohmann::json run_in_child(const std::function<void()>& job, const std::string& out_dir, const std::string& what) {
+nlohmann::json run_in_child(const std::function<void()>& job, const std::string& out_dir,
+                            const std::string& what) {
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);

@@ -13,6 +13,7 @@
 namespace asim {
 
 // `job` runs in the child and writes OUT/stats.json; returns the parsed summary.
-nlohmann::json run_in_child(const std::function<void()>& job, const std::string& out_dir, const std::string& what);
+nlohmann::json run_in_child(const std::function<void()>& job, const std::string& out_dir,
+                            const std::string& what);
 
 }  // namespace asim

@@ -32,17 +32,20 @@ void FunctionalCheck::on_dispatch(const trace::Op& op, const OpPlan& plan) {
     if (op.kind != trace::OpKind::kMatmul || !plan.matmul_layout) return;
     const MatmulLayout& l = *plan.matmul_layout;
     if (!functional_supported(op.dtype)) {
-        throw InputError(fmt::format("op {} (matmul): --functional computes int8, bf16, fp16 and fp32, not {}", op.id,
-                                     to_string(op.dtype)));
+        throw InputError(
+            fmt::format("op {} (matmul): --functional computes int8, bf16, fp16 and fp32, not {}",
+                        op.id, to_string(op.dtype)));
     }
     if (l.batch * l.m * l.n * l.k > kMaxMacs) {
-        throw InputError(fmt::format("op {} (matmul): --functional checks matmuls up to 2^30 multiply-adds "
-                                     "(about 1024 per dimension); this one has {}",
-                                     op.id, l.batch * l.m * l.n * l.k));
+        throw InputError(
+            fmt::format("op {} (matmul): --functional checks matmuls up to 2^30 multiply-adds "
+                        "(about 1024 per dimension); this one has {}",
+                        op.id, l.batch * l.m * l.n * l.k));
     }
     if (is_integer_dtype(op.dtype) ? l.c_bits != 32 : (l.c_bits != 16 && l.c_bits != 32)) {
-        throw InputError(fmt::format("op {} (matmul): --functional needs C sized for {} elements ({} B for {} x {})",
-                                     op.id, is_integer_dtype(op.dtype) ? "int32" : "bf16 or fp32", l.c.bytes, l.m, l.n));
+        throw InputError(fmt::format(
+            "op {} (matmul): --functional needs C sized for {} elements ({} B for {} x {})", op.id,
+            is_integer_dtype(op.dtype) ? "int32" : "bf16 or fp32", l.c.bytes, l.m, l.n));
     }
     fill_if_untouched(l.a, op.dtype, op.id);
     fill_if_untouched(l.b, op.dtype, op.id);
@@ -74,8 +77,10 @@ void FunctionalCheck::on_complete(uint64_t op_id) {
     const Pending& p = it->second;
     const MatmulLayout& l = p.layout;
     const bool integer = is_integer_dtype(p.op.dtype);
-    const double tolerance = integer ? 0.0 : (l.c_bits == 16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -24)) +
-                                                 static_cast<double>(l.k) * std::ldexp(1.0, -24);
+    const double tolerance = integer
+                                 ? 0.0
+                                 : (l.c_bits == 16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -24)) +
+                                       static_cast<double>(l.k) * std::ldexp(1.0, -24);
     m_max_tolerance = std::max(m_max_tolerance, tolerance);
     const DType out_type = integer ? DType::kInt32 : (l.c_bits == 16 ? DType::kBf16 : DType::kFp32);
     uint8_t buf[4];
@@ -84,7 +89,8 @@ void FunctionalCheck::on_complete(uint64_t op_id) {
             for (uint64_t j = 0; j < l.n; ++j) {
                 double ref = 0, magnitude = 0;
                 for (uint64_t kk = 0; kk < l.k; ++kk) {
-                    const double prod = p.a[(bt * l.m + i) * l.k + kk] * p.b[(bt * l.k + kk) * l.n + j];
+                    const double prod =
+                        p.a[(bt * l.m + i) * l.k + kk] * p.b[(bt * l.k + kk) * l.n + j];
                     ref += prod;
                     magnitude += std::fabs(prod);
                 }
@@ -103,8 +109,9 @@ void FunctionalCheck::on_complete(uint64_t op_id) {
                 if (!integer) m_max_error = std::max(m_max_error, relative);
                 if (integer ? got != ref : relative > tolerance) {
                     if (m_mismatches++ == 0) {
-                        m_first_mismatch = fmt::format("op {} ({}): C[{}][{}][{}] = {} but the reference is {}", op_id,
-                                                       p.op.name.empty() ? "matmul" : p.op.name, bt, i, j, got, ref);
+                        m_first_mismatch = fmt::format(
+                            "op {} ({}): C[{}][{}][{}] = {} but the reference is {}", op_id,
+                            p.op.name.empty() ? "matmul" : p.op.name, bt, i, j, got, ref);
                     }
                 }
             }

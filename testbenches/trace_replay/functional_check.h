@@ -30,7 +30,8 @@ class FunctionalCheck : public OpObserver {
 public:
     static constexpr uint64_t kMaxMacs = uint64_t{1} << 30;  // about 1024^3: reference matmul time
 
-    explicit FunctionalCheck(FunctionalMemory& memory, uint64_t seed = 1) : m_memory(memory), m_seed(seed) {}
+    explicit FunctionalCheck(FunctionalMemory& memory, uint64_t seed = 1)
+        : m_memory(memory), m_seed(seed) {}
 
     void on_dispatch(const trace::Op& op, const OpPlan& plan) override;
     void on_complete(uint64_t op_id) override;

@@ -19,7 +19,7 @@ namespace {
 
 // Lanes of non-overlapping slices: each interval goes on the lowest lane free at its start.
 class Lanes {
-  public:
+public:
     std::size_t place(Picoseconds start, Picoseconds end) {
         for (std::size_t i = 0; i < m_free_at.size(); ++i) {
             if (m_free_at[i] <= start) {
@@ -32,7 +32,7 @@ class Lanes {
     }
     std::size_t size() const { return m_free_at.size(); }
 
-  private:
+private:
     std::vector<Picoseconds> m_free_at;
 };
 

@@ -39,7 +39,8 @@ std::unique_ptr<trace::TraceReader> open_trace(const std::string& name, std::str
         BuiltinTrace t = builtin_trace(name);
         description = t.description + " [" + t.name + "]";
         if (count_ops) ops = trace::estimate_op_count_of_text(t.text);
-        return std::make_unique<trace::TraceReader>(std::make_unique<std::istringstream>(t.text), t.name);
+        return std::make_unique<trace::TraceReader>(std::make_unique<std::istringstream>(t.text),
+                                                    t.name);
     }
     if (count_ops) ops = trace::estimate_op_count(name);
     auto reader = std::make_unique<trace::TraceReader>(name);
@@ -90,12 +91,16 @@ std::string run_job(const RunOptions& options) {
     run_kernel(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)));
     failures.rethrow_if_failed();
     if (!die.dispatcher().finished()) {
-        const std::string done = std::to_string(die.dispatcher().ops_completed()) + " ops completed";
-        if (stopped_by_limit(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)))) {
+        const std::string done =
+            std::to_string(die.dispatcher().ops_completed()) + " ops completed";
+        if (stopped_by_limit(
+                static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)))) {
             throw SimulationError("watchdog: simulated time limit " +
-                                  units::format_time_ps(options.max_sim_time_ps) + " reached; " + done);
+                                  units::format_time_ps(options.max_sim_time_ps) + " reached; " +
+                                  done);
         }
-        throw SimulationError("deadlock: the simulation ran out of events with work pending; " + done);
+        throw SimulationError("deadlock: the simulation ran out of events with work pending; " +
+                              done);
     }
     progress.finish(die.dispatcher().ops_completed());
     die.finalize_stats();
@@ -105,21 +110,26 @@ std::string run_job(const RunOptions& options) {
     nlohmann::json summary = make_summary(die, wall_s);
     if (options.functional) {
         if (functional_check.mismatches() != 0) {
-            throw SimulationError("functional check failed: " + std::to_string(functional_check.mismatches()) +
-                                  " elements differ from the reference; first: " + functional_check.first_mismatch());
+            throw SimulationError(
+                "functional check failed: " + std::to_string(functional_check.mismatches()) +
+                " elements differ from the reference; first: " + functional_check.first_mismatch());
         }
         summary["functional"] = functional_check.summary();
     }
     const uint64_t deltas = sc_core::sc_delta_count();
     std::string text = format_summary(
-        summary, platform.name + (platform.description.empty() ? "" : " (" + platform.description + ")"),
+        summary,
+        platform.name + (platform.description.empty() ? "" : " (" + platform.description + ")"),
         trace_description, deltas);
     if (options.functional) {
         const auto& f = summary["functional"];
-        text += fmt::format("\n  functional check      {} matmuls, {} elements, all within tolerance (max error {:.3g} "
-                            "of sum |a b|, tolerance {:.3g})\n",
-                            f["matmuls_checked"].get<uint64_t>(), f["elements"].get<uint64_t>(),
-                            f["max_error_relative_to_sum_abs_products"].get<double>(), f["tolerance"].get<double>());
+        text += fmt::format(
+            "\n  functional check      {} matmuls, {} elements, all within tolerance (max error "
+            "{:.3g} "
+            "of sum |a b|, tolerance {:.3g})\n",
+            f["matmuls_checked"].get<uint64_t>(), f["elements"].get<uint64_t>(),
+            f["max_error_relative_to_sum_abs_products"].get<double>(),
+            f["tolerance"].get<double>());
     }
     write_run_outputs(out, platform, options.trace, summary, stats, wall_s, text);
     std::string ops = ops_csv_header();

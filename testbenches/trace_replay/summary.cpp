@@ -47,7 +47,8 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
     uint64_t prefetch_useful = 0, prefetch_late = 0, prefetch_unused = 0;
     for (std::size_t i = 0; i < die.l2().partition_count(); ++i) {
         const L2PartitionStats& ps = die.l2().partition_stats(i);
-        const double h = static_cast<double>(ps.hits.value()), m = static_cast<double>(ps.misses.value());
+        const double h = static_cast<double>(ps.hits.value()),
+                     m = static_cast<double>(ps.misses.value());
         l2_partitions[die.l2().partition_name(i)] = {{"hits", ps.hits.value()},
                                                      {"misses", ps.misses.value()},
                                                      {"hit_rate", ratio(h, h + m)}};
@@ -58,8 +59,10 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
 
     double weight_hit_rate = 0.0;
     {
-        const L2PartitionStats& ws = die.l2().partition_stats(die.l2().partition_of(StreamClass::kWeight));
-        const double h = static_cast<double>(ws.hits.value()), m = static_cast<double>(ws.misses.value());
+        const L2PartitionStats& ws =
+            die.l2().partition_stats(die.l2().partition_of(StreamClass::kWeight));
+        const double h = static_cast<double>(ws.hits.value()),
+                     m = static_cast<double>(ws.misses.value());
         weight_hit_rate = ratio(h, h + m);
     }
 
@@ -141,13 +144,16 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
     std::string out;
     out += fmt::format("platform   {}\n", platform_line);
     out += fmt::format("trace      {}\n\n", trace_line);
-    out += fmt::format("  {:<22}{}\n", "simulated time", units::format_time_ps(static_cast<int64_t>(sim_ns * 1000)));
+    out += fmt::format("  {:<22}{}\n", "simulated time",
+                       units::format_time_ps(static_cast<int64_t>(sim_ns * 1000)));
     out += fmt::format("  {:<22}{}\n", "ops", s["ops"].get<uint64_t>());
-    out += fmt::format("  {:<22}{:.1f} TFLOPS of {:.1f} peak ({}): {:.1f} %\n", "achieved",
-                       s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>(),
-                       s["peak_dtype"].get<std::string>(),
-                       100.0 * ratio(s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>()));
-    out += fmt::format("  {:<22}{:.1f} %\n", "Cube utilisation", 100.0 * s["cube_utilization"].get<double>());
+    out += fmt::format(
+        "  {:<22}{:.1f} TFLOPS of {:.1f} peak ({}): {:.1f} %\n", "achieved",
+        s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>(),
+        s["peak_dtype"].get<std::string>(),
+        100.0 * ratio(s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>()));
+    out += fmt::format("  {:<22}{:.1f} %\n", "Cube utilisation",
+                       100.0 * s["cube_utilization"].get<double>());
     if (const auto& w = s["cube_utilization_windows"]; w["windows"].get<uint64_t>() > 1) {
         out += fmt::format(
             "  {:<22}mean {:.1f} %, std {:.1f}, min {:.1f} % over {} windows of {:g} us\n",
@@ -158,14 +164,16 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
     out += fmt::format("  {:<22}{} read, {} written\n", "HBM traffic",
                        units::format_bytes(s["hbm_read_bytes"].get<uint64_t>()),
                        units::format_bytes(s["hbm_write_bytes"].get<uint64_t>()));
-    out += fmt::format("  {:<22}{:.1f} GB/s ({:.1f} % of {:.0f} GB/s)\n", "HBM bandwidth",
-                       s["hbm_bw_gbps"].get<double>(),
-                       100.0 * ratio(s["hbm_bw_gbps"].get<double>(), s["hbm_peak_gbps"].get<double>()),
-                       s["hbm_peak_gbps"].get<double>());
+    out +=
+        fmt::format("  {:<22}{:.1f} GB/s ({:.1f} % of {:.0f} GB/s)\n", "HBM bandwidth",
+                    s["hbm_bw_gbps"].get<double>(),
+                    100.0 * ratio(s["hbm_bw_gbps"].get<double>(), s["hbm_peak_gbps"].get<double>()),
+                    s["hbm_peak_gbps"].get<double>());
     out += fmt::format("  {:<22}{:.1f} %\n", "L2 hit rate", 100.0 * s["l2_hit_rate"].get<double>());
     if (s.contains("tiers")) {
         for (const auto& [tier, v] : s["tiers"].items()) {
-            if (v["read_bytes"].get<uint64_t>() == 0 && v["write_bytes"].get<uint64_t>() == 0) continue;
+            if (v["read_bytes"].get<uint64_t>() == 0 && v["write_bytes"].get<uint64_t>() == 0)
+                continue;
             out += fmt::format("  {:<22}{} read, {} written, {} served from local copies\n",
                                "pool " + tier, units::format_bytes(v["read_bytes"].get<uint64_t>()),
                                units::format_bytes(v["write_bytes"].get<uint64_t>()),
@@ -173,20 +181,24 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
         }
     }
     out += "\n";
-    out += fmt::format("  {:<18}{:>5}{:>14}{:>9}{:>10}\n", "time by op class", "ops", "time", "share", "TFLOPS");
+    out += fmt::format("  {:<18}{:>5}{:>14}{:>9}{:>10}\n", "time by op class", "ops", "time",
+                       "share", "TFLOPS");
     for (const auto& [cls, v] : s["time_by_op_class"].items()) {
-        out += fmt::format("  {:<18}{:>5}{:>14}{:>8.1f}%{:>10.1f}\n", cls, v["ops"].get<uint64_t>(),
-                           units::format_time_ps(static_cast<int64_t>(v["time_ns"].get<double>() * 1000)),
-                           100.0 * v["share"].get<double>(), v["achieved_tflops"].get<double>());
+        out += fmt::format(
+            "  {:<18}{:>5}{:>14}{:>8.1f}%{:>10.1f}\n", cls, v["ops"].get<uint64_t>(),
+            units::format_time_ps(static_cast<int64_t>(v["time_ns"].get<double>() * 1000)),
+            100.0 * v["share"].get<double>(), v["achieved_tflops"].get<double>());
     }
-    out += fmt::format("\n  wall time {:.2f} s; {:.0f} simulated ns per wall second; {:.0f} kernel "
-                       "delta cycles per second\n",
-                       wall, ratio(sim_ns, wall), ratio(static_cast<double>(kernel_deltas), wall));
+    out += fmt::format(
+        "\n  wall time {:.2f} s; {:.0f} simulated ns per wall second; {:.0f} kernel "
+        "delta cycles per second\n",
+        wall, ratio(sim_ns, wall), ratio(static_cast<double>(kernel_deltas), wall));
     return out;
 }
 
 void write_run_outputs(AtomicOutputDir& out, const Platform& platform, const std::string& trace,
-                       const nlohmann::json& summary, const StatsRegistry& stats, double wall_s, const std::string& text) {
+                       const nlohmann::json& summary, const StatsRegistry& stats, double wall_s,
+                       const std::string& text) {
     nlohmann::json doc = {
         {"schema", "ascend-sim/stats/1"},
         {"meta",
@@ -205,8 +217,9 @@ void write_run_outputs(AtomicOutputDir& out, const Platform& platform, const std
     out.write("stats.json", doc.dump(2) + "\n");
     out.write("stats.csv", stats.to_csv());
     out.write("summary.txt", text);
-    out.write("config.yaml", "# Effective configuration of this run (presets merged, --set applied).\n" +
-                                 config + "\n");
+    out.write(
+        "config.yaml",
+        "# Effective configuration of this run (presets merged, --set applied).\n" + config + "\n");
 }
 
 }  // namespace asim

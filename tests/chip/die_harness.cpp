@@ -29,13 +29,14 @@ nlohmann::json run_die(const std::string& trace_text, const std::vector<std::str
 }
 
 std::string single_op_trace(nlohmann::json op) {
-    const nlohmann::json header = {{"format", "ascend-sim-trace"}, {"version", 1}, {"name", "test"},
-                                   {"dies", 1}, {"die", 0}};
+    const nlohmann::json header = {
+        {"format", "ascend-sim-trace"}, {"version", 1}, {"name", "test"}, {"dies", 1}, {"die", 0}};
     op["id"] = 0;
     return header.dump() + "\n" + op.dump() + "\n";
 }
 
-nlohmann::json tensor(const std::string& name, uint64_t addr, uint64_t bytes, const std::string& stream) {
+nlohmann::json tensor(const std::string& name, uint64_t addr, uint64_t bytes,
+                      const std::string& stream) {
     return {{"name", name}, {"addr", addr}, {"bytes", bytes}, {"stream", stream}};
 }
 

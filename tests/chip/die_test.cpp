@@ -15,7 +15,9 @@ nlohmann::json gemm(uint64_t m, uint64_t n, uint64_t k, const std::string& dtype
             {"n", n},
             {"k", k},
             {"dtype", dtype},
-            {"inputs", {tensor("a", 0, m * k * bytes, "activation"), tensor("b", 4 * kGiB, k * n * bytes, "weight")}},
+            {"inputs",
+             {tensor("a", 0, m * k * bytes, "activation"),
+              tensor("b", 4 * kGiB, k * n * bytes, "weight")}},
             {"outputs", {tensor("c", 8 * kGiB, m * n * 2, "activation")}}};
 }
 
@@ -57,7 +59,8 @@ TEST(Die, MemoryBoundAddIsHeldToHbmBandwidth) {
         {{"op", "elementwise"},
          {"func", "add"},
          {"elements", elements},
-         {"inputs", {tensor("a", 0, kGiB, "activation"), tensor("b", 2 * kGiB, kGiB, "activation")}},
+         {"inputs",
+          {tensor("a", 0, kGiB, "activation"), tensor("b", 2 * kGiB, kGiB, "activation")}},
          {"outputs", {tensor("c", 4 * kGiB, kGiB, "activation")}}}));
     const double bw = s["hbm_bw_gbps"].get<double>();
     const double peak = s["hbm_peak_gbps"].get<double>();
@@ -71,7 +74,8 @@ TEST(Die, MemoryBoundAddIsHeldToHbmBandwidth) {
     EXPECT_GE(s["hbm_write_bytes"].get<uint64_t>(), kGiB - (64ULL << 20));
     // Time is at least the traffic over the peak.
     const double min_ns = static_cast<double>(s["hbm_read_bytes"].get<uint64_t>() +
-                                              s["hbm_write_bytes"].get<uint64_t>()) / peak;
+                                              s["hbm_write_bytes"].get<uint64_t>()) /
+                          peak;
     EXPECT_GE(s["sim_time_ns"].get<double>(), min_ns);
 }
 
@@ -80,7 +84,8 @@ TEST(Die, HalvingHbmBandwidthSlowsAMemoryBoundOp) {
         {{"op", "elementwise"},
          {"func", "add"},
          {"elements", kGiB / 4},
-         {"inputs", {tensor("a", 0, kGiB / 2, "activation"), tensor("b", kGiB, kGiB / 2, "activation")}},
+         {"inputs",
+          {tensor("a", 0, kGiB / 2, "activation"), tensor("b", kGiB, kGiB / 2, "activation")}},
          {"outputs", {tensor("c", 2 * kGiB, kGiB / 2, "activation")}}});
     const auto s = run_die(op, {"die.hbm.organisation.stacks=4"});  // 4.8 TB/s
     EXPECT_LE(s["hbm_bw_gbps"].get<double>(), 4800.0);

@@ -17,7 +17,8 @@ Registers regs(uint32_t depth, uint64_t chunk = 4096, uint64_t credit = 1 << 20)
     return r;
 }
 
-Inputs cand(uint64_t seq, uint64_t addr, uint64_t bytes, uint32_t partition = 0, uint32_t tier = 0) {
+Inputs cand(uint64_t seq, uint64_t addr, uint64_t bytes, uint32_t partition = 0,
+            uint32_t tier = 0) {
     Inputs in;
     in.candidate = Candidate{seq, addr, bytes, partition, tier};
     return in;
@@ -73,7 +74,8 @@ TEST(HjsdCore, StrictlyInOrderEvenWhenALaterCandidateCouldGo) {
 
 TEST(HjsdCore, ChunksAreAlignedAndCoverTheRegion) {
     PrefetchSchedulerCore core(16, 1, regs(5, 4096));
-    core.step(cand(0, 0x1800, 10000));  // [0x1800, 0x3F10): 0x1800-0x2000, 0x2000-0x3000, 0x3000-0x3F10
+    core.step(
+        cand(0, 0x1800, 10000));  // [0x1800, 0x3F10): 0x1800-0x2000, 0x2000-0x3000, 0x3000-0x3F10
     const auto issued = drain(core, 10, 20);
     ASSERT_EQ(issued.size(), 3u);
     EXPECT_EQ(issued[0].addr, 0x1800u);
@@ -101,7 +103,8 @@ TEST(HjsdCore, AtMostOneRequestPerCycle) {
 TEST(HjsdCore, CreditStallAndReturn) {
     PrefetchSchedulerCore core(16, 1, regs(5, 4096, 8192));
     core.step(cand(0, 0, 8192));
-    EXPECT_TRUE(core.step(cand(1, 0x2000, 8192)).issued);  // the first chunk, as the second candidate queues
+    EXPECT_TRUE(core.step(cand(1, 0x2000, 8192))
+                    .issued);                  // the first chunk, as the second candidate queues
     EXPECT_EQ(drain(core, 4, 20).size(), 1u);  // credit for two chunks only
     EXPECT_EQ(core.credit(0), 0u);
     const uint64_t stalls = core.counters().credit_stalls;
@@ -294,7 +297,8 @@ TEST(HjsdCore, OnlyCandidatesThatFitAreIssued) {
     uint64_t oversize = 0;
     for (const auto& [addr, bytes] : size) {
         if (bytes > limit) {
-            EXPECT_EQ(issued.count(addr), 0u) << "an oversize candidate was prefetched: " << bytes << " B";
+            EXPECT_EQ(issued.count(addr), 0u)
+                << "an oversize candidate was prefetched: " << bytes << " B";
             ++oversize;
         } else {
             EXPECT_EQ(issued[addr], bytes);

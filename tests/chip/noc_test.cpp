@@ -35,9 +35,9 @@ TEST(Noc, MeshHopsAreManhattanDistancePlusTheEntryRouter) {
     const NocRoutes r(mesh(4), 16, 16, 2);  // 4 x 4 routers, a slice at every router
     EXPECT_EQ(r.routers(), 16u);
     EXPECT_EQ(r.hops(0, 0), 1u);
-    EXPECT_EQ(r.hops(0, 3), 4u);    // (0,0) -> (3,0)
-    EXPECT_EQ(r.hops(0, 15), 7u);   // (0,0) -> (3,3)
-    EXPECT_EQ(r.hops(5, 10), 3u);   // (1,1) -> (2,2)
+    EXPECT_EQ(r.hops(0, 3), 4u);   // (0,0) -> (3,0)
+    EXPECT_EQ(r.hops(0, 15), 7u);  // (0,0) -> (3,3)
+    EXPECT_EQ(r.hops(5, 10), 3u);  // (1,1) -> (2,2)
     EXPECT_EQ(r.hops(10, 5), r.hops(5, 10));
     // Mean Manhattan distance on a 4 x 4 grid: 2 x (4^2 - 1) / (3 x 4) = 2.5, plus one.
     EXPECT_DOUBLE_EQ(r.mean_hops_core_to_slice(), 3.5);
@@ -48,9 +48,9 @@ TEST(Noc, SlicesSpreadOverTheMeshAndControllersSitOnBothEdges) {
     EXPECT_EQ(r.routers(), 72u);
     std::set<uint32_t> routers;
     for (uint32_t s = 0; s < 32; ++s) routers.insert(r.slice_router(s));
-    EXPECT_EQ(routers.size(), 32u);  // no two slices share a router
-    EXPECT_LT(*routers.begin(), 9u);     // first row
-    EXPECT_GE(*routers.rbegin(), 63u);   // last row
+    EXPECT_EQ(routers.size(), 32u);     // no two slices share a router
+    EXPECT_LT(*routers.begin(), 9u);    // first row
+    EXPECT_GE(*routers.rbegin(), 63u);  // last row
     // A slice next to an edge controller is closer than the mean; the mean is over the nearest.
     EXPECT_GE(r.mean_hops_slice_to_hbm(), 1.0);
     EXPECT_LT(r.mean_hops_slice_to_hbm(), r.mean_hops_core_to_slice());
@@ -71,12 +71,14 @@ double hit_latency_cycles(const std::string& sets) {
 TEST(Noc, L2HitLatencyGrowsByTheMeshRoundTrip) {
     const double flat = hit_latency_cycles("--set die.noc.hop_cycles=0");
     const double mesh4 = hit_latency_cycles("--set die.noc.hop_cycles=4");
-    const double crossbar4 = hit_latency_cycles("--set die.noc.hop_cycles=4 --set die.noc.topology=crossbar");
+    const double crossbar4 =
+        hit_latency_cycles("--set die.noc.hop_cycles=4 --set die.noc.topology=crossbar");
     // ascend960: a 9-column mesh of 72 cores over 32 slices; per slice the average core's hops,
     // each rounded to whole cycles in the model.
     const NocRoutes routes(mesh(9, 4), 72, 32, 8);
     double round_trip = 0;
-    for (double hops : routes.mean_hops_to_slices()) round_trip += 2.0 * static_cast<double>(static_cast<uint64_t>(hops * 4 + 0.5));
+    for (double hops : routes.mean_hops_to_slices())
+        round_trip += 2.0 * static_cast<double>(static_cast<uint64_t>(hops * 4 + 0.5));
     round_trip /= 32;
     EXPECT_NEAR(mesh4 - flat, round_trip, 1.5);
     EXPECT_NEAR(crossbar4 - flat, 2 * 4, 1.0);
@@ -103,7 +105,8 @@ TEST(Noc, LinkSharesAddUpToTheMeanRouteLength) {
                 largest = std::max(largest, l.fraction);
             }
             EXPECT_NEAR(sum, mean_links, 1e-9) << "core " << core;
-            EXPECT_GT(largest, 0.4);  // the link out of (into) a corner carries about half its traffic
+            EXPECT_GT(largest,
+                      0.4);  // the link out of (into) a corner carries about half its traffic
         }
     }
     EXPECT_EQ(NocRoutes(NocParams{}, 72, 32, 8).link_count(), 0u);

@@ -7,8 +7,8 @@
 
 #include <memory>
 #include <systemc>
-#include <vector>
 #include <tlm>
+#include <vector>
 
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
@@ -36,7 +36,7 @@ struct FixedLatencyMemory : sc_core::sc_module {
 // `count` tiles, each loading `load_bytes`, computing `cube` cycles and storing `store_bytes`
 // into its own output block.
 class UniformTiles : public TileSource {
-  public:
+public:
     UniformTiles(int count, uint64_t load_bytes, Cycles cube, uint64_t store_bytes)
         : m_left(count), m_load(load_bytes), m_cube(cube), m_store(store_bytes) {}
     bool next(Tile& t) override {
@@ -49,7 +49,7 @@ class UniformTiles : public TileSource {
         return true;
     }
 
-  private:
+private:
     int m_left;
     uint64_t m_load;
     Cycles m_cube;

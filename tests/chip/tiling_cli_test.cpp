@@ -14,11 +14,14 @@ namespace asim::test {
 namespace {
 
 // Runs a one-op trace with `sets` (--set overrides); returns the summary.
-nlohmann::json run_op(const std::string& name, const std::string& op, const std::string& sets = "") {
+nlohmann::json run_op(const std::string& name, const std::string& op,
+                      const std::string& sets = "") {
     const std::string dir = scratch_path("tiling", name);
     std::filesystem::create_directories(dir);
-    write_text(dir + "/t.jsonl", R"({"format":"ascend-sim-trace","version":1,"name":"t","dies":1,"die":0})"
-                                 "\n" + op + "\n");
+    write_text(dir + "/t.jsonl",
+               R"({"format":"ascend-sim-trace","version":1,"name":"t","dies":1,"die":0})"
+               "\n" +
+                   op + "\n");
     const auto r = run_cli("run --trace " + dir + "/t.jsonl --out " + dir + "/out " + sets);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     if (r.exit_code != 0) return nlohmann::json::object();
@@ -36,7 +39,8 @@ TEST(TilingCli, SplitKFillsTheLastPartialWave) {
     const auto blocked = run_op("blocked", op, "--set die.aicore.tiling.matmul=blocked");
     const auto split = run_op("split", op);
     ASSERT_TRUE(blocked.contains("sim_time_ns") && split.contains("sim_time_ns"));
-    const double t_blocked = blocked["sim_time_ns"].get<double>(), t_split = split["sim_time_ns"].get<double>();
+    const double t_blocked = blocked["sim_time_ns"].get<double>(),
+                 t_split = split["sim_time_ns"].get<double>();
     RecordProperty("speedup", std::to_string(t_blocked / t_split));
     EXPECT_LT(t_split, 0.7 * t_blocked);
     EXPECT_LE(split["achieved_tflops"].get<double>(), split["peak_tflops"].get<double>());

@@ -16,7 +16,8 @@ trace::Op matmul(uint64_t m, uint64_t n, uint64_t k) {
     trace::Op op;
     op.kind = trace::OpKind::kMatmul;
     op.matmul = {1, m, n, k, false, false};
-    op.inputs = {{"a", 0, m * k * 2, StreamClass::kActivation}, {"b", 1ULL << 32, k * n * 2, StreamClass::kWeight}};
+    op.inputs = {{"a", 0, m * k * 2, StreamClass::kActivation},
+                 {"b", 1ULL << 32, k * n * 2, StreamClass::kWeight}};
     op.outputs = {{"c", 1ULL << 33, m * n * 2, StreamClass::kActivation}};
     return op;
 }
@@ -88,7 +89,8 @@ TEST(Tiling, VectorOpCoversEveryElementOnce) {
     trace::Op op;
     op.kind = trace::OpKind::kElementwise;
     op.vector = {"add", 1, 1'000'003};
-    op.inputs = {{"a", 0, 2'000'006, StreamClass::kActivation}, {"b", 1ULL << 30, 2'000'006, StreamClass::kActivation}};
+    op.inputs = {{"a", 0, 2'000'006, StreamClass::kActivation},
+                 {"b", 1ULL << 30, 2'000'006, StreamClass::kActivation}};
     op.outputs = {{"c", 1ULL << 31, 2'000'006, StreamClass::kActivation}};
     OpPlan plan = tiler.plan(op);
     uint64_t loaded = 0, stored = 0, cycles = 0;
@@ -138,7 +140,8 @@ TEST(Tiling, MatmulLayoutIsDenseOnRaggedShapes) {
     EXPECT_EQ(b.size(), 100u * 200u);
     EXPECT_EQ(c.size(), 300u * 200u);
     EXPECT_EQ(*a.begin(), op.inputs[0].addr);
-    EXPECT_EQ(*a.rbegin(), op.inputs[0].addr + op.inputs[0].bytes - 2);  // packed: the last element ends the tensor
+    EXPECT_EQ(*a.rbegin(), op.inputs[0].addr + op.inputs[0].bytes -
+                               2);  // packed: the last element ends the tensor
     EXPECT_EQ(*b.rbegin(), op.inputs[1].addr + op.inputs[1].bytes - 2);
     EXPECT_EQ(*c.rbegin(), op.outputs[0].addr + op.outputs[0].bytes - 2);
     // Every tile the pipelines load or store starts where the layout puts its first element.
@@ -219,15 +222,16 @@ TEST(Tiling, SplitKCoversEveryKStepOfEveryBlockOnce) {
     const MatmulLayout l = *plan.matmul_layout;
     ASSERT_EQ(l.mb * l.nb, 80u);
     const MatmulTally t = tally(plan.cube_work);
-    EXPECT_EQ(t.cube_tiles, l.mb * l.nb * l.kb);               // every (block, K step) once ...
-    EXPECT_EQ(t.a_b_steps.size(), l.mb * l.nb * l.kb);         // ... and no pair twice
-    EXPECT_EQ(t.atomic_stores, 8u * 9u);                       // 72 pieces, one per core
-    EXPECT_EQ(t.atomic_bytes, 8u * 9u * 256u * 256u * 4u);     // fp32 partial sums
-    EXPECT_EQ(t.plain_store_bytes, 72u * 256u * 256u * 2u);    // the whole wave, bf16
+    EXPECT_EQ(t.cube_tiles, l.mb * l.nb * l.kb);             // every (block, K step) once ...
+    EXPECT_EQ(t.a_b_steps.size(), l.mb * l.nb * l.kb);       // ... and no pair twice
+    EXPECT_EQ(t.atomic_stores, 8u * 9u);                     // 72 pieces, one per core
+    EXPECT_EQ(t.atomic_bytes, 8u * 9u * 256u * 256u * 4u);   // fp32 partial sums
+    EXPECT_EQ(t.plain_store_bytes, 72u * 256u * 256u * 2u);  // the whole wave, bf16
     ASSERT_TRUE(plan.prologue && plan.epilogue);
     EXPECT_EQ(stage_store_bytes(*plan.prologue, Tile::Function::kZeroFill), 8u * 256u * 256u * 4u);
     // The conversion writes the split blocks' bf16 results: with the whole blocks, all of C once.
-    EXPECT_EQ(stage_store_bytes(*plan.epilogue, Tile::Function::kCastFrom32) + t.plain_store_bytes, m * n * 2);
+    EXPECT_EQ(stage_store_bytes(*plan.epilogue, Tile::Function::kCastFrom32) + t.plain_store_bytes,
+              m * n * 2);
 }
 
 TEST(Tiling, BlockedSchedulerKeepsEveryBlockWhole) {

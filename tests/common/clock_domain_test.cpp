@@ -7,22 +7,24 @@ namespace {
 
 TEST(ClockDomain, NonIntegerPeriodDoesNotDrift) {
     const ClockDomain c("core", 1'650'000'000);
-    EXPECT_EQ(c.cycles_to_ps(1), 606u);               // floor(606.06)
+    EXPECT_EQ(c.cycles_to_ps(1), 606u);                            // floor(606.06)
     EXPECT_EQ(c.cycles_to_ps(1'650'000'000), 1'000'000'000'000u);  // exactly one second
-    EXPECT_EQ(c.cycles_to_ps(33), 20'000u);           // 33 cycles = 20 ns exactly
+    EXPECT_EQ(c.cycles_to_ps(33), 20'000u);                        // 33 cycles = 20 ns exactly
 }
 
 TEST(ClockDomain, CeilAndFloorConversions) {
     const ClockDomain c("core", 1'650'000'000);
     EXPECT_EQ(c.ps_to_cycles_ceil(0), 0u);
     EXPECT_EQ(c.ps_to_cycles_ceil(1), 1u);
-    EXPECT_EQ(c.ps_to_cycles_ceil(606), 1u);   // cycle 1 starts at 606 ps
+    EXPECT_EQ(c.ps_to_cycles_ceil(606), 1u);  // cycle 1 starts at 606 ps
     EXPECT_EQ(c.ps_to_cycles_ceil(607), 2u);
     EXPECT_EQ(c.ps_to_cycles_floor(607), 1u);
     for (Cycles n = 0; n < 10000; n += 7) EXPECT_EQ(c.ps_to_cycles_ceil(c.cycles_to_ps(n)), n);
 }
 
-TEST(ClockDomain, RejectsZeroFrequency) { EXPECT_THROW(ClockDomain("x", 0), std::invalid_argument); }
+TEST(ClockDomain, RejectsZeroFrequency) {
+    EXPECT_THROW(ClockDomain("x", 0), std::invalid_argument);
+}
 
 }  // namespace
 }  // namespace asim

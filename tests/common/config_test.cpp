@@ -29,7 +29,7 @@ std::string error_of(Fn fn) {
 
 // Serves presets from memory: "name" resolves to the text stored under it, shown as name.yaml.
 class MapResolver : public PresetResolver {
-  public:
+public:
     explicit MapResolver(std::map<std::string, std::string> files) : m_files(std::move(files)) {}
 
     std::pair<std::string, std::string> resolve(const std::string& name,
@@ -44,7 +44,7 @@ class MapResolver : public PresetResolver {
 
     const std::vector<std::string>& requests() const { return m_requests; }
 
-  private:
+private:
     std::map<std::string, std::string> m_files;
     mutable std::vector<std::string> m_requests;
 };
@@ -327,7 +327,8 @@ TEST(Config, StructuralErrors) {
               }),
               "--set base.x=1: 'base' selects a preset file and cannot be overridden; choose the "
               "platform instead");
-    EXPECT_NO_THROW(Config::from_string("name: \"Ascend \xe2\x80\x94 \xf0\x9f\x9a\x80\"\n", "ok.yaml"));
+    EXPECT_NO_THROW(
+        Config::from_string("name: \"Ascend \xe2\x80\x94 \xf0\x9f\x9a\x80\"\n", "ok.yaml"));
     EXPECT_EQ(error_of([] {
                   Config c = Config::from_string("", "empty.yaml");
                   c.apply_override("die.\xed\xa0\x80=1");

@@ -32,7 +32,8 @@ TEST(Stats, CsvHasOneRowPerField) {
     StatsRegistry reg;
     reg.counter("a.b", "with, comma", "B") += 7;
     const std::string csv = reg.to_csv();
-    EXPECT_EQ(csv, "path,kind,field,value,unit,description\na.b,counter,value,7,B,\"with, comma\"\n");
+    EXPECT_EQ(csv,
+              "path,kind,field,value,unit,description\na.b,counter,value,7,B,\"with, comma\"\n");
 }
 
 TEST(Stats, DuplicateRegistrationIsAProgrammingError) {

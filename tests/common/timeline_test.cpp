@@ -32,8 +32,10 @@ TEST(Timeline, SlicesBecomeCompleteEventsInMicrosecondsOnNamedTracks) {
     int slices = 0;
     bool named_cube = false, named_group = false;
     for (const auto& e : ev) {
-        if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "AIC Cube") named_cube = true;
-        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "die.core0") named_group = true;
+        if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "AIC Cube")
+            named_cube = true;
+        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "die.core0")
+            named_group = true;
         if (e["ph"] != "X") continue;
         ++slices;
         EXPECT_EQ(e["name"], "matmul #3");
@@ -52,10 +54,10 @@ TEST(Timeline, WindowKeepsOnlyWhatOverlapsIt) {
     parse_timeline_window("10us:20us", o);
     Timeline t(o);
     const auto track = t.slice_track("g", "pipe");
-    t.slice(track, 0, 5'000'000, 0);             // before
-    t.slice(track, 9'000'000, 11'000'000, 0);    // overlaps the start
-    t.slice(track, 19'000'000, 25'000'000, 0);   // overlaps the end
-    t.slice(track, 20'000'000, 30'000'000, 0);   // after (end is exclusive)
+    t.slice(track, 0, 5'000'000, 0);            // before
+    t.slice(track, 9'000'000, 11'000'000, 0);   // overlaps the start
+    t.slice(track, 19'000'000, 25'000'000, 0);  // overlaps the end
+    t.slice(track, 20'000'000, 30'000'000, 0);  // after (end is exclusive)
     t.slice(Timeline::kNoTrack, 12'000'000, 13'000'000, 0);
     EXPECT_EQ(t.slices(), 2u);
 }
@@ -65,12 +67,13 @@ TEST(Timeline, CountersSumBytesPerBucketAsGigabytesPerSecondAndDropToZeroAfter) 
     o.counter_bucket = 1'000'000;  // 1 us
     Timeline t(o);
     const auto hbm = t.counter_track("die.hbm", "HBM read");
-    t.add_bytes(hbm, 100, 4000);        // bucket 0: 4000 B + 6000 B in 1 us = 10 GB/s
+    t.add_bytes(hbm, 100, 4000);  // bucket 0: 4000 B + 6000 B in 1 us = 10 GB/s
     t.add_bytes(hbm, 999'999, 6000);
     t.add_bytes(hbm, 3'000'000, 1000);  // bucket 3: 1 GB/s, buckets 1-2 empty
     std::vector<std::pair<double, double>> points;
     for (const auto& e : events_of(t)) {
-        if (e["ph"] == "C") points.emplace_back(e["ts"].get<double>(), e["args"]["GB/s"].get<double>());
+        if (e["ph"] == "C")
+            points.emplace_back(e["ts"].get<double>(), e["args"]["GB/s"].get<double>());
     }
     const std::vector<std::pair<double, double>> want = {{0, 10}, {1, 0}, {3, 1}, {4, 0}};
     EXPECT_EQ(points, want);

@@ -548,10 +548,10 @@ TEST(TraceReader, ReadsGzipFiles) {
 // Produces a trace line by line as it is read, so neither the test nor the reader ever holds
 // more than one line: if the reader kept per-op state, this is where it would show.
 class GeneratedTraceBuf : public std::streambuf {
-  public:
+public:
     explicit GeneratedTraceBuf(uint64_t ops) : m_ops(ops) {}
 
-  protected:
+protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
         if (m_next > m_ops) return traits_type::eof();
@@ -582,19 +582,19 @@ class GeneratedTraceBuf : public std::streambuf {
         return traits_type::to_int_type(*gptr());
     }
 
-  private:
+private:
     uint64_t m_ops;
     uint64_t m_next = 0;  // 0 is the header
     std::string m_text;
 };
 
 class GeneratedTraceStream : public std::istream {
-  public:
+public:
     explicit GeneratedTraceStream(uint64_t ops) : std::istream(nullptr), m_buf(ops) {
         rdbuf(&m_buf);
     }
 
-  private:
+private:
     GeneratedTraceBuf m_buf;
 };
 

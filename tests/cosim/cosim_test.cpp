@@ -79,22 +79,24 @@ TEST(Cosim, InjectedBugIsCaught) {
     EXPECT_FALSE(r.passed);
     EXPECT_LT(r.cycles, o.cycles);  // stopped at the first mismatch
     EXPECT_NE(r.mismatch.find("MISMATCH at cycle"), std::string::npos) << r.mismatch;
-    EXPECT_NE(r.mismatch.find("reference:"), std::string::npos) << r.mismatch;  // the surrounding stimulus
+    EXPECT_NE(r.mismatch.find("reference:"), std::string::npos)
+        << r.mismatch;  // the surrounding stimulus
     // And the command line says so with exit code 1, also on a trace.
     const CliRun cli = cosim_cli("--inject-bug --trace builtin:llama3-70b-layer");
     EXPECT_EQ(cli.exit_code, 1) << cli.output;
     EXPECT_NE(cli.output.find("MISMATCH"), std::string::npos) << cli.output;
 }
 
-// The RTL carries the contract's checker (rtl/prefetch_scheduler/prefetch_scheduler_checker.sv) with
-// Verilator's --assert: without the scoreboard, the assertions alone must fail the injected bug's
-// run, name the property, and pass the good block.
+// The RTL carries the contract's checker (rtl/prefetch_scheduler/prefetch_scheduler_checker.sv)
+// with Verilator's --assert: without the scoreboard, the assertions alone must fail the injected
+// bug's run, name the property, and pass the good block.
 TEST(Cosim, AssertionsAloneCatchTheInjectedBug) {
     if (!asim::rtl::has_bug_variant()) GTEST_SKIP() << "built with ASIM_RTL_BUG_VARIANT=OFF";
     if (!asim::rtl::has_assertions()) GTEST_SKIP() << "built with ASIM_RTL_ASSERTIONS=OFF";
     const CliRun bug = cosim_cli("--inject-bug --no-scoreboard --seed 1 --cycles 100000");
     EXPECT_EQ(bug.exit_code, 1) << bug.output;
-    EXPECT_NE(bug.output.find("ASSERTION at the edge ending cycle 342"), std::string::npos) << bug.output;
+    EXPECT_NE(bug.output.find("ASSERTION at the edge ending cycle 342"), std::string::npos)
+        << bug.output;
     EXPECT_NE(bug.output.find("Assertion failed in"), std::string::npos) << bug.output;
     EXPECT_NE(bug.output.find("u_checker.a_eligible_issues"), std::string::npos) << bug.output;
     EXPECT_EQ(bug.output.find("MISMATCH"), std::string::npos) << bug.output;
@@ -130,12 +132,14 @@ TEST(Cosim, AssertionStopsTheBenchInProcess) {
     EXPECT_FALSE(r.passed);
     EXPECT_TRUE(r.assertion_failed);
     EXPECT_LT(r.cycles, o.cycles);
-    EXPECT_NE(r.mismatch.find("ASSERTION at the edge ending cycle " + std::to_string(r.cycles - 1)), std::string::npos)
+    EXPECT_NE(r.mismatch.find("ASSERTION at the edge ending cycle " + std::to_string(r.cycles - 1)),
+              std::string::npos)
         << r.mismatch;
 }
 
 TEST(Cosim, WaveformsOnDemand) {
-    const fs::path vcd = fs::path(::testing::TempDir()) / ("asim-cosim-" + std::to_string(::getpid()) + ".vcd");
+    const fs::path vcd =
+        fs::path(::testing::TempDir()) / ("asim-cosim-" + std::to_string(::getpid()) + ".vcd");
     const CliRun r = cosim_cli("--cycles 200 --waves " + vcd.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream in(vcd);
@@ -173,13 +177,14 @@ TEST(Cosim, WaveformsOnAFullDiskEndTheRunInsteadOfHanging) {
 }
 
 TEST(Cosim, BadInputExits2) {
-    for (const char* args : {"--trace /nonexistent/trace.jsonl", "--trace builtin:nope", "--cycles 0",
-                             "--cycles lots", "--seed -1", "--waves /nonexistent/dir/w.vcd",
-                             "--no-scoreboard --no-assertions"}) {
+    for (const char* args :
+         {"--trace /nonexistent/trace.jsonl", "--trace builtin:nope", "--cycles 0", "--cycles lots",
+          "--seed -1", "--waves /nonexistent/dir/w.vcd", "--no-scoreboard --no-assertions"}) {
         const CliRun r = cosim_cli(args);
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
         EXPECT_EQ(r.output.find("PASS"), std::string::npos) << args << "\n" << r.output;
-        EXPECT_NE(r.output.find(std::string(args).substr(2, 4)), std::string::npos) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find(std::string(args).substr(2, 4)), std::string::npos) << args << "\n"
+                                                                                    << r.output;
     }
 }
 

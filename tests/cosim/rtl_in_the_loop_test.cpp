@@ -24,7 +24,8 @@ struct Timed {
 };
 
 Timed run(const std::string& args, const fs::path& out) {
-    const std::string cmd = std::string(ASIM_BINARY) + " run " + args + " --out " + out.string() + " > /dev/null 2>&1";
+    const std::string cmd =
+        std::string(ASIM_BINARY) + " run " + args + " --out " + out.string() + " > /dev/null 2>&1";
     const auto t0 = std::chrono::steady_clock::now();
     const int status = std::system(cmd.c_str());
     Timed t;
@@ -47,7 +48,8 @@ void strip_run_specific(nlohmann::json& j) {
 }
 
 void expect_same_stats(const std::string& trace_args, const std::string& name) {
-    const fs::path dir = fs::path(::testing::TempDir()) / ("asim-ritl-" + name + "-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("asim-ritl-" + name + "-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     Timed tlm = run(trace_args + " --set die.hjsd.impl=tlm", dir / "tlm");
     Timed rtl = run(trace_args + " --set die.hjsd.impl=rtl", dir / "rtl");
@@ -67,7 +69,8 @@ TEST(RtlInTheLoop, DefaultTraceStatisticsEqual) { expect_same_stats("", "default
 // The weight-streaming trace of tests/platform/hjsd_e2e_test.cpp: four layers of a vector phase
 // then a GEMM with M = 16 and 8 MiB of weights read once.
 TEST(RtlInTheLoop, WeightStreamingStatisticsEqual) {
-    const fs::path dir = fs::path(::testing::TempDir()) / ("asim-ritl-trace-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("asim-ritl-trace-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const std::string path = asim::test::weight_streaming_trace(dir.string());
     expect_same_stats("--trace " + path, "stream");
@@ -75,8 +78,9 @@ TEST(RtlInTheLoop, WeightStreamingStatisticsEqual) {
 }
 
 TEST(RtlInTheLoop, SettingsTheRtlCannotHoldExit2) {
-    const std::string cmd = std::string(ASIM_BINARY) +
-                            " run --set die.hjsd.impl=rtl --set die.hjsd.queue_depth=32 --out /nonexistent/x 2>&1";
+    const std::string cmd =
+        std::string(ASIM_BINARY) +
+        " run --set die.hjsd.impl=rtl --set die.hjsd.queue_depth=32 --out /nonexistent/x 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
     char buf[512];

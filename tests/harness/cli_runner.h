@@ -37,8 +37,9 @@ inline CliResult run_cli(const std::string& args) {
 
 // A path in the test temp dir, unique to this process and `prefix`/`name`, removed if present.
 inline std::string scratch_path(const std::string& prefix, const std::string& name) {
-    const std::filesystem::path p = std::filesystem::path(::testing::TempDir()) /
-                                    ("asim-" + prefix + "-" + name + "-" + std::to_string(::getpid()));
+    const std::filesystem::path p =
+        std::filesystem::path(::testing::TempDir()) /
+        ("asim-" + prefix + "-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::remove_all(p);
     return p.string();
 }
@@ -62,6 +63,8 @@ inline std::string read_gzip_text(const std::string& path) {
     return text;
 }
 
-inline void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+inline void write_text(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+}
 
 }  // namespace asim::test

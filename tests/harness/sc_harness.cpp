@@ -9,7 +9,8 @@ namespace asim::test {
 namespace {
 void report_handler(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
     if (report.get_severity() >= sc_core::SC_WARNING) {
-        ADD_FAILURE() << "SystemC " << (report.get_severity() == sc_core::SC_WARNING ? "warning" : "error")
+        ADD_FAILURE() << "SystemC "
+                      << (report.get_severity() == sc_core::SC_WARNING ? "warning" : "error")
                       << " [" << report.get_msg_type() << "]: " << report.get_msg();
     }
     // Keep the default display and actions (a fatal error still aborts).

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/common/clock_domain.h"
 #include "models/common/payload.h"

@@ -49,7 +49,8 @@ TEST(FlowNetwork, IdleTimeCostsNoEvents) {
     FlowNetwork net(t, 1);
     int64_t second = 0;
     net.start_transfer(0, 1, 1000, LinkOp::write, 0, {});
-    net.start_transfer(2, 3, 1000, LinkOp::write, 3'600'000'000'000'000LL, [&](int64_t at) { second = at; });  // an hour later
+    net.start_transfer(2, 3, 1000, LinkOp::write, 3'600'000'000'000'000LL,
+                       [&](int64_t at) { second = at; });  // an hour later
     net.run();
     EXPECT_GT(second, 3'600'000'000'000'000LL);
     EXPECT_LT(net.stats().events, 10u);
@@ -65,7 +66,8 @@ TEST(FlowNetwork, ADownLinkWithAnAlternativeReroutesAndSlowsDown) {
     }
     FlowNetwork net(t, 1);
     net.start_transfer(0, 1, 100'000'000, LinkOp::write, 0, [&](int64_t at) { faulty = at; });
-    net.set_link_down(static_cast<uint32_t>(t.link_between(0, 1)), 1'000'000'000);  // at 1 ms of 4 ms
+    net.set_link_down(static_cast<uint32_t>(t.link_between(0, 1)),
+                      1'000'000'000);  // at 1 ms of 4 ms
     net.run();
     EXPECT_EQ(net.stats().reroutes, 1u);
     // The rest goes 7 hops round: same rate, 6 more hops of 1 us plus a stored packet each.
@@ -75,7 +77,8 @@ TEST(FlowNetwork, ADownLinkWithAnAlternativeReroutesAndSlowsDown) {
 TEST(FlowNetwork, ADownLinkWithoutAnAlternativeFailsClearly) {
     const Topology t(ring(4, false, 1'000'000));
     FlowNetwork net(t, 1);
-    net.set_labeler([](uint64_t key) { return key == 7 ? std::string("big write") : std::string("?"); });
+    net.set_labeler(
+        [](uint64_t key) { return key == 7 ? std::string("big write") : std::string("?"); });
     net.start_transfer(0, 2, 100'000'000, LinkOp::write, 0, {}, 7);
     net.set_link_down(static_cast<uint32_t>(t.link_between(1, 2)), 1'000'000);
     try {
@@ -103,7 +106,9 @@ TEST(FlowNetwork, SprayingOverPlanesAddsTheirBandwidth) {
         net.start_transfer(0, 3, 100'000'000, LinkOp::write, 0, [&](int64_t at) { done = at; });
         net.run();
         // Plus one packet stored and forwarded at the switch (164 ns).
-        EXPECT_NEAR(static_cast<double>(done) * 1e-12, 100e6 / (25e9 * static_cast<double>(paths)) + 4096 / 25e9, 1e-9) << paths;
+        EXPECT_NEAR(static_cast<double>(done) * 1e-12,
+                    100e6 / (25e9 * static_cast<double>(paths)) + 4096 / 25e9, 1e-9)
+            << paths;
     }
 }
 

@@ -15,7 +15,8 @@ using asim::test::CliResult;
 using asim::test::run_cli;
 
 // CSV rows after the header line equal to `header`.
-std::vector<std::vector<std::string>> csv_rows(const std::string& output, const std::string& header) {
+std::vector<std::vector<std::string>> csv_rows(const std::string& output,
+                                               const std::string& header) {
     std::vector<std::vector<std::string>> rows;
     std::istringstream in(output);
     std::string line;
@@ -51,15 +52,20 @@ std::map<std::string, std::pair<double, double>> links_table(const std::string& 
 TEST(FiguresLinks, CloudMatrix384MatchesTable1WithinTenPercent) {
     auto t = links_table("--platform cloudmatrix384 --sizes 512B,256MiB");
     // C1 Table 1: 512 B latency (us) and bandwidth (GB/s), per die, unidirectional.
-    const std::map<std::string, double> latency{{"intra_node,read", 1.2}, {"intra_node,write", 1.3},
-                                                {"inter_node,read", 1.9}, {"inter_node,write", 2.1}};
-    const std::map<std::string, double> bandwidth{{"intra_node,read", 167}, {"intra_node,write", 137},
-                                                  {"inter_node,read", 164}, {"inter_node,write", 135}};
+    const std::map<std::string, double> latency{{"intra_node,read", 1.2},
+                                                {"intra_node,write", 1.3},
+                                                {"inter_node,read", 1.9},
+                                                {"inter_node,write", 2.1}};
+    const std::map<std::string, double> bandwidth{{"intra_node,read", 167},
+                                                  {"intra_node,write", 137},
+                                                  {"inter_node,read", 164},
+                                                  {"inter_node,write", 135}};
     for (const auto& [key, want] : latency) {
         ASSERT_TRUE(t.count(key + ",512")) << key;
         EXPECT_NEAR(t[key + ",512"].first / want, 1.0, 0.10) << key;
     }
-    for (const auto& [key, want] : bandwidth) EXPECT_NEAR(t[key + ",268435456"].second / want, 1.0, 0.10) << key;
+    for (const auto& [key, want] : bandwidth)
+        EXPECT_NEAR(t[key + ",268435456"].second / want, 1.0, 0.10) << key;
     // Inter-node costs more latency than intra-node (two more switch hops each way).
     EXPECT_GT(t["inter_node,read,512"].first, t["intra_node,read,512"].first + 0.3);
 }
@@ -69,7 +75,9 @@ TEST(FiguresLinks, SeedRingLatencyAndItsStarFallback) {
     ASSERT_TRUE(healthy.count("intra_node,write,512"));
     EXPECT_LE(healthy["intra_node,write,512"].first, 2.1);
     EXPECT_LE(healthy["intra_node,read,512"].first, 2.1);
-    auto broken = links_table("--platform supernode8_ring --sizes 512B --set 'network.faults=[{link: die3->die4, at: 0us}]'");
+    auto broken = links_table(
+        "--platform supernode8_ring --sizes 512B --set 'network.faults=[{link: die3->die4, at: "
+        "0us}]'");
     const double star = broken["intra_node,write,512"].first;
     EXPECT_GT(star, 15.0);
     EXPECT_LT(star, 21.0);
@@ -77,25 +85,30 @@ TEST(FiguresLinks, SeedRingLatencyAndItsStarFallback) {
 
 TEST(FiguresCollectives, NcclTestsTableAndOutputs) {
     const std::string out = asim::test::scratch_path("net", "coll");
-    const CliResult r = run_cli("figures collectives --platform supernode8_ring --op allreduce --sizes 1MiB..4MiB --out " + out);
+    const CliResult r = run_cli(
+        "figures collectives --platform supernode8_ring --op allreduce --sizes 1MiB..4MiB --out " +
+        out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto rows = csv_rows(r.output, "size_bytes,time_us,algbw_GBps,busbw_GBps");
     ASSERT_EQ(rows.size(), 3u);
     for (const auto& row : rows) {
-        const double size = std::stod(row[0]), us = std::stod(row[1]), algbw = std::stod(row[2]), busbw = std::stod(row[3]);
+        const double size = std::stod(row[0]), us = std::stod(row[1]), algbw = std::stod(row[2]),
+                     busbw = std::stod(row[3]);
         EXPECT_NEAR(algbw, size / us * 1e-3, algbw * 1e-3);
         EXPECT_NEAR(busbw, algbw * 2 * 7 / 8.0, busbw * 1e-3);
         EXPECT_LT(busbw, 25.0);  // a 200 Gbps ring cannot beat its links
     }
     EXPECT_TRUE(std::filesystem::exists(out + "/collectives_allreduce.csv"));
     EXPECT_TRUE(std::filesystem::exists(out + "/collectives_allreduce.json"));
-    EXPECT_NE(asim::test::read_text(out + "/collectives_allreduce.csv").find("size_bytes,time_us,algbw_GBps,busbw_GBps"),
+    EXPECT_NE(asim::test::read_text(out + "/collectives_allreduce.csv")
+                  .find("size_bytes,time_us,algbw_GBps,busbw_GBps"),
               std::string::npos);
 }
 
 TEST(FiguresCollectives, BrokenRingReroutesOverTheStarAndReportsTheSlowdown) {
-    const CliResult r = run_cli("figures collectives --platform supernode8_ring --sizes 64KiB "
-                                "--set 'network.faults=[{link: die3->die4, at: 0us}]'");
+    const CliResult r = run_cli(
+        "figures collectives --platform supernode8_ring --sizes 64KiB "
+        "--set 'network.faults=[{link: die3->die4, at: 0us}]'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("slowdown"), std::string::npos) << r.output;
 }
@@ -124,8 +137,9 @@ TEST(FiguresCollectives, ABrokenRingTakesTheStarForSmallAndTheForwardedRingForLa
 TEST(FiguresCollectives, APlaneGoingDownMidwayReroutesOverTheOtherPlanes) {
     // Die 0 loses its port on plane 0 10 us into a 64 MiB all-reduce over two CloudMatrix nodes:
     // its flows move to the other six planes, and the run is slower but completes.
-    const CliResult r = run_cli("figures collectives --platform cloudmatrix384 --dies 16 --sizes 64MiB "
-                                "--set 'network.faults=[{link: die0->l1.n0.p0, at: 10us}]'");
+    const CliResult r = run_cli(
+        "figures collectives --platform cloudmatrix384 --dies 16 --sizes 64MiB "
+        "--set 'network.faults=[{link: die0->l1.n0.p0, at: 10us}]'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto at = r.output.find("slowdown ");
     ASSERT_NE(at, std::string::npos) << r.output;
@@ -157,10 +171,12 @@ TEST(FiguresCollectives, BadInputExitsTwoNamingTheKey) {
         std::string args, needle;
     };
     const std::vector<Case> cases{
-        {"--platform supernode8_ring --set 'network.faults=[{link: die3->die9, at: 0us}]'", "network.faults[0].link"},
+        {"--platform supernode8_ring --set 'network.faults=[{link: die3->die9, at: 0us}]'",
+         "network.faults[0].link"},
         {"--platform supernode8_ring --dies 9", "--dies 9"},
         {"--platform supernode8_ring --set network.dies=12", "network.dies"},
-        {"--platform supernode8_ring --set network.node.topology=custom --set 'network.node.edges=[0,1,2,3]'",
+        {"--platform supernode8_ring --set network.node.topology=custom --set "
+         "'network.node.edges=[0,1,2,3]'",
          "does not connect"},
         {"--platform supernode8_ring --set network.node.link.lane_rat=1Gbps", "lane_rate"},
         {"--platform supernode8_ring --op allsum", "allreduce"},
@@ -270,7 +286,8 @@ TEST(FiguresCollectives, AllToAllVBadInputExitsTwoNamingTheOption) {
 }
 
 TEST(Platforms, SupernodePresetsLoadForInfo) {
-    for (const char* p : {"supernode8_ring", "seed_cluster_8192", "cloudmatrix384", "atlas950_8192", "atlas960_15488"}) {
+    for (const char* p : {"supernode8_ring", "seed_cluster_8192", "cloudmatrix384", "atlas950_8192",
+                          "atlas960_15488"}) {
         const CliResult r = run_cli(std::string("info --platform ") + p);
         EXPECT_EQ(r.exit_code, 0) << p << "\n" << r.output;
     }

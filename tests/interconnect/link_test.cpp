@@ -17,7 +17,8 @@ TEST(Link, StreamApproachesRateTimesEfficiencyTimesPacketFraction) {
         PacketPath path({{l, l}}, 1);
         const uint64_t bytes = 64ull << 20;
         const PacketTransferResult r = path.send(bytes, op);
-        const double bw = static_cast<double>(bytes) / (static_cast<double>(r.completion_ps) * 1e-12);
+        const double bw =
+            static_cast<double>(bytes) / (static_cast<double>(r.completion_ps) * 1e-12);
         const double expected = 28e9 * l.efficiency(op) * 4096.0 / 4128.0;
         EXPECT_NEAR(bw / expected, 1.0, 0.005) << to_string(op);
         EXPECT_EQ(r.delivered, r.packets);
@@ -29,7 +30,8 @@ TEST(Link, SmallMessageLatencyIsHopsTimesPerHopCost) {
     const LinkParams l = test::ub_link();
     PacketPath path({{l, l, l}}, 1);
     const PacketTransferResult r = path.send(512, LinkOp::write);
-    const int64_t per_hop = l.packet_time_ps(512, LinkOp::write) + l.propagation_ps + l.switch_latency_ps;
+    const int64_t per_hop =
+        l.packet_time_ps(512, LinkOp::write) + l.propagation_ps + l.switch_latency_ps;
     EXPECT_EQ(r.completion_ps, 3 * per_hop);
 }
 
@@ -44,7 +46,8 @@ TEST(Link, CreditsStayWithinTheBufferAndSmallBuffersThrottle) {
         const PacketTransferResult r = path.send(bytes, LinkOp::read);
         EXPECT_GE(r.min_credits, 0) << buffer;
         EXPECT_LE(r.max_credit_excess, 0) << buffer;
-        const double bw = static_cast<double>(bytes) / (static_cast<double>(r.completion_ps) * 1e-12);
+        const double bw =
+            static_cast<double>(bytes) / (static_cast<double>(r.completion_ps) * 1e-12);
         // Credit-limited: at most `buffer` packets per credit round trip (at least two flights).
         const double loop_s = static_cast<double>(2 * l.propagation_ps) * 1e-12;
         EXPECT_LE(bw, buffer * 4096.0 / loop_s * 1.01) << buffer;
@@ -81,7 +84,8 @@ TEST(Link, RetriesAreDeterministicForASeed) {
     const auto b = PacketPath({{l, l}}, 5).send(1 << 20, LinkOp::write);
     EXPECT_EQ(a.completion_ps, b.completion_ps);
     EXPECT_EQ(a.retries, b.retries);
-    const auto clean = PacketPath({{test::ub_link(), test::ub_link()}}, 5).send(1 << 20, LinkOp::write);
+    const auto clean =
+        PacketPath({{test::ub_link(), test::ub_link()}}, 5).send(1 << 20, LinkOp::write);
     EXPECT_GT(a.completion_ps, clean.completion_ps);
 }
 
@@ -151,7 +155,8 @@ TEST(PacketPath, LongMessagesExtrapolateTheSteadyState) {
     const auto b = bulk.send(100000 * l.mtu_bytes, LinkOp::read);
     EXPECT_NEAR(static_cast<double>(b.completion_ps), static_cast<double>(e.completion_ps),
                 0.01 * static_cast<double>(e.completion_ps));
-    EXPECT_NEAR(static_cast<double>(b.retries), static_cast<double>(e.retries), 0.3 * static_cast<double>(e.retries) + 20);
+    EXPECT_NEAR(static_cast<double>(b.retries), static_cast<double>(e.retries),
+                0.3 * static_cast<double>(e.retries) + 20);
 }
 
 }  // namespace asim

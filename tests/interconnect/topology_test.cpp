@@ -57,7 +57,8 @@ TEST(Topology, RoutingReachesEveryPairByShortestPaths) {
                     EXPECT_EQ(t.links()[p.back()].to, b) << name;
                     for (std::size_t i = 0; i + 1 < p.size(); ++i)
                         EXPECT_EQ(t.links()[p[i]].to, t.links()[p[i + 1]].from) << name;
-                    EXPECT_EQ(p.size(), shortest) << name << " " << a << "->" << b << " is not shortest";
+                    EXPECT_EQ(p.size(), shortest)
+                        << name << " " << a << "->" << b << " is not shortest";
                 }
             }
         }

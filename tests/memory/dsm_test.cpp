@@ -267,7 +267,8 @@ TEST(CalendarServer, AnEarlierArrivalIsNotHeldBehindALaterBooking) {
     const auto big = device.reserve(1'000'000, 100'000'000);
     EXPECT_EQ(big.start, 101'000'000u);
     device.forget_before(200'000'000);
-    EXPECT_EQ(device.intervals(), 2u);  // `big` (to 201 us) stays, in the demand calendar and in all
+    EXPECT_EQ(device.intervals(),
+              2u);  // `big` (to 201 us) stays, in the demand calendar and in all
 }
 
 // Demand takes the first gap among demand transfers: background work booked before it does not

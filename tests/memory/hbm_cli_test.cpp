@@ -185,8 +185,9 @@ namespace {
 // bad key is bad input.
 TEST(MemoryFidelity, ComparesTheJedecAndFlatHbmOnOneDiesTrace) {
     const std::string out = asim::test::scratch_path("memfid", "out");
-    const CliResult r = run_cli("validate-fidelity --memory --trace " + std::string(ASIM_SOURCE_DIR) +
-                                "/traces/samples/tiny_mlp.jsonl --out " + out);
+    const CliResult r =
+        run_cli("validate-fidelity --memory --trace " + std::string(ASIM_SOURCE_DIR) +
+                "/traces/samples/tiny_mlp.jsonl --out " + out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const std::string csv = asim::test::read_text(out + "/memory_fidelity.csv");
     EXPECT_EQ(csv.rfind("metric,jedec,flat,flat_error_pct\n", 0), 0u) << csv;
@@ -206,11 +207,14 @@ TEST(MemoryFidelity, ComparesTheJedecAndFlatHbmOnOneDiesTrace) {
     ASSERT_EQ(rows.count("hbm_read_GiB"), 1u) << csv;
     EXPECT_GT(rows["step_us"].second, 0.0);
     EXPECT_GT(rows["step_us"].first, rows["step_us"].second);
-    EXPECT_NEAR(rows["hbm_read_GiB"].first, rows["hbm_read_GiB"].second, 0.01 * rows["hbm_read_GiB"].second);
+    EXPECT_NEAR(rows["hbm_read_GiB"].first, rows["hbm_read_GiB"].second,
+                0.01 * rows["hbm_read_GiB"].second);
     fs::remove_all(out);
 
     const std::string set = asim::test::scratch_path("memfid", "set");
-    ASSERT_EQ(run_cli("trace gen --model llama3-8b --phase decode --batch 1 --seq 128 --tp 2 --layers 1 --out " + set)
+    ASSERT_EQ(run_cli("trace gen --model llama3-8b --phase decode --batch 1 --seq 128 --tp 2 "
+                      "--layers 1 --out " +
+                      set)
                   .exit_code,
               0);
     const CliResult on_set = run_cli("validate-fidelity --memory --trace " + set);

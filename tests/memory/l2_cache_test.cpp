@@ -23,10 +23,9 @@ struct Initiator : sc_core::sc_module {
     // Returns the access latency in ps and the response status.
     // `at`: arrival time (annotated delay; the kernel stays at 0). The returned latency is
     // measured from `at`.
-    std::pair<Picoseconds, tlm::tlm_response_status> access(uint64_t addr, uint64_t bytes, bool write,
-                                                             StreamClass cls = StreamClass::kWeight,
-                                                             Picoseconds at = 0, bool no_allocate = false,
-                                                             bool atomic_add = false) {
+    std::pair<Picoseconds, tlm::tlm_response_status> access(
+        uint64_t addr, uint64_t bytes, bool write, StreamClass cls = StreamClass::kWeight,
+        Picoseconds at = 0, bool no_allocate = false, bool atomic_add = false) {
         tlm::tlm_generic_payload* p = pool.acquire();
         p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         p->set_address(addr);
@@ -72,7 +71,8 @@ struct Fixture {
         p.latency_ps = 100'000;
         return p;
     }
-    explicit Fixture(const L2Params& l2p = l2_params()) : hbm("hbm", hbm_params(), stats), l2("l2", l2p, stats) {
+    explicit Fixture(const L2Params& l2p = l2_params())
+        : hbm("hbm", hbm_params(), stats), l2("l2", l2p, stats) {
         l2.hbm_out.bind(hbm.l2_in);
         cpu.l2_out.bind(l2.core_in);
         // Multi-sockets finish their binding at the end of elaboration.
@@ -112,13 +112,15 @@ TEST(L2Cache, DirtyVictimIsWrittenBack) {
 // the slice works twice, and the line is left dirty; on a hit nothing goes to HBM.
 TEST(L2Cache, AtomicAddFetchesTheLineAndLeavesItDirty) {
     Fixture f;
-    const auto miss = f.cpu.access(0, 512, true, StreamClass::kActivation, 0, false, /*atomic_add=*/true);
+    const auto miss =
+        f.cpu.access(0, 512, true, StreamClass::kActivation, 0, false, /*atomic_add=*/true);
     EXPECT_GE(miss.first, 100'000u);  // waited for the fetch
     EXPECT_EQ(f.hbm.read_bytes(), 512u);
     const auto hit = f.cpu.access(0, 512, true, StreamClass::kActivation, 1'000'000, false, true);
     EXPECT_EQ(hit.first, 12'000u);  // two slice passes (read and write) plus the hit latency
     EXPECT_EQ(f.hbm.read_bytes(), 512u);
-    for (uint64_t i = 1; i <= 128 * 2; ++i) f.cpu.access(i * 512, 512, false, StreamClass::kActivation, 2'000'000);
+    for (uint64_t i = 1; i <= 128 * 2; ++i)
+        f.cpu.access(i * 512, 512, false, StreamClass::kActivation, 2'000'000);
     EXPECT_GE(f.hbm.write_bytes(), 512u);  // the summed line was evicted dirty
 }
 
@@ -176,7 +178,8 @@ TEST(L2Cache, ActivationFloodNeverEvictsWeights) {
     for (uint64_t a = 0; a < 4 * 1024; a += 512) {
         f.cpu.access(a, 512, false, StreamClass::kWeight, 10'000'000'000ULL);
     }
-    EXPECT_EQ(f.l2.partition_stats(0).misses.value(), weight_misses);  // every weight line still there
+    EXPECT_EQ(f.l2.partition_stats(0).misses.value(),
+              weight_misses);  // every weight line still there
     EXPECT_EQ(f.l2.partition_stats(0).evictions.value(), 0u);
     EXPECT_GT(f.l2.partition_stats(1).evictions.value(), 1000u);
 }
@@ -214,7 +217,8 @@ TEST(L2Cache, ProtectedPrefetchedLinesSurviveDemand) {
     EXPECT_EQ(f.l2.partition_stats(0).prefetch_unused.value(), 0u);
     EXPECT_GT(f.l2.partition_stats(0).evictions.value(), 100u);
     // The prefetched lines are all still there: every one is a useful hit now.
-    for (uint64_t a = 0; a < 4096; a += 512) f.cpu.access(0x10000 + a, 512, false, StreamClass::kWeight, 9'000'000);
+    for (uint64_t a = 0; a < 4096; a += 512)
+        f.cpu.access(0x10000 + a, 512, false, StreamClass::kWeight, 9'000'000);
     EXPECT_EQ(f.l2.partition_stats(0).prefetch_useful.value(), 8u);
     EXPECT_EQ(f.hbm.read_bytes(), 4096u + 128u * 1024u);
 }
@@ -249,7 +253,10 @@ TEST(L2Cache, MshrLimitDelaysMisses) {
     const auto a = f.cpu.access(0, 512, false);
     f.cpu.access(1 << 20, 512, false);
     const auto c = f.cpu.access(2 << 20, 512, false);
-    EXPECT_EQ(f.stats.find("l2.mshr_stalls") ? static_cast<const Counter*>(f.stats.find("l2.mshr_stalls"))->value() : 0u, 1u);
+    EXPECT_EQ(f.stats.find("l2.mshr_stalls")
+                  ? static_cast<const Counter*>(f.stats.find("l2.mshr_stalls"))->value()
+                  : 0u,
+              1u);
     EXPECT_GE(c.first, a.first + 100'000u);  // issued only when the first fill returned
 }
 
@@ -297,7 +304,8 @@ TEST(L2Cache, RestClassesShareTheWaysLeftOver) {
     EXPECT_EQ(layout[1].name, "activation+general");
     EXPECT_EQ(layout[1].ways, 8u);
     Fixture f(p);
-    EXPECT_EQ(f.l2.partition_of(StreamClass::kActivation), f.l2.partition_of(StreamClass::kGeneral));
+    EXPECT_EQ(f.l2.partition_of(StreamClass::kActivation),
+              f.l2.partition_of(StreamClass::kGeneral));
     EXPECT_NE(f.l2.partition_of(StreamClass::kActivation), f.l2.partition_of(StreamClass::kWeight));
     EXPECT_EQ(f.l2.partition_of(StreamClass::kPrefetch), f.l2.partition_of(StreamClass::kWeight));
 }
@@ -384,13 +392,14 @@ private:
 }  // namespace
 }  // namespace asim
 
-ASIM_REGISTER(asim::replacement_policy_registry(), test_mru, "test only: the most recently used line is the victim",
+ASIM_REGISTER(asim::replacement_policy_registry(), test_mru,
+              "test only: the most recently used line is the victim",
               {asim::Param::integer("test_probe", "", "a value the test reads back").dflt("7")},
               [](const asim::ParamValues& v, std::size_t lines, uint32_t) {
                   ++asim::g_mru_built;
                   asim::g_mru_probe = v.integer("test_probe");
                   return std::make_unique<asim::MostRecentlyUsed>(lines);
-              })
+              });
 
 namespace asim {
 namespace {
@@ -400,7 +409,8 @@ const char* const kL2Yaml =
     "hit_latency_cycles: 10\n";
 
 TEST(L2Registry, ATestOnlyPolicyRegisteredInATestFileIsSelectableFromYaml) {
-    const Config c = Config::from_string(std::string(kL2Yaml) + "replacement: test_mru\ntest_probe: 9\n", "t.yaml");
+    const Config c = Config::from_string(
+        std::string(kL2Yaml) + "replacement: test_mru\ntest_probe: 9\n", "t.yaml");
     L2Params p = parse_l2_params(c.root(), 1ULL << 30);
     c.check_unused();
     EXPECT_EQ(p.replacement, "test_mru");
@@ -414,7 +424,8 @@ TEST(L2Registry, ATestOnlyPolicyRegisteredInATestFileIsSelectableFromYaml) {
 }
 
 TEST(L2Registry, AKeyOfAnotherImplementationIsAnErrorNamingBoth) {
-    const Config c = Config::from_string(std::string(kL2Yaml) + "replacement: lru\ntest_probe: 3\n", "t.yaml");
+    const Config c =
+        Config::from_string(std::string(kL2Yaml) + "replacement: lru\ntest_probe: 3\n", "t.yaml");
     try {
         parse_l2_params(c.root(), 1ULL << 30);
         FAIL() << "accepted test_probe with lru";

@@ -26,13 +26,15 @@ std::string scratch(const std::string& name) { return asim::test::scratch_path("
 
 // `passes` passes of reads over [0, bytes) in `step`-byte strides, `per_cycle` records a cycle
 // (0: all at cycle 0).
-std::string sweep_trace(const std::string& name, uint64_t bytes, uint64_t step, int passes, uint64_t per_cycle) {
+std::string sweep_trace(const std::string& name, uint64_t bytes, uint64_t step, int passes,
+                        uint64_t per_cycle) {
     const std::string path = scratch(name) + ".trc";
     std::ofstream f(path);
     uint64_t i = 0;
     for (int p = 0; p < passes; ++p) {
         for (uint64_t a = 0; a < bytes; a += step, ++i) {
-            f << "0x" << std::hex << a << std::dec << " READ " << (per_cycle ? i / per_cycle : 0) << "\n";
+            f << "0x" << std::hex << a << std::dec << " READ " << (per_cycle ? i / per_cycle : 0)
+              << "\n";
         }
     }
     return path;
@@ -40,8 +42,8 @@ std::string sweep_trace(const std::string& name, uint64_t bytes, uint64_t step, 
 
 nlohmann::json replay(const std::string& trace, const std::string& extra) {
     const std::string out = scratch("out");
-    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --target l2 --mem-trace " + trace + " " + extra +
-                                " --out " + out);
+    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --target l2 --mem-trace " +
+                                trace + " " + extra + " --out " + out);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     std::ifstream in(out + "/stats.json");
@@ -56,10 +58,11 @@ TEST(MemReplayL2, SecondPassOverSmallSetHits) {
     // 1 MiB in 64 B reads, twice: the first read of each 128 B sector misses, everything else hits.
     const auto doc = replay(sweep_trace("small", 1 << 20, 64, 2, 4), "--issue-cap 0");
     const auto& s = doc["summary"];
-    for (const char* k : {"total_cycles", "bandwidth_gbps", "steady_bandwidth_gbps", "read_latency_mean_cycles",
-                          "read_latency_p50_cycles", "read_latency_p95_cycles", "read_latency_p99_cycles",
-                          "read_latency_max_cycles", "read_latency_from_accept_mean_cycles", "l2_hit_rate",
-                          "l2_partitions", "hbm_read_bytes", "hbm_write_bytes"}) {
+    for (const char* k :
+         {"total_cycles", "bandwidth_gbps", "steady_bandwidth_gbps", "read_latency_mean_cycles",
+          "read_latency_p50_cycles", "read_latency_p95_cycles", "read_latency_p99_cycles",
+          "read_latency_max_cycles", "read_latency_from_accept_mean_cycles", "l2_hit_rate",
+          "l2_partitions", "hbm_read_bytes", "hbm_write_bytes"}) {
         EXPECT_TRUE(s.contains(k)) << k;
     }
     EXPECT_EQ(s["requests"], 2 * 16384);
@@ -73,10 +76,11 @@ TEST(MemReplayL2, SecondPassOverSmallSetHits) {
 TEST(MemReplayL2, LargeSetMisses) {
     // A 4 MiB L2 (partitions scaled to its 16 ways of 256 KiB) and a 32 MiB working set, one read
     // per line, twice: LRU keeps nothing useful.
-    const auto doc = replay(sweep_trace("large", 32 << 20, 512, 2, 1),
-                            "--issue-cap 0 --request-size 128B --set die.l2.size=4MiB "
-                            "--set die.l2.partitions.weight=1280KiB --set die.l2.partitions.activation=1MiB "
-                            "--set die.l2.partitions.general=1792KiB");
+    const auto doc =
+        replay(sweep_trace("large", 32 << 20, 512, 2, 1),
+               "--issue-cap 0 --request-size 128B --set die.l2.size=4MiB "
+               "--set die.l2.partitions.weight=1280KiB --set die.l2.partitions.activation=1MiB "
+               "--set die.l2.partitions.general=1792KiB");
     const auto& s = doc["summary"];
     EXPECT_LT(s["l2_hit_rate"].get<double>(), 0.01);
     EXPECT_EQ(s["l2_misses"], 2 * 65536);
@@ -115,9 +119,11 @@ void expect_bad(const std::string& text, const char* needle) {
     const std::string trace = scratch("bad") + ".trc";
     std::ofstream(trace) << text;
     const std::string out = scratch("bad-out");
-    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --target l2 --mem-trace " + trace + " --out " + out);
+    const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --target l2 --mem-trace " +
+                                trace + " --out " + out);
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos)
+        << "missing '" << needle << "' in: " << r.output;
     EXPECT_FALSE(fs::exists(out)) << "bad input left " << out << " behind";
 }
 
@@ -135,8 +141,10 @@ TEST(FiguresL2, HitAndMissLatencyMatchTheConfiguration) {
     // takes 3 cycles: an unloaded hit is 80 cycles. No NoC hops here (their round trip is checked
     // in tests/chip/noc_test.cpp).
     const std::string out = scratch("fig");
-    const CliResult r = run_cli("figures l2 --platform hbm2_8gb_x128 --requests 2000 --set die.noc.hop_cycles=0 "
-                                "--set die.l2.hit_latency_cycles=77 --set die.l2.slice_bandwidth=400GB/s --out " + out);
+    const CliResult r = run_cli(
+        "figures l2 --platform hbm2_8gb_x128 --requests 2000 --set die.noc.hop_cycles=0 "
+        "--set die.l2.hit_latency_cycles=77 --set die.l2.slice_bandwidth=400GB/s --out " +
+        out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("# l2_load_latency"), std::string::npos) << r.output;
     std::ifstream in(out + "/l2_latency.json");
@@ -154,7 +162,8 @@ TEST(FiguresL2, HitAndMissLatencyMatchTheConfiguration) {
     const double hbm_ns = miss["hbm_unloaded_latency_ns"].get<double>();
     EXPECT_GE(hbm_ns, 44.0);
     const double cycle_ns = 1.0 / 1.65;
-    EXPECT_GE(miss["latency_cycles"].get<double>() - hit["latency_cycles"].get<double>(), hbm_ns / cycle_ns);
+    EXPECT_GE(miss["latency_cycles"].get<double>() - hit["latency_cycles"].get<double>(),
+              hbm_ns / cycle_ns);
     EXPECT_TRUE(fs::exists(out + "/l2_load_latency.csv"));
     EXPECT_TRUE(fs::exists(out + "/l2_load_latency.json"));
     if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0) {

@@ -32,7 +32,8 @@ void expect_bad_input(const std::string& args, std::initializer_list<const char*
     const CliResult r = run_cli(args + " --out " + out);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     for (const char* needle : needles) {
-        EXPECT_NE(r.output.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.output;
+        EXPECT_NE(r.output.find(needle), std::string::npos)
+            << "missing '" << needle << "' in: " << r.output;
     }
     EXPECT_FALSE(fs::exists(out)) << "bad input left " << out << " behind";
 }
@@ -64,7 +65,8 @@ TEST(Cli, DefaultRunWritesEveryOutput) {
     EXPECT_LE(s["achieved_tflops"].get<double>(), s["peak_tflops"].get<double>());
     EXPECT_GT(s["achieved_tflops"].get<double>(), 0.3 * s["peak_tflops"].get<double>());
     EXPECT_LE(s["hbm_bw_gbps"].get<double>(), 9600.0);
-    for (const char* k : {"issued", "useful", "late", "unused"}) EXPECT_TRUE(s["prefetch"].contains(k));
+    for (const char* k : {"issued", "useful", "late", "unused"})
+        EXPECT_TRUE(s["prefetch"].contains(k));
     // The effective config can be fed back in and reproduces the run's platform.
     const CliResult again = run_cli("info --platform " + out + "/config.yaml");
     EXPECT_EQ(again.exit_code, 0) << again.output;
@@ -134,7 +136,8 @@ TEST(Cli, InfoPrintsDerivedPeaks) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("973.2"), std::string::npos) << r.output;   // bf16 TFLOPS
     EXPECT_NE(r.output.find("1946.4"), std::string::npos) << r.output;  // fp8
-    // Derived from die.hbm: 256 pseudo-channels x 32 B / (2 x 0.427 ns); the press figure is 9.6 TB/s.
+    // Derived from die.hbm: 256 pseudo-channels x 32 B / (2 x 0.427 ns); the press figure is 9.6
+    // TB/s.
     EXPECT_NE(r.output.find("9.59 TB/s"), std::string::npos) << r.output;
 }
 
@@ -219,7 +222,8 @@ TEST(Cli, BadUsageExitsTwo) {
 }
 
 TEST(Cli, UnknownKeySuggestsTheRightOne) {
-    expect_bad_input("run --set die.l2.sise=32MiB", {"die.l2.sise", "unknown key", "did you mean 'size'"});
+    expect_bad_input("run --set die.l2.sise=32MiB",
+                     {"die.l2.sise", "unknown key", "did you mean 'size'"});
 }
 
 TEST(Cli, WrongUnitKind) {
@@ -235,8 +239,11 @@ TEST(Cli, L2PartitionsMustFitAndBeWholeWays) {
     // The default 20 + 16 + 28 MiB no longer fit a 32 MiB L2.
     expect_bad_input("run --set die.l2.size=32MiB", {"die.l2.partitions", "more than the L2"});
     // 4 MiB ways (64 MiB / 16): 3 MiB is not a whole number of ways.
-    expect_bad_input("run --set die.l2.partitions.weight=3MiB", {"die.l2.partitions.weight", "whole number of ways"});
-    expect_bad_input("run --set die.l2.replacement=lur", {"die.l2.replacement", "unknown L2 replacement policy", "registered: fifo, lru"});
+    expect_bad_input("run --set die.l2.partitions.weight=3MiB",
+                     {"die.l2.partitions.weight", "whole number of ways"});
+    expect_bad_input(
+        "run --set die.l2.replacement=lur",
+        {"die.l2.replacement", "unknown L2 replacement policy", "registered: fifo, lru"});
 }
 
 TEST(Cli, UnknownPlatform) {
@@ -246,14 +253,16 @@ TEST(Cli, UnknownPlatform) {
 TEST(Cli, MissingRequiredKeyInPlatformFile) {
     const std::string dir = scratch("plat");
     fs::create_directories(dir);
-    write(dir + "/p.yaml", "base: ascend960\nname: p\ndie:\n  l2:\n    size: 128MiB\n    ways: 32\n");
+    write(dir + "/p.yaml",
+          "base: ascend960\nname: p\ndie:\n  l2:\n    size: 128MiB\n    ways: 32\n");
     // Overriding works through base: ...
     const CliResult ok = run_cli("info --platform " + dir + "/p.yaml");
     EXPECT_EQ(ok.exit_code, 0) << ok.output;
     EXPECT_NE(ok.output.find("128 MiB"), std::string::npos) << ok.output;
     // ... and a platform without a required key names the file and the key.
     write(dir + "/q.yaml", "name: q\ndie:\n  clock: 1GHz\n");
-    expect_bad_input("run --platform " + dir + "/q.yaml", {"q.yaml:", "ai_cores", "missing required key"});
+    expect_bad_input("run --platform " + dir + "/q.yaml",
+                     {"q.yaml:", "ai_cores", "missing required key"});
 }
 
 TEST(Cli, MalformedYamlNamesFileAndLine) {
@@ -284,16 +293,18 @@ TEST(Cli, TraceErrorFoundMidRunStillLeavesNothing) {
     fs::create_directories(dir);
     const std::string op0 =
         R"({"id":0,"op":"elementwise","func":"add","elements":1024,"inputs":[{"name":"a","addr":0,"bytes":2048,"stream":"activation"}],"outputs":[{"name":"b","addr":4096,"bytes":2048,"stream":"activation"}]})";
-    write(dir + "/t.jsonl", std::string(kHeader) + "\n" + op0 + "\n" + R"({"id":1,"op":"bogus"})" + "\n");
+    write(dir + "/t.jsonl",
+          std::string(kHeader) + "\n" + op0 + "\n" + R"({"id":1,"op":"bogus"})" + "\n");
     expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:3"});
 }
 
 TEST(Cli, OpTheDieCannotRunNamesFileAndLine) {
     const std::string dir = scratch("norun");
     fs::create_directories(dir);
-    write(dir + "/t.jsonl", std::string(kHeader) + "\n" +
-                                R"({"id":0,"op":"matmul","m":64,"n":64,"k":64})" + "\n");
-    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:2", "op 0 (matmul)", "two input tensors"});
+    write(dir + "/t.jsonl",
+          std::string(kHeader) + "\n" + R"({"id":0,"op":"matmul","m":64,"n":64,"k":64})" + "\n");
+    expect_bad_input("run --trace " + dir + "/t.jsonl",
+                     {"t.jsonl:2", "op 0 (matmul)", "two input tensors"});
 }
 
 TEST(Cli, DependencyOnAMissingOpIsAnError) {
@@ -303,16 +314,20 @@ TEST(Cli, DependencyOnAMissingOpIsAnError) {
                                 R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n" +
                                 R"({"id":5,"op":"softmax","rows":64,"cols":64,"deps":[0]})" + "\n" +
                                 R"({"id":6,"op":"softmax","rows":64,"cols":64,"deps":[3]})" + "\n");
-    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:4", "op 6 depends on op 3", "not in the trace"});
+    expect_bad_input("run --trace " + dir + "/t.jsonl",
+                     {"t.jsonl:4", "op 6 depends on op 3", "not in the trace"});
 }
 
 TEST(Cli, TensorBeyondHbmIsAnInputError) {
     const std::string dir = scratch("beyond");
     fs::create_directories(dir);
-    write(dir + "/t.jsonl", std::string(kHeader) + "\n" +
-                                R"({"id":0,"op":"softmax","rows":64,"cols":64,"inputs":[{"name":"x","addr":"0x8000000000","bytes":8192}]})" +
-                                "\n");
-    expect_bad_input("run --trace " + dir + "/t.jsonl", {"t.jsonl:2", "tensor 'x'", "beyond the platform's HBM"});
+    write(
+        dir + "/t.jsonl",
+        std::string(kHeader) + "\n" +
+            R"({"id":0,"op":"softmax","rows":64,"cols":64,"inputs":[{"name":"x","addr":"0x8000000000","bytes":8192}]})" +
+            "\n");
+    expect_bad_input("run --trace " + dir + "/t.jsonl",
+                     {"t.jsonl:2", "tensor 'x'", "beyond the platform's HBM"});
 }
 
 TEST(Cli, WatchdogExitsOne) {
@@ -330,14 +345,16 @@ TEST(Cli, WatchdogExitsOne) {
 TEST(Cli, TimelineHasATrackPerPipeOfTheChosenCoresMatchingTheStats) {
     const std::string dir = scratch("timeline");
     fs::create_directories(dir);
-    write(dir + "/t.jsonl",
-          std::string(kHeader) + "\n" +
-              R"({"id":0,"op":"matmul","name":"mm","m":1024,"n":1024,"k":1024,"dtype":"bf16","inputs":[{"name":"a","addr":0,"bytes":2097152,"stream":"activation"},{"name":"b","addr":4194304,"bytes":2097152,"stream":"weight"}],"outputs":[{"name":"c","addr":8388608,"bytes":2097152,"stream":"activation"}]})" +
-              "\n" +
-              R"({"id":1,"op":"elementwise","func":"add","elements":1048576,"deps":[0],"inputs":[{"name":"c","addr":8388608,"bytes":2097152,"stream":"activation"}],"outputs":[{"name":"d","addr":12582912,"bytes":2097152,"stream":"activation"}]})" +
-              "\n");
+    write(
+        dir + "/t.jsonl",
+        std::string(kHeader) + "\n" +
+            R"({"id":0,"op":"matmul","name":"mm","m":1024,"n":1024,"k":1024,"dtype":"bf16","inputs":[{"name":"a","addr":0,"bytes":2097152,"stream":"activation"},{"name":"b","addr":4194304,"bytes":2097152,"stream":"weight"}],"outputs":[{"name":"c","addr":8388608,"bytes":2097152,"stream":"activation"}]})" +
+            "\n" +
+            R"({"id":1,"op":"elementwise","func":"add","elements":1048576,"deps":[0],"inputs":[{"name":"c","addr":8388608,"bytes":2097152,"stream":"activation"}],"outputs":[{"name":"d","addr":12582912,"bytes":2097152,"stream":"activation"}]})" +
+            "\n");
     const std::string out = scratch("timeline-out");
-    const CliResult r = run_cli("run --trace " + dir + "/t.jsonl --timeline --timeline-cores 0-1 --out " + out);
+    const CliResult r =
+        run_cli("run --trace " + dir + "/t.jsonl --timeline --timeline-cores 0-1 --out " + out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto stats = nlohmann::json::parse(read(out + "/stats.json"));
     const auto tl = nlohmann::json::parse(read(out + "/timeline.json"));
@@ -360,14 +377,16 @@ TEST(Cli, TimelineHasATrackPerPipeOfTheChosenCoresMatchingTheStats) {
     for (const auto& [tid, name] : track_name) {
         if (group_name[group_of_track[tid]] == "die.core0") core0_tracks.insert(name);
     }
-    for (const char* pipe : {"AIC MTE2", "AIC MTE1", "AIC Cube", "AIC FixPipe", "AIV0 MTE2", "AIV0 Vector",
-                             "AIV0 MTE3", "AIV1 Vector"}) {
+    for (const char* pipe : {"AIC MTE2", "AIC MTE1", "AIC Cube", "AIC FixPipe", "AIV0 MTE2",
+                             "AIV0 Vector", "AIV0 MTE3", "AIV1 Vector"}) {
         EXPECT_TRUE(core0_tracks.count(pipe)) << pipe;
     }
     double cube_us = 0;
     bool vector_slice = false, hbm_counter = false;
     for (const auto& e : tl["traceEvents"]) {
-        if (e["ph"] == "C" && e["name"] == "HBM read (L2 fills)" && e["args"]["GB/s"].get<double>() > 0) hbm_counter = true;
+        if (e["ph"] == "C" && e["name"] == "HBM read (L2 fills)" &&
+            e["args"]["GB/s"].get<double>() > 0)
+            hbm_counter = true;
         if (e["ph"] != "X") continue;
         const std::string& track = track_name[e["tid"]];
         if (group_name[group_of_track[e["tid"]]] == "die.core0" && track == "AIC Cube") {

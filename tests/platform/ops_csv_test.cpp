@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/trace.h"
+#include "testbenches/trace_replay/op_table.h"
 #include "tests/harness/cli_runner.h"
 #include "tests/harness/weight_streaming_trace.h"
-#include "testbenches/trace_replay/op_table.h"
 
 namespace fs = std::filesystem;
 

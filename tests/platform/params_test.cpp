@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-
 #include "models/common/errors.h"
 #include "models/common/params.h"
 #include "models/common/registry.h"
@@ -25,12 +24,14 @@ TEST(Params, EveryDeclaredDefaultReadsAndLiesInItsRange) {
         ASSERT_NO_THROW(v = default_value(p)) << row.key << " = " << *p.default_text();
         if (p.type() == ParamType::kChoice) {
             const auto choices = p.choices();
-            EXPECT_NE(std::find(choices.begin(), choices.end(), *p.default_text()), choices.end()) << row.key;
+            EXPECT_NE(std::find(choices.begin(), choices.end(), *p.default_text()), choices.end())
+                << row.key;
         }
         if (!p.value_range()) continue;
-        const double x = std::holds_alternative<int64_t>(v) ? static_cast<double>(std::get<int64_t>(v))
+        const double x = std::holds_alternative<int64_t>(v)
+                             ? static_cast<double>(std::get<int64_t>(v))
                          : std::holds_alternative<double>(v) ? std::get<double>(v)
-                                                              : p.value_range()->min;
+                                                             : p.value_range()->min;
         EXPECT_GE(x, p.value_range()->min) << row.key;
         EXPECT_LE(x, p.value_range()->max) << row.key;
     }
@@ -92,14 +93,16 @@ TEST(Params, JsonListsEveryKeyWithTypeUnitDefaultValueChoicesAndDescription) {
     ASSERT_TRUE(rows.is_array());
     std::map<std::string, nlohmann::json> by_key;
     for (const auto& row : rows) {
-        for (const char* field : {"key", "type", "unit", "default", "value", "choices", "description"}) {
+        for (const char* field :
+             {"key", "type", "unit", "default", "value", "choices", "description"}) {
             ASSERT_TRUE(row.contains(field)) << row.dump();
         }
         by_key[row["key"].get<std::string>()] = row;
     }
     EXPECT_EQ(by_key.at("die.l2.size")["value"], "64MiB");
     EXPECT_EQ(by_key.at("die.l2.size")["unit"], "B");
-    EXPECT_EQ(by_key.at("die.hbm.controller.scheduler")["choices"], nlohmann::json({"fcfs", "frfcfs"}));
+    EXPECT_EQ(by_key.at("die.hbm.controller.scheduler")["choices"],
+              nlohmann::json({"fcfs", "frfcfs"}));
     // An implementation's own key: its default is the value when the platform does not write it.
     EXPECT_EQ(by_key.at("die.hbm.controller.row_hit_cap")["implementation"], "frfcfs");
     EXPECT_EQ(by_key.at("die.hbm.controller.row_hit_cap")["value"], "4");
@@ -109,14 +112,16 @@ TEST(Params, JsonListsEveryKeyWithTypeUnitDefaultValueChoicesAndDescription) {
 
 TEST(Params, BadValuesOfAPlatformAreNamedAllAtOnce) {
     try {
-        load_platform(kDefaultPlatform, {"die.l2.ways=0", "die.hjsd.queue_depth=0",
-                                         "die.hbm.controller.scheduler=fcfx", "die.hbm.timing.CL=1GHz"});
+        load_platform(kDefaultPlatform,
+                      {"die.l2.ways=0", "die.hjsd.queue_depth=0",
+                       "die.hbm.controller.scheduler=fcfx", "die.hbm.timing.CL=1GHz"});
         FAIL() << "accepted";
     } catch (const ConfigError& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find("4 problems"), std::string::npos) << what;
-        for (const char* set : {"--set die.l2.ways=0", "--set die.hjsd.queue_depth=0",
-                                "--set die.hbm.controller.scheduler=fcfx", "--set die.hbm.timing.CL=1GHz"}) {
+        for (const char* set :
+             {"--set die.l2.ways=0", "--set die.hjsd.queue_depth=0",
+              "--set die.hbm.controller.scheduler=fcfx", "--set die.hbm.timing.CL=1GHz"}) {
             EXPECT_NE(what.find(set), std::string::npos) << set << "\n" << what;
         }
         EXPECT_NE(what.find("registered: fcfs, frfcfs"), std::string::npos) << what;

@@ -34,13 +34,15 @@ std::string trace_set(const std::string& name, const std::string& gen_args) {
 nlohmann::json run_set(const std::string& set, const std::string& extra,
                        const std::string& out_name, std::string out = "") {
     if (out.empty()) out = scratch(out_name);
-    const CliResult r = run_cli("run --platform supernode8_ring --trace " + set + " " + extra + " --out " + out);
+    const CliResult r =
+        run_cli("run --platform supernode8_ring --trace " + set + " " + extra + " --out " + out);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     if (r.exit_code != 0) return nullptr;
     return nlohmann::json::parse(asim::test::read_text(out + "/stats.json"))["summary"];
 }
 
-const char* kTp8 = "--model llama3-70b --phase prefill --batch 1 --seq 256 --tp 8 --layers 1 --no-embedding";
+const char* kTp8 =
+    "--model llama3-70b --phase prefill --batch 1 --seq 256 --tp 8 --layers 1 --no-embedding";
 
 TEST(Supernode, TensorParallelLayerRunsOnEightDiesWithItsAllReducesOnTheRing) {
     const auto s = run_set(trace_set("tp8", kTp8), "", "tp8");
@@ -95,15 +97,16 @@ TEST(Supernode, ALinkFaultGivenOnTheCommandLineSlowsTheStep) {
 TEST(Supernode, ACollectiveOverlapsIndependentCompute) {
     const std::string dir = scratch("overlap");
     fs::create_directories(dir);
-    asim::test::write_text(dir + "/index.json",
-                           R"({"format":"ascend-sim-trace-index","version":1,"name":"ov","dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}],"groups":{}})");
+    asim::test::write_text(
+        dir + "/index.json",
+        R"({"format":"ascend-sim-trace-index","version":1,"name":"ov","dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}],"groups":{}})");
     const std::string mm =
         R"("op":"matmul","m":2048,"n":2048,"k":2048,"dtype":"bf16","inputs":[{"name":"a","addr":0,"bytes":8388608},{"name":"b","addr":16777216,"bytes":8388608}],"outputs":[{"name":"c","addr":33554432,"bytes":8388608}])";
     for (int die : {0, 1}) {
         asim::test::write_text(
             dir + "/die" + std::to_string(die) + ".jsonl",
-            std::string(R"({"format":"ascend-sim-trace","version":1,"name":"ov","dies":2,"die":)") + std::to_string(die) +
-                "}\n" + R"({"id":0,)" + mm + "}\n" +
+            std::string(R"({"format":"ascend-sim-trace","version":1,"name":"ov","dies":2,"die":)") +
+                std::to_string(die) + "}\n" + R"({"id":0,)" + mm + "}\n" +
                 R"({"id":1,"op":"collective","name":"grad_ar","kind":"all_reduce","group":[0,1],"bytes":4194304})" +
                 "\n" + R"({"id":2,"deps":[0],)" + mm + "}\n");
     }
@@ -114,7 +117,8 @@ TEST(Supernode, ACollectiveOverlapsIndependentCompute) {
         EXPECT_NEAR(d["comm_time_ns"].get<double>(),
                     d["comm_exposed_ns"].get<double>() + d["comm_overlap_ns"].get<double>(), 1.0);
         // The step is the all-reduce, not all-reduce + matmuls: compute hid under it.
-        EXPECT_LT(d["sim_time_ns"].get<double>(), d["comm_time_ns"].get<double>() + 1.5 * d["comm_overlap_ns"].get<double>());
+        EXPECT_LT(d["sim_time_ns"].get<double>(),
+                  d["comm_time_ns"].get<double>() + 1.5 * d["comm_overlap_ns"].get<double>());
     }
 }
 
@@ -189,19 +193,25 @@ TEST(Supernode, ACollectiveTakesItsShareOfTheDiesMemoryAndVectorCores) {
 TEST(Supernode, ACollectiveSomeMembersNeverReachIsADeadlockNamingIt) {
     const std::string dir = scratch("deadlock");
     fs::create_directories(dir);
-    asim::test::write_text(dir + "/index.json",
-                           R"({"format":"ascend-sim-trace-index","version":1,"name":"dl","dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}],"groups":{}})");
-    asim::test::write_text(dir + "/die0.jsonl",
-                           std::string(R"({"format":"ascend-sim-trace","version":1,"name":"dl","dies":2,"die":0})") + "\n" +
-                               R"({"id":0,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1],"bytes":1048576})" + "\n");
-    asim::test::write_text(dir + "/die1.jsonl",
-                           std::string(R"({"format":"ascend-sim-trace","version":1,"name":"dl","dies":2,"die":1})") + "\n" +
-                               R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n");
+    asim::test::write_text(
+        dir + "/index.json",
+        R"({"format":"ascend-sim-trace-index","version":1,"name":"dl","dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}],"groups":{}})");
+    asim::test::write_text(
+        dir + "/die0.jsonl",
+        std::string(R"({"format":"ascend-sim-trace","version":1,"name":"dl","dies":2,"die":0})") +
+            "\n" +
+            R"({"id":0,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1],"bytes":1048576})" +
+            "\n");
+    asim::test::write_text(
+        dir + "/die1.jsonl",
+        std::string(R"({"format":"ascend-sim-trace","version":1,"name":"dl","dies":2,"die":1})") +
+            "\n" + R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n");
     const std::string out = scratch("deadlock-out");
     const CliResult r = run_cli("run --platform supernode8_ring --trace " + dir + " --out " + out);
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("deadlock"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("'ar' on dies [0,1]: reached by [0] only"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("'ar' on dies [0,1]: reached by [0] only"), std::string::npos)
+        << r.output;
     EXPECT_FALSE(fs::exists(out));
 }
 
@@ -283,10 +293,11 @@ TEST(Supernode, FastFidelityMeasuresADieWithItsOwnOverrides) {
     ASSERT_FALSE(base.is_null() || fast.is_null() || detailed.is_null());
     const double b = base["sim_time_ns"].get<double>(), f = fast["sim_time_ns"].get<double>(),
                  d = detailed["sim_time_ns"].get<double>();
-    EXPECT_GT(f, b * 1.05);                      // the derated die slows the step
-    EXPECT_NEAR(f, d, d * 0.01);                 // as much as on the detailed model
-    EXPECT_EQ(fast["fast_op_table"]["distinct_ops"].get<int>(),
-              2 * base["fast_op_table"]["distinct_ops"].get<int>());  // its ops measured at 0.8 GHz too
+    EXPECT_GT(f, b * 1.05);       // the derated die slows the step
+    EXPECT_NEAR(f, d, d * 0.01);  // as much as on the detailed model
+    EXPECT_EQ(
+        fast["fast_op_table"]["distinct_ops"].get<int>(),
+        2 * base["fast_op_table"]["distinct_ops"].get<int>());  // its ops measured at 0.8 GHz too
 }
 
 TEST(Supernode, BadInputExitsTwoBeforeSimulating) {
@@ -336,8 +347,8 @@ TEST(Supernode, FastFidelityTracksTheDetailedRunAndMixesPerDie) {
     EXPECT_EQ(mixed["per_die"][0]["fidelity"], "detailed");
     EXPECT_EQ(mixed["per_die"][1]["fidelity"], "fast");
     EXPECT_GT(mixed["fast_op_table"]["distinct_ops"].get<int>(), 0);
-    const CliResult bad = run_cli("run --platform supernode8_ring --trace " + set + " --fidelity quick --out " +
-                                  scratch("badfid"));
+    const CliResult bad = run_cli("run --platform supernode8_ring --trace " + set +
+                                  " --fidelity quick --out " + scratch("badfid"));
     EXPECT_EQ(bad.exit_code, 2) << bad.output;
     EXPECT_NE(bad.output.find("--fidelity"), std::string::npos) << bad.output;
 }

@@ -25,7 +25,9 @@ using asim::test::run_cli;
 using asim::test::scratch_path;
 using asim::test::write_text;
 
-bool has(const CliResult& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+bool has(const CliResult& r, const std::string& text) {
+    return r.output.find(text) != std::string::npos;
+}
 
 // A bad-input verdict: exit 2, one "ascend-sim: error:" line that says `what`, no library text.
 void expect_bad_input(const CliResult& r, const std::string& what) {
@@ -66,7 +68,8 @@ TEST(BadInputYaml, AliasThatContainsItselfIsAnErrorNotACrash) {
 }
 
 TEST(BadInputYaml, AliasExpansionIsBoundedByTheFileSize) {
-    // "Billion laughs": nine levels of ten aliases each, 10^9 values from 360 bytes (9.5 GB before).
+    // "Billion laughs": nine levels of ten aliases each, 10^9 values from 360 bytes (9.5 GB
+    // before).
     std::string text = "base: ascend960\na: &a [x,x,x,x,x,x,x,x,x,x]\n";
     for (char c = 'b'; c <= 'i'; ++c) {
         const std::string prev(1, static_cast<char>(c - 1));
@@ -84,7 +87,8 @@ TEST(BadInputYaml, AliasExpansionIsBoundedByTheFileSize) {
 TEST(BadInputYaml, UnknownKeyCheckIsLinearInTheKeys) {
     // 100,000 unknown keys (2.4 MB): 51 s before keys were indexed, well under a second after.
     std::string text = "base: ascend960\n";
-    for (int i = 0; i < 100000; ++i) text += "key_" + std::to_string(1000000 + i) + "_abcdefgh: 1\n";
+    for (int i = 0; i < 100000; ++i)
+        text += "key_" + std::to_string(1000000 + i) + "_abcdefgh: 1\n";
     const std::string file = scratch_dir("many-keys") + "/p.yaml";
     write_text(file, text);
     const auto t0 = std::chrono::steady_clock::now();
@@ -96,7 +100,8 @@ TEST(BadInputYaml, UnknownKeyCheckIsLinearInTheKeys) {
 // ---- Numbers ---------------------------------------------------------------------------------
 
 TEST(BadInputNumbers, NegativeCountsAreRefusedNotWrapped) {
-    expect_bad_input(run_cli("figures hbm --requests -1"), "--requests: must not be negative, got '-1'");
+    expect_bad_input(run_cli("figures hbm --requests -1"),
+                     "--requests: must not be negative, got '-1'");
     expect_bad_input(run_cli("mem-replay --mem-trace /dev/null --issue-cap -1"),
                      "--issue-cap: must not be negative, got '-1'");
     expect_bad_input(run_cli("figures l2 --requests ' -5'"), "must not be negative");
@@ -105,9 +110,10 @@ TEST(BadInputNumbers, NegativeCountsAreRefusedNotWrapped) {
 TEST(BadInputNumbers, NonFiniteRealsAreRefused) {
     const std::string out = scratch_path("bad-input", "skew-out");
     for (const char* v : {"nan", "inf", "-inf"}) {
-        expect_bad_input(run_cli(std::string("trace gen --model deepseek-v3 --seq 16 --routing skewed --skew ") + v +
-                                 " --out " + out),
-                         "--skew: must be a finite number");
+        expect_bad_input(
+            run_cli(std::string("trace gen --model deepseek-v3 --seq 16 --routing skewed --skew ") +
+                    v + " --out " + out),
+            "--skew: must be a finite number");
     }
     EXPECT_FALSE(fs::exists(out));
 }
@@ -125,8 +131,9 @@ TEST(BadInputNumbers, OpsBeyondTwoToTheSixtyAreRefusedForEveryKind) {
     for (const char* op : too_big) {
         const std::string t = trace_file("too-big-" + std::to_string(i++), std::string(op) + "\n");
         const auto t0 = std::chrono::steady_clock::now();
-        expect_bad_input(run_cli("run --trace " + t + " --out " + scratch_path("bad-input", "too-big-out")),
-                         "exceeds 2^60");
+        expect_bad_input(
+            run_cli("run --trace " + t + " --out " + scratch_path("bad-input", "too-big-out")),
+            "exceeds 2^60");
         EXPECT_LT(seconds_since(t0), 20.0) << op;
     }
 }
@@ -175,7 +182,8 @@ TEST(BadInputNumbers, FiguresLinksMemoryDoesNotGrowWithTheMessage) {
     // A million times the bytes, about the same memory.
     EXPECT_LT(huge.peak_kib, small.peak_kib * 3 / 2 + 20 * 1024)
         << "1 MiB: " << small.peak_kib << " KiB, 1 TiB: " << huge.peak_kib << " KiB";
-    expect_bad_input(run_cli("figures links --platform supernode8_ring --sizes 1KiB..2000000TiB"), "more than 2^60 bytes");
+    expect_bad_input(run_cli("figures links --platform supernode8_ring --sizes 1KiB..2000000TiB"),
+                     "more than 2^60 bytes");
 }
 
 TEST(BadInputNumbers, AbsurdClocksAreRefused) {
@@ -186,43 +194,51 @@ TEST(BadInputNumbers, AbsurdClocksAreRefused) {
 // ---- Traces ----------------------------------------------------------------------------------
 
 TEST(BadInputTrace, DependencyOnAMissingIdJustBeforeTheOp) {
-    const std::string t = trace_file("gap", R"({"id":0,"op":"softmax","rows":64,"cols":64})"
-                                            "\n"
-                                            R"({"id":5,"op":"softmax","rows":64,"cols":64,"deps":[3]})"
-                                            "\n");
-    const CliResult r = run_cli("run --trace " + t + " --out " + scratch_path("bad-input", "gap-out"));
+    const std::string t =
+        trace_file("gap", R"({"id":0,"op":"softmax","rows":64,"cols":64})"
+                          "\n"
+                          R"({"id":5,"op":"softmax","rows":64,"cols":64,"deps":[3]})"
+                          "\n");
+    const CliResult r =
+        run_cli("run --trace " + t + " --out " + scratch_path("bad-input", "gap-out"));
     expect_bad_input(r, t + ":3: op 5 depends on op 3, which is not in the trace");
     // An id of an earlier gap, and of the gap before the first op, alike.
-    const std::string t2 = trace_file("gap2", R"({"id":2,"op":"softmax","rows":64,"cols":64})"
-                                              "\n"
-                                              R"({"id":5,"op":"softmax","rows":64,"cols":64,"deps":[1]})"
-                                              "\n");
-    expect_bad_input(run_cli("run --trace " + t2 + " --out " + scratch_path("bad-input", "gap2-out")),
-                     "depends on op 1, which is not in the trace");
+    const std::string t2 =
+        trace_file("gap2", R"({"id":2,"op":"softmax","rows":64,"cols":64})"
+                           "\n"
+                           R"({"id":5,"op":"softmax","rows":64,"cols":64,"deps":[1]})"
+                           "\n");
+    expect_bad_input(
+        run_cli("run --trace " + t2 + " --out " + scratch_path("bad-input", "gap2-out")),
+        "depends on op 1, which is not in the trace");
 }
 
 TEST(BadInputTrace, NumbersBeyondADoubleAreTraceErrors) {
     const std::string t = trace_file("1e400", R"({"id":0,"op":"softmax","rows":1e400,"cols":64})"
                                               "\n");
-    expect_bad_input(run_cli("run --trace " + t + " --out " + scratch_path("bad-input", "1e400-out")),
-                     t + ":2: a number in this line is out of range");
+    expect_bad_input(
+        run_cli("run --trace " + t + " --out " + scratch_path("bad-input", "1e400-out")),
+        t + ":2: a number in this line is out of range");
 }
 
 TEST(BadInputTrace, CollectiveBytesBeyondTwoToTheSixty) {
     const std::string dir = scratch_dir("coll-bytes");
-    write_text(dir + "/index.json",
-               R"({"format":"ascend-sim-trace-index","version":1,"dies":2,"files":[{"die":0,"file":"d0.jsonl"},{"die":1,"file":"d1.jsonl"}]})");
+    write_text(
+        dir + "/index.json",
+        R"({"format":"ascend-sim-trace-index","version":1,"dies":2,"files":[{"die":0,"file":"d0.jsonl"},{"die":1,"file":"d1.jsonl"}]})");
     for (int d : {0, 1}) {
-        write_text(dir + "/d" + std::to_string(d) + ".jsonl",
-                   std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":)") + std::to_string(d) +
-                       "}\n" +
-                       R"({"id":0,"op":"collective","kind":"all_reduce","group":[0,1],"bytes":18446744073709551615})" +
-                       "\n");
+        write_text(
+            dir + "/d" + std::to_string(d) + ".jsonl",
+            std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":)") +
+                std::to_string(d) + "}\n" +
+                R"({"id":0,"op":"collective","kind":"all_reduce","group":[0,1],"bytes":18446744073709551615})" +
+                "\n");
     }
     expect_bad_input(run_cli("run --platform supernode8_ring --trace " + dir + " --out " +
                              scratch_path("bad-input", "coll-bytes-out")),
                      "exceeds 2^60");
-    expect_bad_input(run_cli("figures collectives --platform supernode8_ring --sizes 2000000TiB"), "more than 2^60 bytes");
+    expect_bad_input(run_cli("figures collectives --platform supernode8_ring --sizes 2000000TiB"),
+                     "more than 2^60 bytes");
 }
 
 TEST(BadInputTrace, AlltoallvCountsThatOverflowAreRefused) {
@@ -233,13 +249,15 @@ TEST(BadInputTrace, AlltoallvCountsThatOverflowAreRefused) {
         text += "\n";
     }
     write_text(counts, text);
-    expect_bad_input(run_cli("figures collectives --platform supernode8_ring --op alltoallv --counts " + counts),
-                     counts + ":1: the counts add up to more than 2^60 bytes");
+    expect_bad_input(
+        run_cli("figures collectives --platform supernode8_ring --op alltoallv --counts " + counts),
+        counts + ":1: the counts add up to more than 2^60 bytes");
 }
 
 // The PyTorch fixture with `edit` applied to its JSON, written to a scratch file.
 std::string edited_et(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
-    std::ifstream in(std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.json");
+    std::ifstream in(std::string(ASIM_SOURCE_DIR) +
+                     "/traces/fixtures/pytorch_et_small_transformer.json");
     nlohmann::json et = nlohmann::json::parse(in);
     edit(et);
     const std::string path = scratch_dir(name) + "/et.json";
@@ -252,8 +270,10 @@ TEST(BadInputTrace, NegativeShapesInAnExecutionTrace) {
     const std::string et = edited_et("et-negative", [&](nlohmann::json& doc) {
         for (auto& n : doc["nodes"]) {
             const std::string name = n["name"];
-            if ((name == "aten::mm" || name == "aten::addmm" || name == "aten::linear" || name == "aten::bmm") &&
-                n["input_shapes"].is_array() && !n["input_shapes"].empty() && !n["input_shapes"][0].empty()) {
+            if ((name == "aten::mm" || name == "aten::addmm" || name == "aten::linear" ||
+                 name == "aten::bmm") &&
+                n["input_shapes"].is_array() && !n["input_shapes"].empty() &&
+                !n["input_shapes"][0].empty()) {
                 n["input_shapes"][0][0] = -5;
                 ++edited;
             }
@@ -261,31 +281,35 @@ TEST(BadInputTrace, NegativeShapesInAnExecutionTrace) {
     });
     ASSERT_GT(edited, 0);
     const std::string out = scratch_path("bad-input", "et-negative.jsonl");
-    expect_bad_input(run_cli("trace import --from pytorch-et " + et + " --out " + out), "negative dimension -5");
+    expect_bad_input(run_cli("trace import --from pytorch-et " + et + " --out " + out),
+                     "negative dimension -5");
     EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(BadInputTrace, WrongTypesInAnExecutionTraceAreNamed) {
-    const std::string et = edited_et("et-null", [](nlohmann::json& doc) { doc["nodes"][3]["name"] = nullptr; });
-    expect_bad_input(run_cli("trace import --from pytorch-et " + et + " --out " + scratch_path("bad-input", "et-null.jsonl")),
+    const std::string et =
+        edited_et("et-null", [](nlohmann::json& doc) { doc["nodes"][3]["name"] = nullptr; });
+    expect_bad_input(run_cli("trace import --from pytorch-et " + et + " --out " +
+                             scratch_path("bad-input", "et-null.jsonl")),
                      "nodes[3]: 'name' must be a string, got null");
 }
 
 // ---- Trace sets ------------------------------------------------------------------------------
 
 // A two-die set; `index` overrides the index text, `headers` the dies named in the files.
-std::string trace_set(const std::string& name, const std::string& index, int header0 = 0, int header1 = 1,
-                      uint64_t bytes0 = 1048576, uint64_t bytes1 = 1048576) {
+std::string trace_set(const std::string& name, const std::string& index, int header0 = 0,
+                      int header1 = 1, uint64_t bytes0 = 1048576, uint64_t bytes1 = 1048576) {
     const std::string dir = scratch_dir(name);
     write_text(dir + "/index.json", index);
     const int headers[] = {header0, header1};
     const uint64_t bytes[] = {bytes0, bytes1};
     for (int d : {0, 1}) {
-        write_text(dir + "/die" + std::to_string(d) + ".jsonl",
-                   std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":)") +
-                       std::to_string(headers[d]) + "}\n" +
-                       R"({"id":0,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1],"bytes":)" +
-                       std::to_string(bytes[d]) + "}\n");
+        write_text(
+            dir + "/die" + std::to_string(d) + ".jsonl",
+            std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":)") +
+                std::to_string(headers[d]) + "}\n" +
+                R"({"id":0,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1],"bytes":)" +
+                std::to_string(bytes[d]) + "}\n");
     }
     return dir;
 }
@@ -294,10 +318,13 @@ const std::string kIndex =
     R"({"format":"ascend-sim-trace-index","version":1,"dies":2,"files":[{"die":0,"file":"die0.jsonl"},{"die":1,"file":"die1.jsonl"}]})";
 
 CliResult run_set(const std::string& dir) {
-    return run_cli("run --platform supernode8_ring --trace " + dir + " --out " + scratch_path("bad-input", "set-out"));
+    return run_cli("run --platform supernode8_ring --trace " + dir + " --out " +
+                   scratch_path("bad-input", "set-out"));
 }
 
-TEST(BadInputTraceSet, ConsistentSetRuns) { EXPECT_EQ(run_set(trace_set("set-ok", kIndex)).exit_code, 0); }
+TEST(BadInputTraceSet, ConsistentSetRuns) {
+    EXPECT_EQ(run_set(trace_set("set-ok", kIndex)).exit_code, 0);
+}
 
 TEST(BadInputTraceSet, HeaderNamingAnotherDie) {
     const CliResult r = run_set(trace_set("set-header", kIndex, 0, 0));
@@ -319,10 +346,12 @@ TEST(BadInputTraceSet, IndexVersionTwo) {
 
 TEST(BadInputTraceSet, MalformedIndexIsNamedWithoutLibraryText) {
     expect_bad_input(run_set(trace_set("set-bad-json", "{\"format\": ")), "index.json: not JSON");
-    expect_bad_input(run_cli("trace stats " + trace_set("stats-bad-json", "{\"format\": ")), "index.json: malformed index");
+    expect_bad_input(run_cli("trace stats " + trace_set("stats-bad-json", "{\"format\": ")),
+                     "index.json: malformed index");
     std::string index = kIndex;
     index.replace(index.find("\"version\":1"), 11, "\"version\":2");
-    expect_bad_input(run_cli("trace stats " + trace_set("stats-v2", index)), "unsupported index version 2");
+    expect_bad_input(run_cli("trace stats " + trace_set("stats-v2", index)),
+                     "unsupported index version 2");
 }
 
 TEST(BadInputTraceSet, MembersDisagreeingOnACollectivesSize) {
@@ -350,14 +379,17 @@ TEST(BadInputTraceSet, AGroupNamingADieWithoutATraceInTheSet) {
 TEST(BadInputTraceSet, WatchdogDoesNotHideACollectiveDeadlock) {
     const std::string dir = scratch_dir("set-deadlock");
     write_text(dir + "/index.json", kIndex);
-    write_text(dir + "/die0.jsonl", std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":0})") +
-                                        "\n" +
-                                        R"({"id":0,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1],"bytes":1048576})" +
-                                        "\n");
-    write_text(dir + "/die1.jsonl", std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":1})") +
-                                        "\n" + R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n");
-    const CliResult r = run_cli("run --platform supernode8_ring --trace " + dir + " --max-sim-time 1s --out " +
-                                scratch_path("bad-input", "deadlock-out"));
+    write_text(
+        dir + "/die0.jsonl",
+        std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":0})") + "\n" +
+            R"({"id":0,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1],"bytes":1048576})" +
+            "\n");
+    write_text(dir + "/die1.jsonl",
+               std::string(R"({"format":"ascend-sim-trace","version":1,"dies":2,"die":1})") + "\n" +
+                   R"({"id":0,"op":"softmax","rows":64,"cols":64})" + "\n");
+    const CliResult r =
+        run_cli("run --platform supernode8_ring --trace " + dir + " --max-sim-time 1s --out " +
+                scratch_path("bad-input", "deadlock-out"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(has(r, "deadlock")) << r.output;
     EXPECT_FALSE(has(r, "watchdog")) << r.output;
@@ -368,7 +400,9 @@ TEST(BadInputTraceSet, WatchdogDoesNotHideACollectiveDeadlock) {
 
 TEST(BadInputMessages, SetErrorsBlameTheSetNotThePreset) {
     const CliResult r = run_cli("info --set die.l2.size=1MiB");
-    expect_bad_input(r, "ascend-sim: error: --set die.l2.size=1MiB: die.l2.partitions (platforms/ascend960.yaml:");
+    expect_bad_input(
+        r,
+        "ascend-sim: error: --set die.l2.size=1MiB: die.l2.partitions (platforms/ascend960.yaml:");
 }
 
 TEST(BadInputMessages, ParserErrorsCarryThePrefix) {
@@ -381,7 +415,8 @@ TEST(BadInputMessages, UnknownSubcommandIsNamed) {
     expect_bad_input(run_cli("frobnicate"), "unknown subcommand 'frobnicate' of ascend-sim");
     const CliResult r = run_cli("figures lnks --platform supernode8_ring");
     expect_bad_input(r, "unknown subcommand 'lnks' of ascend-sim figures; did you mean 'links'?");
-    expect_bad_input(run_cli("trace genn"), "unknown subcommand 'genn' of ascend-sim trace; did you mean 'gen'?");
+    expect_bad_input(run_cli("trace genn"),
+                     "unknown subcommand 'genn' of ascend-sim trace; did you mean 'gen'?");
 }
 
 }  // namespace

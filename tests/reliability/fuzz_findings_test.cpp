@@ -119,9 +119,10 @@ TEST_P(ConfigEffectiveYaml, LoadsAgainAfterOverridesWithStrayBytes) {
     ASSERT_NE(split, std::string::npos);
     // The two presets of fuzz/config_fuzzer.cpp; the input's file starts with "base: derived".
     const asim::EmbeddedPresetResolver resolver(
-        "platform", {{"tiny", "platforms/tiny.yaml",
-                      "die:\n  clock: 1.5GHz\n  ai_cores: 4\n  l2:\n    size: 32MiB\n    ways: 16\n"},
-                     {"derived", "platforms/derived.yaml", "base: tiny\ndie:\n  ai_cores: 8\n"}});
+        "platform",
+        {{"tiny", "platforms/tiny.yaml",
+          "die:\n  clock: 1.5GHz\n  ai_cores: 4\n  l2:\n    size: 32MiB\n    ways: 16\n"},
+         {"derived", "platforms/derived.yaml", "base: tiny\ndie:\n  ai_cores: 8\n"}});
     asim::Config config =
         asim::Config::from_string(text.substr(0, split + 1), "fuzz.yaml", &resolver);
     int refused = 0;

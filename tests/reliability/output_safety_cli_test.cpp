@@ -24,7 +24,9 @@ using asim::test::run_cli;
 using asim::test::scratch_path;
 using asim::test::write_text;
 
-bool has(const CliResult& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+bool has(const CliResult& r, const std::string& text) {
+    return r.output.find(text) != std::string::npos;
+}
 
 // A fresh folder to hold the paths a test plays with.
 std::string playground(const std::string& name) {
@@ -57,7 +59,8 @@ TEST(OutputSafety, RunReplacesTheWholeDirectory) {
     EXPECT_TRUE(fs::exists(out + "/.ascend-sim-output"));
     write_text(out + "/timeline.json", "from an earlier run");
     ASSERT_EQ(run_cli("run --out " + out).exit_code, 0);
-    EXPECT_FALSE(fs::exists(out + "/timeline.json")) << "a file of the earlier run stayed beside the new outputs";
+    EXPECT_FALSE(fs::exists(out + "/timeline.json"))
+        << "a file of the earlier run stayed beside the new outputs";
     EXPECT_TRUE(fs::exists(out + "/stats.json"));
     EXPECT_EQ(entries_with(fs::path(out).parent_path().string(), "staging"), 0);
 }
@@ -68,7 +71,8 @@ TEST(OutputSafety, BadOutPathIsExitTwoBeforeTheSimulation) {
     const auto t0 = std::chrono::steady_clock::now();
     CliResult r = run_cli("run --out " + dir + "/file");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_TRUE(has(r, "ascend-sim: error: --out '" + dir + "/file' exists and is a regular file")) << r.output;
+    EXPECT_TRUE(has(r, "ascend-sim: error: --out '" + dir + "/file' exists and is a regular file"))
+        << r.output;
     EXPECT_FALSE(has(r, "simulated time")) << r.output;
     EXPECT_EQ(read_text(dir + "/file"), "keep me");
     // A folder that cannot be written.
@@ -98,7 +102,8 @@ TEST(OutputSafety, NeverWritesThroughFifosDevicesOrLinks) {
     fs::create_directory_symlink(dir + "/target", dir + "/link");
     write_text(dir + "/plain.jsonl", "untouched");
     fs::create_symlink(dir + "/plain.jsonl", dir + "/file-link");
-    const std::string et = std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.json";
+    const std::string et =
+        std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.json";
 
     CliResult r = run_cli("run --out " + dir + "/fifo");
     EXPECT_EQ(r.exit_code, 2) << r.output;
@@ -147,8 +152,11 @@ TEST(OutputSafety, StagingOfKilledRunsIsRemovedByTheNextRun) {
     EXPECT_FALSE(fs::exists(dir + "/.out.staging-" + pid));
     EXPECT_FALSE(fs::exists(dir + "/.out.old-" + pid));
     EXPECT_TRUE(fs::exists(live));
-    const std::string et = std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.json";
-    ASSERT_EQ(run_cli("trace import --from pytorch-et " + et + " --out " + dir + "/plain.jsonl").exit_code, 0);
+    const std::string et =
+        std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.json";
+    ASSERT_EQ(run_cli("trace import --from pytorch-et " + et + " --out " + dir + "/plain.jsonl")
+                  .exit_code,
+              0);
     EXPECT_FALSE(fs::exists(dir + "/.plain.jsonl.tmp-" + pid));
     // Older versions staged inside the output directory itself.
     fs::create_directories(dir + "/old/.staging-" + pid);
@@ -164,8 +172,8 @@ TEST(OutputSafety, InterruptedRunLeavesNoStaging) {
         const pid_t pid = fork();
         if (pid == 0) {
             setpgid(0, 0);
-            execl(ASIM_BINARY, ASIM_BINARY, "figures", "hbm", "--requests", "100000000", "--out", out.c_str(),
-                  static_cast<char*>(nullptr));
+            execl(ASIM_BINARY, ASIM_BINARY, "figures", "hbm", "--requests", "100000000", "--out",
+                  out.c_str(), static_cast<char*>(nullptr));
             _exit(127);
         }
         ASSERT_GT(pid, 0);

@@ -23,18 +23,22 @@ void expect_proven(const ToolRun& r) {
     const auto props = checker_assertions();
     EXPECT_EQ(props.size(), 22u);
     EXPECT_EQ(r.value("properties"), std::to_string(props.size()) + " assertions checked (" +
-                                         std::to_string(props.size()) + " in the checker), 3 assumptions")
+                                         std::to_string(props.size()) +
+                                         " in the checker), 3 assumptions")
         << r.output;
     for (const std::string& p : props) {
-        EXPECT_EQ(r.value("property " + p), "proven by induction (length 2)") << p << "\n" << r.output;
+        EXPECT_EQ(r.value("property " + p), "proven by induction (length 2)") << p << "\n"
+                                                                              << r.output;
     }
 }
 
 TEST(RtlFormal, ContractProvenByInduction) {
     const ToolRun r = run_tool("rtl_formal.sh", "--config formal");
-    EXPECT_NE(r.output.find("configuration formal: MAX_DEPTH=3 QUEUE_DEPTH=3 ADDR_W=6 LEN_W=5 SEQ_W=3 NPART=2 "
-                            "CREDIT_W=6 CNT_W=4 TIER_W=1\n"),
-              std::string::npos)
+    EXPECT_NE(
+        r.output.find(
+            "configuration formal: MAX_DEPTH=3 QUEUE_DEPTH=3 ADDR_W=6 LEN_W=5 SEQ_W=3 NPART=2 "
+            "CREDIT_W=6 CNT_W=4 TIER_W=1\n"),
+        std::string::npos)
         << r.output;
     expect_proven(r);
 }
@@ -49,14 +53,16 @@ TEST(RtlFormal, InjectedBugFailsTheProof) {
     const ToolRun r = run_tool("rtl_formal.sh", "--config formal --define ASIM_HJSD_INJECT_BUG");
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_EQ(r.value("result"), "FAIL") << r.output;
-    EXPECT_EQ(r.value("property a_eligible_issues").rfind("FAILED (counterexample, step ", 0), 0u) << r.output;
+    EXPECT_EQ(r.value("property a_eligible_issues").rfind("FAILED (counterexample, step ", 0), 0u)
+        << r.output;
     EXPECT_EQ(r.output.find("proven by induction"), std::string::npos) << r.output;
 }
 
 void expect_every_mutant_caught(const std::string& config, std::size_t not_applicable) {
     const ToolRun r = run_tool("rtl_formal.sh", "--mutants --config " + config);
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_EQ(r.value("result"), "every mutant caught by its property; every property catches one") << r.output;
+    EXPECT_EQ(r.value("result"), "every mutant caught by its property; every property catches one")
+        << r.output;
     // Each line names the property the mutant targets and says that property caught it.
     std::set<std::string> mutants, properties;
     for (std::size_t at = r.output.find("mutant "); at != std::string::npos;
@@ -73,7 +79,8 @@ void expect_every_mutant_caught(const std::string& config, std::size_t not_appli
     }
     EXPECT_EQ(mutants.size() + not_applicable, 29u) << r.output;
     EXPECT_TRUE(mutants.count("inject_bug")) << r.output;  // the co-simulation's variant
-    for (const std::string& p : checker_assertions()) EXPECT_TRUE(properties.count(p)) << p << "\n" << r.output;
+    for (const std::string& p : checker_assertions())
+        EXPECT_TRUE(properties.count(p)) << p << "\n" << r.output;
     EXPECT_EQ(r.output.find("ESCAPED"), std::string::npos) << r.output;
 }
 
@@ -97,7 +104,9 @@ TEST(RtlFormal, UnsupportedConfigurationExits2) {
     for (const auto& [args, message] : cases) {
         const ToolRun r = run_tool("rtl_formal.sh", args);
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
-        EXPECT_NE(r.output.find(std::string("rtl_formal: ") + message), std::string::npos) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find(std::string("rtl_formal: ") + message), std::string::npos)
+            << args << "\n"
+            << r.output;
         EXPECT_EQ(r.value("result"), "") << args << "\n" << r.output;
     }
 }

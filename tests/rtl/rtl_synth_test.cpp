@@ -50,15 +50,18 @@ TEST(RtlSynth, ChipConfigurationIsClean) {
                                       " LEN_W=" + std::to_string(RtlBuild::kLenBits) +
                                       " SEQ_W=" + std::to_string(RtlBuild::kSeqBits) +
                                       " NPART=" + std::to_string(RtlBuild::kPartitions) +
-                                      " CREDIT_W=" + std::to_string(RtlBuild::kCreditBits) + " CNT_W=64" +
+                                      " CREDIT_W=" + std::to_string(RtlBuild::kCreditBits) +
+                                      " CNT_W=64" +
                                       " TIER_W=" + std::to_string(RtlBuild::kTierBits);
-    EXPECT_NE(r.output.find("configuration chip: " + expect_config + "\n"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("configuration chip: " + expect_config + "\n"), std::string::npos)
+        << r.output;
     const long long entry = RtlBuild::kSeqBits + RtlBuild::kAddrBits + RtlBuild::kLenBits +
                             clog2(RtlBuild::kPartitions) + RtlBuild::kTierBits;
     const uint32_t qptr = clog2(RtlBuild::kQueueDepth);
-    const long long state = RtlBuild::kQueueDepth * entry + 2 * qptr + clog2(RtlBuild::kQueueDepth + 1) +
-                            RtlBuild::kLenBits + 1 + RtlBuild::kSeqBits +
-                            RtlBuild::kPartitions * RtlBuild::kCreditBits + 9 * 64;
+    const long long state = RtlBuild::kQueueDepth * entry + 2 * qptr +
+                            clog2(RtlBuild::kQueueDepth + 1) + RtlBuild::kLenBits + 1 +
+                            RtlBuild::kSeqBits + RtlBuild::kPartitions * RtlBuild::kCreditBits +
+                            9 * 64;
     EXPECT_EQ(state, 3062);
     expect_clean(r, state, qptr);
     EXPECT_GT(r.number("cells"), 10000) << r.output;
@@ -72,14 +75,16 @@ TEST(RtlSynth, FormalConfigurationsAreClean) {
     expect_clean(run_tool("rtl_synth.sh", "--config formal"), 48 + 4 + 2 + 5 + 1 + 3 + 12 + 36, 2);
     // formal_alt: queue 2 x (2 + 6 + 6 + 2 + 2), pointers 2 x 1, count 2, offset 6, has_cur,
     // current 2, credits 3 x 4, counters 9 x 3.
-    expect_clean(run_tool("rtl_synth.sh", "--config formal_alt"), 36 + 2 + 2 + 6 + 1 + 2 + 12 + 27, 1);
+    expect_clean(run_tool("rtl_synth.sh", "--config formal_alt"), 36 + 2 + 2 + 6 + 1 + 2 + 12 + 27,
+                 1);
 }
 
 // The check must be able to fail: the block with a latch, an undriven output, a logic loop.
 TEST(RtlSynth, BrokenBlocksFailTheCheck) {
     const std::string block =
         read_file(std::string(ASIM_SOURCE_DIR) + "/rtl/prefetch_scheduler/prefetch_scheduler.sv");
-    const auto variant = [&](const std::string& name, const std::string& from, const std::string& to) {
+    const auto variant = [&](const std::string& name, const std::string& from,
+                             const std::string& to) {
         const std::size_t at = block.find(from);
         EXPECT_NE(at, std::string::npos) << name;
         std::string text = block;
@@ -93,19 +98,22 @@ TEST(RtlSynth, BrokenBlocksFailTheCheck) {
         EXPECT_EQ(r.value("result").rfind("FAIL", 0), 0u) << name << "\n" << r.output;
         return r;
     };
-    const ToolRun latch = variant("latch",
-                                  "    always_comb begin\n        for (int p = 0; p < NPART; p++) begin\n"
-                                  "            limit[p] = cfg_credit_limit[p*CREDIT_W +: CREDIT_W];\n"
-                                  "            eff_credit[p] = credit[p] < limit[p] ? credit[p] : limit[p];",
-                                  "    always @* begin\n        for (int p = 0; p < NPART; p++) begin\n"
-                                  "            limit[p] = cfg_credit_limit[p*CREDIT_W +: CREDIT_W];\n"
-                                  "            if (credit[p] < limit[p]) eff_credit[p] = credit[p];");
-    EXPECT_EQ(latch.value("latches"), "12 cells, 2 signals inferred") << latch.output;  // 2 x 6 credit bits
+    const ToolRun latch =
+        variant("latch",
+                "    always_comb begin\n        for (int p = 0; p < NPART; p++) begin\n"
+                "            limit[p] = cfg_credit_limit[p*CREDIT_W +: CREDIT_W];\n"
+                "            eff_credit[p] = credit[p] < limit[p] ? credit[p] : limit[p];",
+                "    always @* begin\n        for (int p = 0; p < NPART; p++) begin\n"
+                "            limit[p] = cfg_credit_limit[p*CREDIT_W +: CREDIT_W];\n"
+                "            if (credit[p] < limit[p]) eff_credit[p] = credit[p];");
+    EXPECT_EQ(latch.value("latches"), "12 cells, 2 signals inferred")
+        << latch.output;  // 2 x 6 credit bits
     EXPECT_EQ(latch.value("result"), "FAIL (latches)") << latch.output;
 
     const ToolRun undriven = variant("undriven", "    assign req_tier      = h_tier;\n", "");
     EXPECT_EQ(undriven.number("undriven"), 1) << undriven.output;
-    EXPECT_NE(undriven.output.find("req_tier is used but has no driver"), std::string::npos) << undriven.output;
+    EXPECT_NE(undriven.output.find("req_tier is used but has no driver"), std::string::npos)
+        << undriven.output;
 
     const ToolRun loop = variant("loop", "assign issue         = req_valid && req_ready;",
                                  "assign issue         = req_valid && req_ready && !head_done;");
@@ -126,7 +134,9 @@ TEST(RtlSynth, UnsupportedConfigurationExits2) {
     for (const auto& [args, message] : cases) {
         const ToolRun r = run_tool("rtl_synth.sh", args);
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
-        EXPECT_NE(r.output.find(std::string("rtl_synth: ") + message), std::string::npos) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find(std::string("rtl_synth: ") + message), std::string::npos)
+            << args << "\n"
+            << r.output;
         EXPECT_EQ(r.value("result"), "") << args << "\n" << r.output;  // nothing synthesized
     }
 }

@@ -33,7 +33,8 @@ struct ToolRun {
 };
 
 inline ToolRun run_tool(const std::string& script, const std::string& args) {
-    const std::string cmd = std::string(ASIM_SOURCE_DIR) + "/scripts/" + script + " " + args + " 2>&1";
+    const std::string cmd =
+        std::string(ASIM_SOURCE_DIR) + "/scripts/" + script + " " + args + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     ToolRun r;
     if (!p) return r;
@@ -53,12 +54,14 @@ inline std::string read_file(const std::string& path) {
 // A word of [A-Za-z0-9_] starting at `pos` ("" when none); `pos` moves past it.
 inline std::string take_word(const std::string& s, std::size_t& pos) {
     const std::size_t start = pos;
-    while (pos < s.size() && (std::isalnum(static_cast<unsigned char>(s[pos])) || s[pos] == '_')) ++pos;
+    while (pos < s.size() && (std::isalnum(static_cast<unsigned char>(s[pos])) || s[pos] == '_'))
+        ++pos;
     return s.substr(start, pos - start);
 }
 
 // Whether `s` continues with `lit` at `pos` (after spaces when `skip_space`); `pos` moves past it.
-inline bool take(const std::string& s, std::size_t& pos, const std::string& lit, bool skip_space = false) {
+inline bool take(const std::string& s, std::size_t& pos, const std::string& lit,
+                 bool skip_space = false) {
     if (skip_space)
         while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
     if (s.compare(pos, lit.size(), lit) != 0) return false;
@@ -69,8 +72,8 @@ inline bool take(const std::string& s, std::size_t& pos, const std::string& lit,
 // The labels of the checker's assertions: lines "LABEL: assert (" (std::regex is avoided: GCC
 // 12 warns falsely inside <regex> under the sanitizers, and warnings are errors).
 inline std::vector<std::string> checker_assertions() {
-    std::istringstream text(
-        read_file(std::string(ASIM_SOURCE_DIR) + "/rtl/prefetch_scheduler/prefetch_scheduler_checker.sv"));
+    std::istringstream text(read_file(std::string(ASIM_SOURCE_DIR) +
+                                      "/rtl/prefetch_scheduler/prefetch_scheduler_checker.sv"));
     std::vector<std::string> out;
     for (std::string line; std::getline(text, line);) {
         std::size_t pos = 0;

@@ -69,11 +69,13 @@ TEST(Grid, QuantityRangesKeepTheirUnits) {
     EXPECT_EQ(parse_grid_spec("s=512KiB..1.5MiB:512KiB").values,
               (Values{"512KiB", "1024KiB", "1536KiB"}));
     EXPECT_EQ(parse_grid_spec("t=1ns..2ns:500ps").values, (Values{"1000ps", "1500ps", "2000ps"}));
-    EXPECT_EQ(parse_grid_spec("f=1.2GHz..1.8GHz:0.3GHz").values, (Values{"1.2GHz", "1.5GHz", "1.8GHz"}));
+    EXPECT_EQ(parse_grid_spec("f=1.2GHz..1.8GHz:0.3GHz").values,
+              (Values{"1.2GHz", "1.5GHz", "1.8GHz"}));
 }
 
 TEST(Grid, MalformedSpecsAreInputErrors) {
-    EXPECT_NE(error_of("die.ai_cores").find("expected KEY=V1,V2,... or KEY=A..B[:STEP]"), std::string::npos);
+    EXPECT_NE(error_of("die.ai_cores").find("expected KEY=V1,V2,... or KEY=A..B[:STEP]"),
+              std::string::npos);
     EXPECT_NE(error_of("=1,2").find("the key is empty"), std::string::npos);
     EXPECT_NE(error_of("k=").find("no values"), std::string::npos);
     EXPECT_NE(error_of("k=1,,2").find("empty value"), std::string::npos);
@@ -112,7 +114,8 @@ TEST(Grid, CartesianProductFirstAxisSlowest) {
 TEST(Grid, CartesianProductErrors) {
     EXPECT_THROW(cartesian_points({}), InputError);
     EXPECT_THROW(cartesian_points({parse_grid_spec("k=1,2"), parse_grid_spec("k=3")}), InputError);
-    EXPECT_THROW(cartesian_points({parse_grid_spec("a=1..200"), parse_grid_spec("b=1..200")}), InputError);
+    EXPECT_THROW(cartesian_points({parse_grid_spec("a=1..200"), parse_grid_spec("b=1..200")}),
+                 InputError);
 }
 
 TEST(Grid, PointIdsAreStableAndReadable) {
@@ -134,7 +137,8 @@ TEST(ResultsTable, ColumnsRowsAndFlattening) {
     s2["sim_time_ns"] = 50;
     s2["time_by_op_class"] = nlohmann::json::object();
     s2["note"] = "a,b";
-    const std::string csv = results_csv({"die.ai_cores"}, {{"000-x", {"8"}, s1}, {"001-x", {"16"}, s2}});
+    const std::string csv =
+        results_csv({"die.ai_cores"}, {{"000-x", {"8"}, s1}, {"001-x", {"16"}, s2}});
     EXPECT_EQ(csv,
               "die.ai_cores,sim_time_ns,peak_dtype,l2_hit_rate,l2_partitions.weight.hit_rate,"
               "prefetch.issued,prefetch.useful,note,time_by_op_class.matmul.ops,zeta,point\n"

@@ -54,19 +54,22 @@ void expect_bad_input(const std::string& args, std::initializer_list<const char*
     const CliResult r = run_cli(args + " --out " + out);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     for (const char* needle : needles) {
-        EXPECT_NE(r.output.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.output;
+        EXPECT_NE(r.output.find(needle), std::string::npos)
+            << "missing '" << needle << "' in: " << r.output;
     }
     EXPECT_FALSE(fs::exists(out)) << "bad input left " << out << " behind";
 }
 
 TEST(Sweep, BadInputExitsTwoBeforeAnyPointRuns) {
-    expect_bad_input(kSweep + "--grid die.l2.sise=32MiB,64MiB", {"die.l2.sise", "did you mean 'size'"});
+    expect_bad_input(kSweep + "--grid die.l2.sise=32MiB,64MiB",
+                     {"die.l2.sise", "did you mean 'size'"});
     expect_bad_input(kSweep + "--grid die.l2.size=1GHz,2GHz", {"die.l2.size", "expected a size"});
     expect_bad_input(kSweep + "--grid die.ai_cores", {"--grid die.ai_cores", "expected KEY="});
     expect_bad_input(kSweep + "--grid die.ai_cores=8..4", {"below the start"});
     expect_bad_input(kSweep + "--grid die.ai_cores=", {"no values"});
     expect_bad_input(kSweep, {"--grid is required"});
-    expect_bad_input("sweep --trace /nonexistent/t.jsonl --grid die.ai_cores=8,16", {"/nonexistent/t.jsonl"});
+    expect_bad_input("sweep --trace /nonexistent/t.jsonl --grid die.ai_cores=8,16",
+                     {"/nonexistent/t.jsonl"});
     // Invalid for the model at one point only: 80 MiB of weights do not fit the 64 MiB L2.
     expect_bad_input(kSweep + "--grid die.l2.partitions.weight=20MiB,80MiB",
                      {"grid point 001-weight=80MiB", "more than the L2"});
@@ -76,10 +79,13 @@ TEST(Sweep, BadInputExitsTwoBeforeAnyPointRuns) {
 
 TEST(Sweep, RealSweepWritesEveryPointAndResults) {
     const std::string out = scratch("real");
-    const std::string args = kSweep + "--grid die.ai_cores=8,16 --grid die.l2.hit_latency_cycles=40,400 -j 2 --out " + out;
+    const std::string args =
+        kSweep + "--grid die.ai_cores=8,16 --grid die.l2.hit_latency_cycles=40,400 -j 2 --out " +
+        out;
     const CliResult r = run_cli(args);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("4 finished (4 run now, 0 already done), 0 failed"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("4 finished (4 run now, 0 already done), 0 failed"), std::string::npos)
+        << r.output;
 
     const auto rows = lines(read(out + "/results.csv"));
     ASSERT_EQ(rows.size(), 5u);
@@ -94,7 +100,8 @@ TEST(Sweep, RealSweepWritesEveryPointAndResults) {
     }
     EXPECT_EQ(std::find(header.begin(), header.end(), "wall_s"), header.end());
 
-    const std::vector<std::pair<std::string, std::string>> order = {{"8", "40"}, {"8", "400"}, {"16", "40"}, {"16", "400"}};
+    const std::vector<std::pair<std::string, std::string>> order = {
+        {"8", "40"}, {"8", "400"}, {"16", "40"}, {"16", "400"}};
     std::vector<double> sim_time;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const auto f = split(rows[i + 1]);
@@ -125,7 +132,8 @@ TEST(Sweep, RealSweepWritesEveryPointAndResults) {
     const std::string other = kSweep + "--grid die.ai_cores=8,24 --out " + out;
     const CliResult refused = run_cli(other);
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
-    EXPECT_NE(refused.output.find("another definition (grid differ)"), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find("another definition (grid differ)"), std::string::npos)
+        << refused.output;
     EXPECT_TRUE(fs::exists(out + "/points/" + split(rows[1]).back()));
     const CliResult restarted = run_cli(other + " --restart");
     ASSERT_EQ(restarted.exit_code, 0) << restarted.output;
@@ -135,7 +143,8 @@ TEST(Sweep, RealSweepWritesEveryPointAndResults) {
 
 TEST(Sweep, FailedPointsExitOneWithTheirStderr) {
     const std::string out = scratch("fail");
-    const CliResult r = run_cli(kSweep + "--grid die.ai_cores=8,16 --max-sim-time 10ns --out " + out);
+    const CliResult r =
+        run_cli(kSweep + "--grid die.ai_cores=8,16 --max-sim-time 10ns --out " + out);
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("2 of 2 points failed"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("watchdog"), std::string::npos) << r.output;
@@ -150,7 +159,8 @@ bool run_and_kill_after_first_point(const std::string& args, const std::string& 
     const pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
-        const std::string cmd = std::string("exec ") + ASIM_BINARY + " " + args + " >/dev/null 2>&1";
+        const std::string cmd =
+            std::string("exec ") + ASIM_BINARY + " " + args + " >/dev/null 2>&1";
         execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         _exit(127);
     }
@@ -164,7 +174,8 @@ bool run_and_kill_after_first_point(const std::string& args, const std::string& 
         // moment before results.csv is rewritten; killing in between is legal but would leave
         // nothing to check here).
         std::error_code ec;
-        const bool first_done = fs::exists(out + "/results.csv", ec) && lines(read(out + "/results.csv")).size() >= 2;
+        const bool first_done =
+            fs::exists(out + "/results.csv", ec) && lines(read(out + "/results.csv")).size() >= 2;
         if (first_done) {
             kill(-pid, SIGKILL);
             killed = true;
@@ -178,7 +189,8 @@ bool run_and_kill_after_first_point(const std::string& args, const std::string& 
 }
 
 TEST(Sweep, ResumedAfterKillWritesTheSameResultsAsUninterrupted) {
-    const std::string grid = "--grid die.ai_cores=8..48:8 --grid die.l2.hit_latency_cycles=40,400 -j 1 ";
+    const std::string grid =
+        "--grid die.ai_cores=8..48:8 --grid die.l2.hit_latency_cycles=40,400 -j 1 ";
     const std::string whole = scratch("whole"), resumed = scratch("resumed");
     const CliResult w = run_cli(kSweep + grid + "--out " + whole);
     ASSERT_EQ(w.exit_code, 0) << w.output;

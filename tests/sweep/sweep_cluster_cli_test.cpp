@@ -125,7 +125,7 @@ TEST(SweepCluster, BadClusterOptionsExitTwo) {
 // A real Slurm: the sweep goes in as an array job and a collect job; its results.csv is the
 // local sweep's. Stopped, the controller makes a submission exit 2 with nothing written.
 class SlurmSweep : public ::testing::Test {
-  protected:
+protected:
     static void SetUpTestSuite() {
         s_dir = scratch("slurm");
         const std::string script = std::string(ASIM_SOURCE_DIR) + "/tests/sweep/local_slurm.sh";

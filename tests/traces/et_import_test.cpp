@@ -25,7 +25,8 @@ using namespace asim::tracegen;
 
 namespace {
 
-const std::string kFixture = std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.json";
+const std::string kFixture =
+    std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.json";
 
 std::vector<trace::Op> import_ops(const std::string& path, ImportReport* report = nullptr) {
     auto text = std::make_unique<std::stringstream>();
@@ -39,7 +40,8 @@ std::vector<trace::Op> import_ops(const std::string& path, ImportReport* report 
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string p = ::testing::TempDir() + "/asim-et-" + std::to_string(::getpid()) + "-" + name;
+    const std::string p =
+        ::testing::TempDir() + "/asim-et-" + std::to_string(::getpid()) + "-" + name;
     std::ofstream(p) << text;
     return p;
 }
@@ -47,9 +49,11 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }  // namespace
 
 TEST(EtImport, GemmFlopsEqualTheProfilers) {
-    std::ifstream in(std::string(ASIM_SOURCE_DIR) + "/traces/fixtures/pytorch_et_small_transformer.flops.json");
+    std::ifstream in(std::string(ASIM_SOURCE_DIR) +
+                     "/traces/fixtures/pytorch_et_small_transformer.flops.json");
     const auto ref = nlohmann::json::parse(in)["flops"];
-    const double profiler = ref["aten::mm"].get<double>() + ref["aten::addmm"].get<double>() + ref["aten::bmm"].get<double>();
+    const double profiler = ref["aten::mm"].get<double>() + ref["aten::addmm"].get<double>() +
+                            ref["aten::bmm"].get<double>();
     ImportReport report;
     const auto ops = import_ops(kFixture, &report);
     double gemm = 0;
@@ -105,7 +109,8 @@ TEST(EtImport, NotAnExecutionTraceNamesTheFile) {
         FAIL() << "no error";
     } catch (const TraceError& e) {
         EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("not a PyTorch execution trace"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("not a PyTorch execution trace"), std::string::npos)
+            << e.what();
     }
     const std::string q = write_temp("nonodes.json", R"({"format":"ascend-sim-trace"})");
     std::stringstream out;

@@ -27,10 +27,12 @@ using asim::test::run_cli;
 std::string scratch(const std::string& name) { return asim::test::scratch_path("tc", name); }
 std::string read(const std::string& path) { return asim::test::read_text(path); }
 
-void expect_bad(const std::string& args, const std::string& out, std::initializer_list<const char*> needles) {
+void expect_bad(const std::string& args, const std::string& out,
+                std::initializer_list<const char*> needles) {
     const CliResult r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
-    for (const char* n : needles) EXPECT_NE(r.output.find(n), std::string::npos) << "missing '" << n << "' in: " << r.output;
+    for (const char* n : needles)
+        EXPECT_NE(r.output.find(n), std::string::npos) << "missing '" << n << "' in: " << r.output;
     if (!out.empty()) {
         EXPECT_FALSE(fs::exists(out)) << "bad input left " << out << " behind";
     }
@@ -40,9 +42,13 @@ void expect_bad(const std::string& args, const std::string& out, std::initialize
 
 TEST(TraceCli, GenWritesOneFilePerDieAndAnIndexThatStatsReads) {
     const std::string out = scratch("gen");
-    const CliResult r = run_cli("trace gen --model llama3-8b --phase train --batch 2 --seq 256 --tp 2 --dp 2 --layers 2 --out " + out);
+    const CliResult r = run_cli(
+        "trace gen --model llama3-8b --phase train --batch 2 --seq 256 --tp 2 --dp 2 --layers 2 "
+        "--out " +
+        out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    for (int d = 0; d < 4; ++d) EXPECT_TRUE(fs::exists(out + "/die" + std::to_string(d) + ".jsonl")) << d;
+    for (int d = 0; d < 4; ++d)
+        EXPECT_TRUE(fs::exists(out + "/die" + std::to_string(d) + ".jsonl")) << d;
     const auto index = nlohmann::json::parse(read(out + "/index.json"));
     EXPECT_EQ(index["format"], "ascend-sim-trace-index");
     EXPECT_EQ(index["dies"], 4);
@@ -51,8 +57,8 @@ TEST(TraceCli, GenWritesOneFilePerDieAndAnIndexThatStatsReads) {
     const CliResult s = run_cli("trace stats --json " + out);
     ASSERT_EQ(s.exit_code, 0) << s.output;
     const auto j = nlohmann::json::parse(s.output);
-    for (const char* k : {"parameters", "tokens", "flops_total", "flops_gemm", "flops_attention", "flops_other",
-                          "bytes_read", "bytes_written", "collective_bytes"}) {
+    for (const char* k : {"parameters", "tokens", "flops_total", "flops_gemm", "flops_attention",
+                          "flops_other", "bytes_read", "bytes_written", "collective_bytes"}) {
         EXPECT_TRUE(j.contains(k)) << k;
     }
     EXPECT_EQ(j["tokens"], 512);
@@ -60,7 +66,8 @@ TEST(TraceCli, GenWritesOneFilePerDieAndAnIndexThatStatsReads) {
     // A single die file works too.
     EXPECT_EQ(run_cli("trace stats " + out + "/die1.jsonl").exit_code, 0);
     // Help texts exist for every subcommand.
-    for (const char* sub : {"trace --help", "trace gen --help", "trace stats --help", "trace import --help"}) {
+    for (const char* sub :
+         {"trace --help", "trace gen --help", "trace stats --help", "trace import --help"}) {
         EXPECT_EQ(run_cli(sub).exit_code, 0) << sub;
     }
 }
@@ -68,8 +75,10 @@ TEST(TraceCli, GenWritesOneFilePerDieAndAnIndexThatStatsReads) {
 TEST(TraceCli, BuiltinDefaultTraceIsTheGeneratorsOutput) {
     // `trace gen` with the built-in's options writes, for die 0, the text `run` replays by default.
     const std::string out = scratch("builtin");
-    const CliResult r = run_cli("trace gen --model llama3-70b --phase prefill --batch 1 --seq 4096 --tp 8 --layers 1 "
-                                "--no-embedding --no-collectives --die 0 --out " + out);
+    const CliResult r = run_cli(
+        "trace gen --model llama3-70b --phase prefill --batch 1 --seq 4096 --tp 8 --layers 1 "
+        "--no-embedding --no-collectives --die 0 --out " +
+        out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const std::string text = read(out + "/die0.jsonl");
     int ops = 0;
@@ -89,8 +98,9 @@ TEST(TraceCli, BuiltinDefaultTraceIsTheGeneratorsOutput) {
 TEST(TraceCli, ImportWritesATraceStatsCanRead) {
     const std::string out = scratch("import");
     fs::create_directories(out);
-    const CliResult r = run_cli("trace import --from pytorch-et " + std::string(ASIM_SOURCE_DIR) +
-                                "/traces/fixtures/pytorch_et_small_transformer.json --out " + out + "/t.jsonl");
+    const CliResult r =
+        run_cli("trace import --from pytorch-et " + std::string(ASIM_SOURCE_DIR) +
+                "/traces/fixtures/pytorch_et_small_transformer.json --out " + out + "/t.jsonl");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("aten::linear x5"), std::string::npos) << r.output;
     const CliResult s = run_cli("trace stats --json " + out + "/t.jsonl");
@@ -100,7 +110,8 @@ TEST(TraceCli, ImportWritesATraceStatsCanRead) {
 
 TEST(TraceCli, UnknownModelSuggestsTheClosest) {
     const std::string out = scratch("bad-model");
-    expect_bad("trace gen --model llama3-70 --seq 16 --out " + out, out, {"unknown model 'llama3-70'", "did you mean"});
+    expect_bad("trace gen --model llama3-70 --seq 16 --out " + out, out,
+               {"unknown model 'llama3-70'", "did you mean"});
 }
 
 TEST(TraceCli, UnknownKeyInAModelFileNamesFileLineAndKey) {
@@ -121,26 +132,30 @@ TEST(TraceCli, UnknownKeyInAModelFileNamesFileLineAndKey) {
 
 TEST(TraceCli, ParallelismThatDoesNotDivide) {
     const std::string out = scratch("bad-par");
-    expect_bad("trace gen --model llama3-70b --seq 16 --tp 3 --out " + out, out, {"heads (64)", "TP 3"});
-    expect_bad("trace gen --model llama3-70b --seq 16 --pp 3 --out " + out, out, {"layers (80)", "PP 3"});
+    expect_bad("trace gen --model llama3-70b --seq 16 --tp 3 --out " + out, out,
+               {"heads (64)", "TP 3"});
+    expect_bad("trace gen --model llama3-70b --seq 16 --pp 3 --out " + out, out,
+               {"layers (80)", "PP 3"});
     expect_bad("trace gen --model deepseek-v3 --seq 16 --dp 3 --batch 3 --ep 3 --out " + out, out,
                {"experts (256)", "EP 3"});
     expect_bad("trace gen --model mixtral-8x7b --seq 16 --ep 4 --dp 2 --batch 2 --out " + out, out,
                {"TP x DP = 2", "EP 4"});
-    expect_bad("trace gen --model llama3-70b --seq 16 --batch 3 --dp 2 --out " + out, out, {"batch (3)", "DP 2"});
+    expect_bad("trace gen --model llama3-70b --seq 16 --batch 3 --dp 2 --out " + out, out,
+               {"batch (3)", "DP 2"});
 }
 
 TEST(TraceCli, BadExecutionTraces) {
     const std::string dir = scratch("bad-et");
     fs::create_directories(dir);
     std::ofstream(dir + "/x.json") << "not json at all";
-    expect_bad("trace import --from pytorch-et " + dir + "/x.json --out " + dir + "/o.jsonl", dir + "/o.jsonl",
-               {"x.json", "not a PyTorch execution trace"});
+    expect_bad("trace import --from pytorch-et " + dir + "/x.json --out " + dir + "/o.jsonl",
+               dir + "/o.jsonl", {"x.json", "not a PyTorch execution trace"});
     std::ofstream(dir + "/y.json")
         << R"({"nodes":[{"id":1,"name":"t","parent":1},{"id":2,"name":"aten::bmm","parent":1,"inputs":[],"input_types":[]}]})";
-    expect_bad("trace import --from pytorch-et " + dir + "/y.json --out " + dir + "/o.jsonl", dir + "/o.jsonl",
-               {"y.json: node 2 (aten::bmm)", "input_shapes"});
-    expect_bad("trace import --from chakra " + dir + "/y.json --out " + dir + "/o.jsonl", dir + "/o.jsonl", {"chakra"});
+    expect_bad("trace import --from pytorch-et " + dir + "/y.json --out " + dir + "/o.jsonl",
+               dir + "/o.jsonl", {"y.json: node 2 (aten::bmm)", "input_shapes"});
+    expect_bad("trace import --from chakra " + dir + "/y.json --out " + dir + "/o.jsonl",
+               dir + "/o.jsonl", {"chakra"});
     expect_bad("trace stats " + dir + "/missing.jsonl", "", {"missing.jsonl"});
 }
 

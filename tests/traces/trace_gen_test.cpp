@@ -23,7 +23,8 @@ using namespace asim::tracegen;
 namespace {
 
 std::string scratch(const std::string& name) {
-    const fs::path p = fs::path(::testing::TempDir()) / ("asim-tg-" + name + "-" + std::to_string(::getpid()));
+    const fs::path p =
+        fs::path(::testing::TempDir()) / ("asim-tg-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(p);
     fs::create_directories(p);
     return p.string();
@@ -89,9 +90,11 @@ TEST(TraceGen, DenseTrainingStepIsSixTimesParametersTimesTokens) {
     // GEMMs: forward 2, backward 4 FLOPs per matmul parameter and token; the embedding table
     // is a lookup (no FLOPs), so exactly 6 x (P - embedding - norms) x T.
     const uint64_t norms = 80 * 2 * 8192 + 8192;  // RMSNorm weights: no GEMM
-    EXPECT_LT(rel(t.flops_gemm, 6.0 * static_cast<double>(p.total - p.embedding - norms) * 4096.0), 1e-12);
+    EXPECT_LT(rel(t.flops_gemm, 6.0 * static_cast<double>(p.total - p.embedding - norms) * 4096.0),
+              1e-12);
     // The rule of thumb with all parameters, attention reported separately: within 2 %.
-    EXPECT_LT(rel(t.flops_gemm + t.flops_other, six_pt), 0.02) << (t.flops_gemm + t.flops_other) / six_pt;
+    EXPECT_LT(rel(t.flops_gemm + t.flops_other, six_pt), 0.02)
+        << (t.flops_gemm + t.flops_other) / six_pt;
     EXPECT_GT(t.flops_attention, 0.0);
 }
 
@@ -111,14 +114,16 @@ TEST(TraceGen, MoePrefillMatchesActiveParameters) {
     // matmul parameters); inference runs the LM head on each sequence's last position only.
     double active_matmul = 0, norms = m.hidden;
     for (uint64_t l = 0; l < m.layers; ++l) {
-        const double layer_norms = 2.0 * m.hidden + m.attention.q_lora_rank + m.attention.kv_lora_rank;
+        const double layer_norms =
+            2.0 * m.hidden + m.attention.q_lora_rank + m.attention.kv_lora_rank;
         active_matmul += static_cast<double>(layer_active_parameters(m, l)) - layer_norms;
         norms += layer_norms;
     }
     const double lm_head = 2.0 * static_cast<double>(p.lm_head) * 8;
     EXPECT_LT(rel(t.flops_gemm, 2.0 * active_matmul * tokens + lm_head), 1e-12);
     // Active parameters as the trace shows them, against the count and the published 37B.
-    const double active = (t.flops_gemm - lm_head) / (2.0 * tokens) + norms + static_cast<double>(p.embedding + p.lm_head);
+    const double active = (t.flops_gemm - lm_head) / (2.0 * tokens) + norms +
+                          static_cast<double>(p.embedding + p.lm_head);
     EXPECT_LT(rel(active, static_cast<double>(p.active)), 1e-12);
     EXPECT_LT(rel(active, m.reference_active_parameters), 0.03) << active;
     // Every routed expert's weights appear once: total parameters as configured.
@@ -126,7 +131,8 @@ TEST(TraceGen, MoePrefillMatchesActiveParameters) {
     // EP all-to-all: dispatch and combine per MoE layer, each die sending its tokens x top-k
     // hidden vectors.
     const double per_die = 256.0 * m.moe.top_k * m.hidden * 2;
-    EXPECT_EQ(t.collective_bytes.at("all_to_all"), static_cast<uint64_t>(2 * (m.layers - 3) * 8 * per_die));
+    EXPECT_EQ(t.collective_bytes.at("all_to_all"),
+              static_cast<uint64_t>(2 * (m.layers - 3) * 8 * per_die));
 }
 
 TEST(TraceGen, PerLayerWeightBytesEqualTheConfigs) {
@@ -138,7 +144,8 @@ TEST(TraceGen, PerLayerWeightBytesEqualTheConfigs) {
     std::map<std::string, uint64_t> weights;
     for_each_op(dir, [&](uint64_t, const trace::Op& op) {
         for (const auto& t : op.inputs) {
-            if (t.stream == StreamClass::kWeight && t.name.rfind("layer0.", 0) == 0) weights[t.name] = t.bytes;
+            if (t.stream == StreamClass::kWeight && t.name.rfind("layer0.", 0) == 0)
+                weights[t.name] = t.bytes;
         }
     });
     uint64_t bytes = 0;
@@ -194,8 +201,8 @@ TEST(TraceGen, CollectiveBytesMatchTheFormulas) {
     const uint64_t norms = 2 * h;
     const uint64_t per_layer_die = (layer - norms) / 2 + norms;  // matmuls split over TP 2
     const uint64_t emb_die = m.vocab * h / 2;
-    const uint64_t grads_per_replica =
-        2 * (16 * per_layer_die * 2) + 2 * emb_die + 2 * (emb_die + h);  // stage 0 + stage 1, 2 TP ranks
+    const uint64_t grads_per_replica = 2 * (16 * per_layer_die * 2) + 2 * emb_die +
+                                       2 * (emb_die + h);  // stage 0 + stage 1, 2 TP ranks
     EXPECT_EQ(t.collective_bytes.at("all_reduce"), mbs * per_mb + 2 * grads_per_replica * b);
     // PP: per microbatch, each of the 4 stage-0 dies sends activations, each stage-1 die sends
     // gradients back; the receivers record the same bytes.
@@ -263,12 +270,13 @@ TEST(TraceGen, EveryPhaseAndModelReadsBack) {
         DType dtype;
         Routing routing;
     };
-    for (const Case& c : {Case{"gpt3-175b", Phase::kTrain, 4, 1, 1, DType::kBf16, Routing::kUniform},
-                          Case{"deepseek-v3", Phase::kDecode, 2, 4, 2, DType::kFp8, Routing::kSkewed},
-                          Case{"deepseek-v3", Phase::kTrain, 1, 2, 2, DType::kBf16, Routing::kSkewed},
-                          Case{"qwen3-30b-a3b", Phase::kDecode, 4, 4, 1, DType::kBf16, Routing::kUniform},
-                          Case{"mixtral-8x7b", Phase::kTrain, 2, 2, 1, DType::kFp8, Routing::kUniform},
-                          Case{"llama3-405b", Phase::kDecode, 8, 1, 1, DType::kFp8, Routing::kUniform}}) {
+    for (const Case& c :
+         {Case{"gpt3-175b", Phase::kTrain, 4, 1, 1, DType::kBf16, Routing::kUniform},
+          Case{"deepseek-v3", Phase::kDecode, 2, 4, 2, DType::kFp8, Routing::kSkewed},
+          Case{"deepseek-v3", Phase::kTrain, 1, 2, 2, DType::kBf16, Routing::kSkewed},
+          Case{"qwen3-30b-a3b", Phase::kDecode, 4, 4, 1, DType::kBf16, Routing::kUniform},
+          Case{"mixtral-8x7b", Phase::kTrain, 2, 2, 1, DType::kFp8, Routing::kUniform},
+          Case{"llama3-405b", Phase::kDecode, 8, 1, 1, DType::kFp8, Routing::kUniform}}) {
         GenOptions o;
         o.phase = c.phase;
         o.batch = 8;
@@ -336,9 +344,11 @@ TEST(TraceGen, BadParallelismIsAnInputError) {
 TEST(TraceReaderCollectives, GroupMustIncludeTheDieAndSendNamesTwo) {
     auto error_of = [](const std::string& op) {
         try {
-            trace::TraceReader r(std::make_unique<std::istringstream>(
-                                     std::string(R"({"format":"ascend-sim-trace","version":1,"dies":4,"die":1})") + "\n" + op + "\n"),
-                                 "t.jsonl");
+            trace::TraceReader r(
+                std::make_unique<std::istringstream>(
+                    std::string(R"({"format":"ascend-sim-trace","version":1,"dies":4,"die":1})") +
+                    "\n" + op + "\n"),
+                "t.jsonl");
             trace::Op o;
             while (r.next(o)) {
             }
@@ -351,5 +361,6 @@ TEST(TraceReaderCollectives, GroupMustIncludeTheDieAndSendNamesTwo) {
               "t.jsonl:2: op 0: field 'group' does not include die 1, the die this file is for");
     EXPECT_EQ(error_of(R"({"id":0,"op":"collective","kind":"send","group":[1,2,3],"bytes":8})"),
               "t.jsonl:2: op 0: a send names two dies in 'group' ([sender, receiver]), got 3");
-    EXPECT_EQ(error_of(R"({"id":0,"op":"collective","kind":"recv","group":[0,1],"bytes":8})"), "no error");
+    EXPECT_EQ(error_of(R"({"id":0,"op":"collective","kind":"recv","group":[0,1],"bytes":8})"),
+              "no error");
 }

@@ -13,7 +13,8 @@ uint64_t AiCoreParams::vector_cycles(const std::string& func, uint64_t elements,
                                      uint32_t elem_bytes) const {
     const auto it = vector_cost.find(func);
     const double cost = it == vector_cost.end() ? 1.0 : it->second;
-    const double lanes = static_cast<double>(vector_bytes_per_cycle) * vector_issue_width / elem_bytes;
+    const double lanes =
+        static_cast<double>(vector_bytes_per_cycle) * vector_issue_width / elem_bytes;
     return static_cast<uint64_t>(std::ceil(static_cast<double>(elements) * cost / lanes));
 }
 
@@ -33,12 +34,15 @@ std::vector<std::pair<std::string, std::string>> AiCoreParams::validate() const 
     // one B fractal; L0C accumulates in 32-bit), and the UB one vector pass.
     for (const auto& [dtype, f] : cube_fractals) {
         const uint64_t bits = dtype_bits(dtype);
-        const uint64_t a = (uint64_t{f.m} * f.k * bits + 7) / 8, b = (uint64_t{f.k} * f.n * bits + 7) / 8;
+        const uint64_t a = (uint64_t{f.m} * f.k * bits + 7) / 8,
+                       b = (uint64_t{f.k} * f.n * bits + 7) / 8;
         const uint64_t c = uint64_t{f.m} * f.n * 4;
-        const std::string what = " B is smaller than one " + std::string(to_string(dtype)) + " fractal (";
+        const std::string what =
+            " B is smaller than one " + std::string(to_string(dtype)) + " fractal (";
         auto check = [&](const char* key, uint64_t have, uint64_t need, const char* part) {
             if (have < need) {
-                problems.emplace_back(key, std::to_string(have) + what + part + " " + std::to_string(need) + " B)");
+                problems.emplace_back(
+                    key, std::to_string(have) + what + part + " " + std::to_string(need) + " B)");
             }
         };
         check("buffers.l0a", l0a_bytes, a, "A");
@@ -47,11 +51,13 @@ std::vector<std::pair<std::string, std::string>> AiCoreParams::validate() const 
         check("buffers.l1", l1_bytes, a + b, "A and B");
     }
     if (vector_cores > 0 && ub_bytes < vector_bytes_per_cycle) {
-        problems.emplace_back("buffers.ub", std::to_string(ub_bytes) + " B is smaller than one vector pass (" +
+        problems.emplace_back("buffers.ub", std::to_string(ub_bytes) +
+                                                " B is smaller than one vector pass (" +
                                                 std::to_string(vector_bytes_per_cycle) + " B)");
     }
     for (const auto& [key, message] : matrix_engine.systolic.validate()) {
-        if (matrix_engine.kind == "systolic") problems.emplace_back("matrix_engine." + key, message);
+        if (matrix_engine.kind == "systolic")
+            problems.emplace_back("matrix_engine." + key, message);
     }
     return problems;
 }
@@ -61,35 +67,45 @@ namespace {
 const char* const kDtypes = "fp32, tf32, fp16, bf16, fp8, hif8, int8, fp4, hif4, int4";
 
 const ParamTable kCube({"die.aicore.cube"}, "AI core: Cube",
-                       {Param::integer("fractals_per_cycle", "", "fractals the Cube completes per cycle").range(1, 64)});
+                       {Param::integer("fractals_per_cycle", "",
+                                       "fractals the Cube completes per cycle")
+                            .range(1, 64)});
 
-const ParamTable kFractals({"die.aicore.cube.fractals"}, "AI core: Cube fractals",
-                           {Param::integer_list("<dtype>", "elements",
-                                                "[m, k, n] of one fractal in this dtype (fp32, tf32, fp16, bf16, "
-                                                "fp8, hif8, int8, fp4, hif4, int4); a dtype without one is refused")
-                                .range(1, 1024)});
+const ParamTable kFractals(
+    {"die.aicore.cube.fractals"}, "AI core: Cube fractals",
+    {Param::integer_list("<dtype>", "elements",
+                         "[m, k, n] of one fractal in this dtype (fp32, tf32, fp16, bf16, "
+                         "fp8, hif8, int8, fp4, hif4, int4); a dtype without one is refused")
+         .range(1, 1024)});
 
-const ParamTable kMatrixEngine({"die.aicore.matrix_engine"}, "AI core: matrix engine",
-                               {Param::implementation("kind", matrix_engine_registry(), "matrix engine").dflt("cube")});
+const ParamTable kMatrixEngine(
+    {"die.aicore.matrix_engine"}, "AI core: matrix engine",
+    {Param::implementation("kind", matrix_engine_registry(), "matrix engine").dflt("cube")});
 
-const ParamTable kMacsPerCell({"die.aicore.matrix_engine.macs_per_cell"}, "AI core: systolic cells",
-                              {Param::integer("<dtype>", "MACs", "(systolic) MACs per cell and cycle along k in this "
-                                                                 "dtype; the map replaces the default fp16: 1, bf16: 1")
-                                   .range(1, 64)});
+const ParamTable kMacsPerCell(
+    {"die.aicore.matrix_engine.macs_per_cell"}, "AI core: systolic cells",
+    {Param::integer("<dtype>", "MACs",
+                    "(systolic) MACs per cell and cycle along k in this "
+                    "dtype; the map replaces the default fp16: 1, bf16: 1")
+         .range(1, 64)});
 
-const ParamTable kVector({"die.aicore.vector"}, "AI core: vector units",
-                         {Param::integer("cores", "", "vector cores per AI core").range(0, 16),
-                          Param::integer("bytes_per_cycle", "B", "SIMD width").range(1, 65536),
-                          Param::integer("issue_width", "", "SIMD instructions issued per cycle").range(1, 8)});
+const ParamTable kVector(
+    {"die.aicore.vector"}, "AI core: vector units",
+    {Param::integer("cores", "", "vector cores per AI core").range(0, 16),
+     Param::integer("bytes_per_cycle", "B", "SIMD width").range(1, 65536),
+     Param::integer("issue_width", "", "SIMD instructions issued per cycle").range(1, 8)});
 
 const ParamTable kVectorCost({"die.aicore.vector.cost"}, "AI core: vector cost",
-                             {Param::real("<function>", "passes", "SIMD passes per element of this function "
-                                                                  "(add, exp, softmax, ...); 1 when not listed")
+                             {Param::real("<function>", "passes",
+                                          "SIMD passes per element of this function "
+                                          "(add, exp, softmax, ...); 1 when not listed")
                                   .range(1e-6, 1e6)});
 
 const ParamTable kBuffers({"die.aicore.buffers"}, "AI core: buffers",
-                          {Param::size("l1", "L1 buffer (Cube operands)"), Param::size("l0a", "L0A (A fractals)"),
-                           Param::size("l0b", "L0B (B fractals)"), Param::size("l0c", "L0C (32-bit accumulators)"),
+                          {Param::size("l1", "L1 buffer (Cube operands)"),
+                           Param::size("l0a", "L0A (A fractals)"),
+                           Param::size("l0b", "L0B (B fractals)"),
+                           Param::size("l0c", "L0C (32-bit accumulators)"),
                            Param::size("ub", "unified buffer of each vector core")});
 
 Param path(const char* key, const char* description) {
@@ -100,12 +116,14 @@ const ParamTable kPaths({"die.aicore.paths_bytes_per_cycle"}, "AI core: data pat
                         {path("aic_gm_read", "Cube core reading GM (through the L2)"),
                          path("aic_gm_write", "Cube core writing GM (FixPipe)"),
                          path("l1_to_l0a", "L1 to L0A"), path("l1_to_l0b", "L1 to L0B"),
-                         path("aiv_gm_read", "vector core reading GM"), path("aiv_gm_write", "vector core writing GM"),
+                         path("aiv_gm_read", "vector core reading GM"),
+                         path("aiv_gm_write", "vector core writing GM"),
                          path("l0c_to_ub", "L0C to UB: the direct Cube-to-vector path"),
                          path("ub_to_l1", "UB to L1: the direct vector-to-Cube path")});
 
 const ParamTable kTiling({"die.aicore.tiling"}, "AI core: tiling",
-                         {Param::implementation("matmul", matmul_scheduler_registry(), "matmul scheduler")
+                         {Param::implementation("matmul", matmul_scheduler_registry(),
+                                                "matmul scheduler")
                               .dflt("split_k")});
 
 // A map of dtype -> value (fractals, MACs per cell): every key must name a dtype.
@@ -127,7 +145,8 @@ AiCoreParams parse_aicore_params(const ConfigNode& node) {
     AiCoreParams p;
     const ConfigNode cube = node.child("cube");
     for_each_dtype(cube.child("fractals"), [&](const std::string& key, DType dtype) {
-        const auto mkn = cube.child("fractals").integer_list(key, kFractals["<dtype>"].value_range().value());
+        const auto mkn =
+            cube.child("fractals").integer_list(key, kFractals["<dtype>"].value_range().value());
         if (mkn.size() != 3) return cube.child("fractals").report(key, "needs [m, k, n]");
         p.cube_fractals[dtype] = {static_cast<uint32_t>(mkn[0]), static_cast<uint32_t>(mkn[1]),
                                   static_cast<uint32_t>(mkn[2])};
@@ -136,20 +155,24 @@ AiCoreParams parse_aicore_params(const ConfigNode& node) {
 
     if (const auto engine = node.optional_child("matrix_engine")) {
         p.matrix_engine.kind = kMatrixEngine.string(*engine, "kind");
-        const ParamValues values = matrix_engine_registry().read_params(*engine, p.matrix_engine.kind);
+        const ParamValues values =
+            matrix_engine_registry().read_params(*engine, p.matrix_engine.kind);
         const auto macs = engine->optional_child("macs_per_cell");
         if (p.matrix_engine.kind == "systolic") {
             std::map<DType, uint32_t> cells;
             if (macs) {
                 for_each_dtype(*macs, [&](const std::string& key, DType dtype) {
-                    cells[dtype] = static_cast<uint32_t>(macs->integer(key, kMacsPerCell["<dtype>"].value_range().value()));
+                    cells[dtype] = static_cast<uint32_t>(
+                        macs->integer(key, kMacsPerCell["<dtype>"].value_range().value()));
                 });
             }
             p.matrix_engine.systolic = systolic_params(values);
-            if (macs) p.matrix_engine.systolic.macs_per_cell = std::move(cells);  // replaces the default
+            if (macs)
+                p.matrix_engine.systolic.macs_per_cell = std::move(cells);  // replaces the default
         } else if (macs) {
-            engine->report("macs_per_cell", "is a parameter of the matrix engine 'systolic', not of the chosen '" +
-                                                p.matrix_engine.kind + "'");
+            engine->report("macs_per_cell",
+                           "is a parameter of the matrix engine 'systolic', not of the chosen '" +
+                               p.matrix_engine.kind + "'");
         }
     }
 
@@ -179,7 +202,8 @@ AiCoreParams parse_aicore_params(const ConfigNode& node) {
     p.l0c_to_ub = kPaths.real(paths, "l0c_to_ub");
     p.ub_to_l1 = kPaths.real(paths, "ub_to_l1");
 
-    if (const auto tiling = node.optional_child("tiling")) p.matmul_scheduler = kTiling.string(*tiling, "matmul");
+    if (const auto tiling = node.optional_child("tiling"))
+        p.matmul_scheduler = kTiling.string(*tiling, "matmul");
 
     if (!node.problems_reported()) {
         for (const auto& [key, message] : p.validate()) node.report(key, message);

@@ -42,14 +42,14 @@ struct AiCoreParams {
              l0c_bytes = 256 << 10, ub_bytes = 256 << 10;  // UB per vector core
 
     // Data paths (bytes per cycle of the core clock).
-    double aic_gm_read = 100;     // MTE2 GM -> L1 (through L2)
-    double aic_gm_write = 128;    // FixPipe L0C -> GM
-    double l1_to_l0a = 256;       // MTE1
-    double l1_to_l0b = 256;       // MTE1
-    double aiv_gm_read = 100;     // MTE2 GM -> UB
-    double aiv_gm_write = 42;     // MTE3 UB -> GM
-    double l0c_to_ub = 128;       // Cube -> Vector direct path (FixPipe L0C -> UB)
-    double ub_to_l1 = 128;        // Vector -> Cube direct path (UB -> L1)
+    double aic_gm_read = 100;   // MTE2 GM -> L1 (through L2)
+    double aic_gm_write = 128;  // FixPipe L0C -> GM
+    double l1_to_l0a = 256;     // MTE1
+    double l1_to_l0b = 256;     // MTE1
+    double aiv_gm_read = 100;   // MTE2 GM -> UB
+    double aiv_gm_write = 42;   // MTE3 UB -> GM
+    double l0c_to_ub = 128;     // Cube -> Vector direct path (FixPipe L0C -> UB)
+    double ub_to_l1 = 128;      // Vector -> Cube direct path (UB -> L1)
 
     // Tiling choices (tiling.h): the matmul scheduler, by name (matmul_schedulers()).
     std::string matmul_scheduler = "split_k";

@@ -44,11 +44,14 @@ bool functional_supported(DType t) {
     return t == DType::kInt8 || t == DType::kBf16 || t == DType::kFp16 || t == DType::kFp32;
 }
 
-bool is_integer_dtype(DType t) { return t == DType::kInt8 || t == DType::kInt4 || t == DType::kInt32; }
+bool is_integer_dtype(DType t) {
+    return t == DType::kInt8 || t == DType::kInt4 || t == DType::kInt32;
+}
 
 double load_element(const uint8_t* data, DType t, uint64_t i) {
     switch (t) {
-        case DType::kInt8: return static_cast<int8_t>(data[i]);
+        case DType::kInt8:
+            return static_cast<int8_t>(data[i]);
         case DType::kBf16: {
             uint16_t h;
             std::memcpy(&h, data + 2 * i, 2);
@@ -64,7 +67,8 @@ double load_element(const uint8_t* data, DType t, uint64_t i) {
             std::memcpy(&f, data + 4 * i, 4);
             return f;
         }
-        default: return 0.0;  // refused before a functional run starts (functional_supported)
+        default:
+            return 0.0;  // refused before a functional run starts (functional_supported)
     }
 }
 
@@ -105,16 +109,18 @@ void add_accumulators(uint8_t* dst, const uint8_t* src, uint64_t elements, bool 
             int32_t a, b;
             std::memcpy(&a, dst + 4 * i, 4);
             std::memcpy(&b, src + 4 * i, 4);
-            const uint32_t sum = static_cast<uint32_t>(a) + static_cast<uint32_t>(b);  // wraps, as int32 hardware
+            const uint32_t sum =
+                static_cast<uint32_t>(a) + static_cast<uint32_t>(b);  // wraps, as int32 hardware
             std::memcpy(dst + 4 * i, &sum, 4);
         } else {
-            store_element(dst, 32, false, i, load_accumulator(dst, false, i) + load_accumulator(src, false, i));
+            store_element(dst, 32, false, i,
+                          load_accumulator(dst, false, i) + load_accumulator(src, false, i));
         }
     }
 }
 
-void accumulate_tile(const uint8_t* a, const uint8_t* b, DType t, uint32_t rows, uint32_t cols, uint32_t depth,
-                     std::vector<double>& acc) {
+void accumulate_tile(const uint8_t* a, const uint8_t* b, DType t, uint32_t rows, uint32_t cols,
+                     uint32_t depth, std::vector<double>& acc) {
     std::vector<double> bv(static_cast<std::size_t>(depth) * cols);
     for (std::size_t i = 0; i < bv.size(); ++i) bv[i] = load_element(b, t, i);
     const bool integer = is_integer_dtype(t);
@@ -131,7 +137,8 @@ void accumulate_tile(const uint8_t* a, const uint8_t* b, DType t, uint32_t rows,
             } else {
                 float sum = static_cast<float>(out);  // L0C holds fp32
                 for (uint32_t d = 0; d < depth; ++d) {
-                    sum += static_cast<float>(load_element(a, t, std::size_t{r} * depth + d) * bv[std::size_t{d} * cols + c]);
+                    sum += static_cast<float>(load_element(a, t, std::size_t{r} * depth + d) *
+                                              bv[std::size_t{d} * cols + c]);
                 }
                 out = sum;
             }

@@ -31,7 +31,7 @@ void add_accumulators(uint8_t* dst, const uint8_t* src, uint64_t elements, bool 
 
 // acc[r * cols + c] += sum_d a[r * depth + d] * b[d * cols + c], in the accumulation arithmetic
 // of `t` (fp32 for floating point, exact for integers).
-void accumulate_tile(const uint8_t* a, const uint8_t* b, DType t, uint32_t rows, uint32_t cols, uint32_t depth,
-                     std::vector<double>& acc);
+void accumulate_tile(const uint8_t* a, const uint8_t* b, DType t, uint32_t rows, uint32_t cols,
+                     uint32_t depth, std::vector<double>& acc);
 
 }  // namespace asim

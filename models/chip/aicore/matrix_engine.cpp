@@ -18,7 +18,7 @@ std::string dtype_list(const std::vector<DType>& dtypes) {
 // padded up to whole fractals in each dimension (the NZ layout stores partial fractals
 // zero-filled).
 class CubeEngine : public MatrixEngine {
-  public:
+public:
     CubeEngine(std::map<DType, CubeFractal> fractals, uint32_t per_cycle)
         : m_fractals(std::move(fractals)), m_per_cycle(per_cycle) {}
 
@@ -39,13 +39,13 @@ class CubeEngine : public MatrixEngine {
         return ceil_div(ceil_div(m, f.m) * ceil_div(n, f.n) * ceil_div(k, f.k), m_per_cycle);
     }
 
-  private:
+private:
     std::map<DType, CubeFractal> m_fractals;
     uint32_t m_per_cycle;
 };
 
 class SystolicEngine : public MatrixEngine {
-  public:
+public:
     explicit SystolicEngine(SystolicParams p) : m_p(std::move(p)) {}
 
     std::string kind() const override { return "systolic"; }
@@ -65,7 +65,7 @@ class SystolicEngine : public MatrixEngine {
         return systolic_timing(m_p, m, n, k, m_p.macs_per_cell.at(dtype)).cycles();
     }
 
-  private:
+private:
     SystolicParams m_p;
 };
 
@@ -145,19 +145,22 @@ Registry<MatrixEngine, const AiCoreParams&>& matrix_engine_registry() {
 }
 
 ASIM_REGISTER(matrix_engine_registry(), cube,
-              "the DaVinci Cube: fractals_per_cycle fractals of die.aicore.cube.fractals per cycle", {},
-              [](const ParamValues&, const AiCoreParams& core) {
-                  return std::make_unique<CubeEngine>(core.cube_fractals, core.cube_fractals_per_cycle);
-              })
+              "the DaVinci Cube: fractals_per_cycle fractals of die.aicore.cube.fractals per cycle",
+              {}, [](const ParamValues&, const AiCoreParams& core) {
+                  return std::make_unique<CubeEngine>(core.cube_fractals,
+                                                      core.cube_fractals_per_cycle);
+              });
 
-ASIM_REGISTER(matrix_engine_registry(), systolic,
-              "an R x C array of MAC cells, output-, weight- or input-stationary (SCALE-Sim's model)",
-              {Param::integer("rows", "cells", "R: cells down the array").dflt("64").range(1, 4096),
-               Param::integer("cols", "cells", "C: cells across the array").dflt("64").range(1, 4096),
-               Param::choice("dataflow", {"os", "ws", "is"}, "output, weight or input stationary").dflt("ws")},
-              [](const ParamValues&, const AiCoreParams& core) {
-                  return std::make_unique<SystolicEngine>(core.matrix_engine.systolic);
-              })
+ASIM_REGISTER(
+    matrix_engine_registry(), systolic,
+    "an R x C array of MAC cells, output-, weight- or input-stationary (SCALE-Sim's model)",
+    {Param::integer("rows", "cells", "R: cells down the array").dflt("64").range(1, 4096),
+     Param::integer("cols", "cells", "C: cells across the array").dflt("64").range(1, 4096),
+     Param::choice("dataflow", {"os", "ws", "is"}, "output, weight or input stationary")
+         .dflt("ws")},
+    [](const ParamValues&, const AiCoreParams& core) {
+        return std::make_unique<SystolicEngine>(core.matrix_engine.systolic);
+    });
 
 SystolicParams systolic_params(const ParamValues& values) {
     SystolicParams s;

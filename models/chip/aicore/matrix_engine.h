@@ -1,7 +1,8 @@
 // The matrix engine of an AI core, chosen by name in the platform YAML
-// (`die.aicore.matrix_engine.kind`) from its registry (models/common/registry.h): the stage of the tile pipeline that multiplies an
-// [m x k] tile by a [k x n] tile. The tiler asks the engine how many cycles each tile takes, so
-// the same trace can be replayed with a different engine and nothing else changed.
+// (`die.aicore.matrix_engine.kind`) from its registry (models/common/registry.h): the stage of the
+// tile pipeline that multiplies an [m x k] tile by a [k x n] tile. The tiler asks the engine how
+// many cycles each tile takes, so the same trace can be replayed with a different engine and
+// nothing else changed.
 //
 //  cube      the DaVinci fractal unit: one [fm x fk] x [fk x fn] fractal per cycle (16x16x16 at
 //            FP16/BF16, 16x32x16 FP8/INT8, 16x64x16 FP4, 16x8x16 FP32); a tile takes its
@@ -69,7 +70,7 @@ SystolicTiming systolic_timing(const SystolicParams& p, uint64_t m, uint64_t n, 
                                uint32_t k_pack);
 
 class MatrixEngine {
-  public:
+public:
     virtual ~MatrixEngine() = default;
     virtual std::string kind() const = 0;  // its registered name
     virtual bool supports(DType dtype) const = 0;

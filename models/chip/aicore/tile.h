@@ -18,13 +18,13 @@ struct MemAccess {
 struct Tile {
     static constexpr std::size_t kMaxLoads = 4;
     static constexpr std::size_t kMaxStores = 2;
-    std::array<MemAccess, kMaxLoads> loads{};   // GM -> L1/UB (MTE2)
+    std::array<MemAccess, kMaxLoads> loads{};  // GM -> L1/UB (MTE2)
     std::size_t load_count = 0;
     std::array<MemAccess, kMaxStores> stores{};  // L0C/UB -> GM (FixPipe / MTE3)
     std::size_t store_count = 0;
-    Cycles mte1_cycles = 0;    // L1 -> L0A/L0B
-    Cycles cube_cycles = 0;    // fractal issue cycles
-    Cycles c2v_cycles = 0;     // Cube <-> Vector direct path (L0C -> UB and UB -> L1), fused attention
+    Cycles mte1_cycles = 0;  // L1 -> L0A/L0B
+    Cycles cube_cycles = 0;  // fractal issue cycles
+    Cycles c2v_cycles = 0;  // Cube <-> Vector direct path (L0C -> UB and UB -> L1), fused attention
     Cycles vector_cycles = 0;  // SIMD cycles
     // First tile that writes a fresh output buffer (L0C for the Cube, UB for the vector cores).
     // Such a tile cannot start until the block `output_buffers` blocks back has been stored.

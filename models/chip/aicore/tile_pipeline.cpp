@@ -29,17 +29,18 @@ TilePipeline::TilePipeline(sc_core::sc_module_name name, const ClockDomain& cloc
       m_lanes(params.memory_waits),
       m_load_port(&clock, params.load_bytes_per_cycle),
       m_store_port(&clock, params.store_bytes_per_cycle),
-      m_tiles(stats.counter(std::string(this->name()) + ".tiles", "tiles processed")),
-      m_cube_busy(stats.counter(std::string(this->name()) + ".cube_busy_cycles",
-                                "cycles the Cube issued fractals", "cycles")),
-      m_vector_busy(stats.counter(std::string(this->name()) + ".vector_busy_cycles",
-                                  "cycles the vector unit was busy", "cycles")),
-      m_mte1_busy(stats.counter(std::string(this->name()) + ".mte1_busy_cycles",
-                                "cycles MTE1 moved L1 -> L0A/L0B", "cycles")),
-      m_load_bytes(stats.counter(std::string(this->name()) + ".load_bytes",
-                                 "bytes loaded from GM (MTE2)", "B")),
-      m_store_bytes(stats.counter(std::string(this->name()) + ".store_bytes",
-                                  "bytes stored to GM (FixPipe/MTE3)", "B")) {
+      m_tiles(StatsGroup(stats, *this).counter("tiles", "tiles processed")),
+      m_cube_busy(StatsGroup(stats, *this)
+                      .counter("cube_busy_cycles", "cycles the Cube issued fractals", "cycles")),
+      m_vector_busy(
+          StatsGroup(stats, *this)
+              .counter("vector_busy_cycles", "cycles the vector unit was busy", "cycles")),
+      m_mte1_busy(StatsGroup(stats, *this)
+                      .counter("mte1_busy_cycles", "cycles MTE1 moved L1 -> L0A/L0B", "cycles")),
+      m_load_bytes(
+          StatsGroup(stats, *this).counter("load_bytes", "bytes loaded from GM (MTE2)", "B")),
+      m_store_bytes(StatsGroup(stats, *this)
+                        .counter("store_bytes", "bytes stored to GM (FixPipe/MTE3)", "B")) {
     SC_THREAD(run);
     if (m_lanes) {
         for (uint32_t i = 0; i < kMaxInputBuffers; ++i) {
@@ -105,8 +106,8 @@ void TilePipeline::run() {
     }
 }
 
-Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count, bool is_write, bool atomic_add,
-                                   BandwidthServer& port, uint64_t op_id) {
+Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count, bool is_write,
+                                   bool atomic_add, BandwidthServer& port, uint64_t op_id) {
     const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
     Picoseconds done = now;
     for (std::size_t i = 0; i < count; ++i) {
@@ -127,7 +128,8 @@ Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count,
         // The request leaves the port when its last byte has been sent (writes) or may start to
         // return data as soon as the L2 answers (reads); either way it finishes when both the
         // port and the memory side are done.
-        sc_core::sc_time delay = is_write ? ClockDomain::from_ps(grant.start - now) : sc_core::SC_ZERO_TIME;
+        sc_core::sc_time delay =
+            is_write ? ClockDomain::from_ps(grant.start - now) : sc_core::SC_ZERO_TIME;
         l2_out->b_transport(*p, delay);
         check_response(*p, name());
         p->release();
@@ -137,17 +139,20 @@ Picoseconds TilePipeline::transfer(const MemAccess* accesses, std::size_t count,
     return done;
 }
 
-void TilePipeline::compute_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work) {
+void TilePipeline::compute_functional(const Tile& tile, FunctionalSlot& slot,
+                                      const PipelineWork& work) {
     const std::size_t elements = std::size_t{tile.mm_rows} * tile.mm_cols;
     if (tile.starts_output_block) m_accumulator.assign(elements, 0.0);
-    accumulate_tile(slot.a.data(), slot.b.data(), work.input_dtype, tile.mm_rows, tile.mm_cols, tile.mm_depth, m_accumulator);
+    accumulate_tile(slot.a.data(), slot.b.data(), work.input_dtype, tile.mm_rows, tile.mm_cols,
+                    tile.mm_depth, m_accumulator);
     if (tile.store_count == 0) return;
     // The last K step: FixPipe converts the accumulators into the output's format (a K split's
     // partial sums stay 32-bit).
     const uint32_t bits = tile.store_bits ? tile.store_bits : work.output_bits;
     slot.out.assign((elements * bits + 7) / 8, 0);
     const bool integer = is_integer_dtype(work.input_dtype);
-    for (std::size_t i = 0; i < elements; ++i) store_element(slot.out.data(), bits, integer, i, m_accumulator[i]);
+    for (std::size_t i = 0; i < elements; ++i)
+        store_element(slot.out.data(), bits, integer, i, m_accumulator[i]);
 }
 
 void TilePipeline::load_functional(const Tile& tile, FunctionalSlot& slot) {
@@ -162,7 +167,8 @@ void TilePipeline::load_functional(const Tile& tile, FunctionalSlot& slot) {
     }
 }
 
-void TilePipeline::store_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work) {
+void TilePipeline::store_functional(const Tile& tile, FunctionalSlot& slot,
+                                    const PipelineWork& work) {
     if (tile.store_count == 0) return;
     const MemAccess& to = tile.stores[0];
     const bool integer = is_integer_dtype(work.input_dtype);
@@ -177,7 +183,8 @@ void TilePipeline::store_functional(const Tile& tile, FunctionalSlot& slot, cons
         const uint64_t elements = slot.a.size() / 4;
         slot.out.assign((elements * tile.store_bits + 7) / 8, 0);
         for (uint64_t i = 0; i < elements; ++i) {
-            store_element(slot.out.data(), tile.store_bits, integer, i, load_accumulator(slot.a.data(), integer, i));
+            store_element(slot.out.data(), tile.store_bits, integer, i,
+                          load_accumulator(slot.a.data(), integer, i));
         }
         m_memory->write(to.addr, slot.out.data(), std::min<uint64_t>(slot.out.size(), to.bytes));
         return;
@@ -197,8 +204,8 @@ void TilePipeline::store_functional(const Tile& tile, FunctionalSlot& slot, cons
 // A DMA track shows when the engine had a transfer in flight. Transfers overlap (the next load
 // issues before the previous one's data has all arrived); a track's slices must not, so each
 // starts where the one before it ended.
-void TilePipeline::record_transfer(Timeline::TrackId track, Picoseconds& shown_until, Picoseconds begin,
-                                   Picoseconds end, uint32_t label) {
+void TilePipeline::record_transfer(Timeline::TrackId track, Picoseconds& shown_until,
+                                   Picoseconds begin, Picoseconds end, uint32_t label) {
     begin = std::max(begin, shown_until);
     if (end <= begin) return;
     m_timeline->slice(track, begin, end, label);
@@ -275,7 +282,8 @@ void TilePipeline::execute(PipelineWork& work) {
             const Cycles vec_start = std::max(m_c2v_free, m_vector_free);
             m_vector_free = vec_start + s.tile.vector_cycles;
             s.compute_end = ps(m_vector_free);
-            if (m_memory && s.tile.mm_rows != 0) compute_functional(s.tile, m_functional_slots[next_compute % kRing], work);
+            if (m_memory && s.tile.mm_rows != 0)
+                compute_functional(s.tile, m_functional_slots[next_compute % kRing], work);
             if (m_timeline) {
                 const uint32_t label = work.timeline_label;
                 m_timeline->slice(m_tracks.mte1, ps(mte1_start), ps(m_mte1_free), label);
@@ -328,12 +336,14 @@ void TilePipeline::execute(PipelineWork& work) {
         }
         if (do_store) {
             Slot& s = ring[next_store % kRing];
-            const Picoseconds end =
-                s.tile.store_count ? transfer(s.tile.stores.data(), s.tile.store_count, true, s.tile.atomic_add,
-                                              m_store_port, work.op_id)
-                                   : s.compute_end;
+            const Picoseconds end = s.tile.store_count
+                                        ? transfer(s.tile.stores.data(), s.tile.store_count, true,
+                                                   s.tile.atomic_add, m_store_port, work.op_id)
+                                        : s.compute_end;
             if (m_memory) store_functional(s.tile, m_functional_slots[next_store % kRing], work);
-            if (m_timeline) record_transfer(m_tracks.store, m_store_shown_until, std::max(now, when), end, work.timeline_label);
+            if (m_timeline)
+                record_transfer(m_tracks.store, m_store_shown_until, std::max(now, when), end,
+                                work.timeline_label);
             block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
             last_end = std::max(last_end, end);
             ++next_store;
@@ -349,7 +359,9 @@ void TilePipeline::execute(PipelineWork& work) {
             s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, false, m_load_port,
                                   work.op_id);
             if (m_memory) load_functional(s.tile, m_functional_slots[next_load % kRing]);
-            if (m_timeline) record_transfer(m_tracks.mte2, m_load_shown_until, std::max(now, when), s.load_end, work.timeline_label);
+            if (m_timeline)
+                record_transfer(m_tracks.mte2, m_load_shown_until, std::max(now, when), s.load_end,
+                                work.timeline_label);
             last_end = std::max(last_end, s.load_end);
             have_pending = false;
             ++next_load;

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/common/busy_windows.h"
 
@@ -36,8 +36,8 @@
 #include "models/common/dtype.h"
 #include "models/common/failure_sink.h"
 #include "models/common/functional_memory.h"
-#include "models/common/payload.h"
 #include "models/common/op_ledger.h"
+#include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
 
@@ -51,7 +51,7 @@ struct PipelineWork {
     uint32_t output_buffers = 2;
     uint32_t input_buffers = 2;     // tiles loaded ahead (2: ping-pong); at most kMaxInputBuffers
     std::function<void()> on_done;  // called at the simulated time the last store completes
-    uint32_t timeline_label = 0;     // Timeline::label of the op, when a timeline is recorded
+    uint32_t timeline_label = 0;    // Timeline::label of the op, when a timeline is recorded
     // Element formats of a matmul's tiles, for functional runs.
     DType input_dtype = DType::kBf16;
     uint32_t output_bits = 16;
@@ -60,8 +60,9 @@ struct PipelineWork {
 // The timeline tracks a pipeline records its stages on (Timeline::kNoTrack: a stage it lacks or
 // that is not recorded). The store stage is FixPipe on a Cube core, MTE3 on a vector core.
 struct PipelineTracks {
-    Timeline::TrackId mte2 = Timeline::kNoTrack, mte1 = Timeline::kNoTrack, cube = Timeline::kNoTrack,
-                      c2v = Timeline::kNoTrack, vector = Timeline::kNoTrack, store = Timeline::kNoTrack;
+    Timeline::TrackId mte2 = Timeline::kNoTrack, mte1 = Timeline::kNoTrack,
+                      cube = Timeline::kNoTrack, c2v = Timeline::kNoTrack,
+                      vector = Timeline::kNoTrack, store = Timeline::kNoTrack;
 };
 
 struct TilePipelineParams {
@@ -101,16 +102,16 @@ private:
     SC_HAS_PROCESS(TilePipeline);
     void run();
     void execute(PipelineWork& work);
-    void record_transfer(Timeline::TrackId track, Picoseconds& shown_until, Picoseconds begin, Picoseconds end,
-                         uint32_t label);
+    void record_transfer(Timeline::TrackId track, Picoseconds& shown_until, Picoseconds begin,
+                         Picoseconds end, uint32_t label);
     struct FunctionalSlot {
         std::vector<uint8_t> a, b, out;
     };
     void compute_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work);
     void load_functional(const Tile& tile, FunctionalSlot& slot);
     void store_functional(const Tile& tile, FunctionalSlot& slot, const PipelineWork& work);
-    Picoseconds transfer(const MemAccess* accesses, std::size_t count, bool is_write, bool atomic_add,
-                         BandwidthServer& port, uint64_t op_id);
+    Picoseconds transfer(const MemAccess* accesses, std::size_t count, bool is_write,
+                         bool atomic_add, BandwidthServer& port, uint64_t op_id);
     // Load lanes (params.memory_waits): a load handed to a lane completes in the lane's thread,
     // which writes its end time to `*end` and notifies m_load_returned.
     struct LaneLoad {

@@ -186,8 +186,9 @@ public:
         const uint64_t b_bytes = bytes_of(depth * cols, m_g.b_bits);
         tile.add_load(m_layout.a_tile(batch, bi, m_k), a_bytes, m_g.a.stream);
         tile.add_load(m_layout.b_tile(batch, bj, m_k), b_bytes, m_g.b.stream);
-        tile.mte1_cycles = std::max(static_cast<Cycles>(static_cast<double>(a_bytes) / m_g.l1_to_l0a + 0.999),
-                                    static_cast<Cycles>(static_cast<double>(b_bytes) / m_g.l1_to_l0b + 0.999));
+        tile.mte1_cycles =
+            std::max(static_cast<Cycles>(static_cast<double>(a_bytes) / m_g.l1_to_l0a + 0.999),
+                     static_cast<Cycles>(static_cast<double>(b_bytes) / m_g.l1_to_l0b + 0.999));
         tile.cube_cycles = m_g.engine->cycles(rows, cols, depth, m_g.dtype);
         tile.starts_output_block = m_first_step;
         tile.mm_rows = static_cast<uint32_t>(rows);
@@ -202,7 +203,8 @@ public:
             }
             // The piece ends: FixPipe adds its 32-bit partial sums to the block's accumulators.
             tile.add_store(m_split.into_c ? m_layout.c_tile(batch, bi, bj)
-                                          : m_split.accumulators + (m_block - m_split.first) * m_g.bm * m_g.bn * 4,
+                                          : m_split.accumulators +
+                                                (m_block - m_split.first) * m_g.bm * m_g.bn * 4,
                            rows * cols * 4, m_g.c.stream);
             tile.atomic_add = true;
             tile.store_bits = 32;
@@ -210,7 +212,8 @@ public:
             return true;
         }
         if (++m_k < m_g.kb) return true;
-        tile.add_store(m_layout.c_tile(batch, bi, bj), bytes_of(rows * cols, m_g.c_bits), m_g.c.stream);
+        tile.add_store(m_layout.c_tile(batch, bi, bj), bytes_of(rows * cols, m_g.c_bits),
+                       m_g.c.stream);
         m_block += m_stride;
         m_k = 0;
         m_first_step = true;
@@ -245,10 +248,17 @@ private:
 // after (kCastFrom32), in row chunks that fit half the UB.
 class SplitFixupTiles : public TileSource {
 public:
-    SplitFixupTiles(const MatmulGeometry& g, const MatmulSplit& split, Tile::Function function, uint64_t row_begin,
-                    uint64_t row_end, uint64_t chunk_rows, const AiCoreParams* core)
-        : m_g(g), m_layout(layout_of(g)), m_split(split), m_function(function), m_row(row_begin), m_end(row_end),
-          m_chunk(chunk_rows), m_core(core) {}
+    SplitFixupTiles(const MatmulGeometry& g, const MatmulSplit& split, Tile::Function function,
+                    uint64_t row_begin, uint64_t row_end, uint64_t chunk_rows,
+                    const AiCoreParams* core)
+        : m_g(g),
+          m_layout(layout_of(g)),
+          m_split(split),
+          m_function(function),
+          m_row(row_begin),
+          m_end(row_end),
+          m_chunk(chunk_rows),
+          m_core(core) {}
 
     bool next(Tile& tile) override {
         if (m_row >= m_end) return false;
@@ -258,11 +268,14 @@ public:
         const uint64_t rows_in_block = std::min(m_g.bm, m_g.m - bi * m_g.bm);
         const uint64_t cols = std::min(m_g.bn, m_g.n - bj * m_g.bn);
         const uint64_t rows = std::min({m_chunk, m_g.bm - r0, m_end - m_row});
-        const uint64_t used = r0 >= rows_in_block ? 0 : std::min(rows, rows_in_block - r0);  // edge blocks are shorter
+        const uint64_t used = r0 >= rows_in_block
+                                  ? 0
+                                  : std::min(rows, rows_in_block - r0);  // edge blocks are shorter
         m_row += rows;
         if (used == 0) return next(tile);
-        const uint64_t acc = m_split.into_c ? m_layout.c_tile(batch, bi, bj) + r0 * cols * 4
-                                            : m_split.accumulators + index * m_g.bm * m_g.bn * 4 + r0 * cols * 4;
+        const uint64_t acc =
+            m_split.into_c ? m_layout.c_tile(batch, bi, bj) + r0 * cols * 4
+                           : m_split.accumulators + index * m_g.bm * m_g.bn * 4 + r0 * cols * 4;
         const uint64_t elements = used * cols;
         if (m_function == Tile::Function::kZeroFill) {
             tile.add_store(acc, elements * 4, m_g.c.stream);
@@ -294,7 +307,8 @@ private:
 // edge blocks only as large as they are, so the blocks of a tensor of exactly m x k (k x n,
 // m x n) elements fill it without gaps or overlaps. A tensor smaller than that (a trace that
 // sized it for another dtype) wraps, for timing only.
-uint64_t MatmulLayout::place(const trace::Tensor& t, uint64_t elements_before, uint32_t bits, uint64_t tile_elements) {
+uint64_t MatmulLayout::place(const trace::Tensor& t, uint64_t elements_before, uint32_t bits,
+                             uint64_t tile_elements) {
     const uint64_t offset = bytes_of(elements_before, bits), bytes = bytes_of(tile_elements, bits);
     if (offset + bytes <= t.bytes) return t.addr + offset;
     return t.bytes <= bytes ? t.addr : t.addr + offset % (t.bytes - bytes + 1);
@@ -379,17 +393,19 @@ public:
                       m_g.k.stream);
         tile.add_load(tile_addr(m_g.v, kv_index, kv_tile_bytes), bytes_of(kv_rows * d, m_g.bits),
                       m_g.v.stream);
-        // S = Q K^T ([q_rows x d] x [d x kv_rows]), then O += P V ([q_rows x kv_rows] x [kv_rows x d]).
+        // S = Q K^T ([q_rows x d] x [d x kv_rows]), then O += P V ([q_rows x kv_rows] x [kv_rows x
+        // d]).
         tile.cube_cycles = m_g.engine->cycles(q_rows, kv_rows, d, m_g.dtype) +
                            m_g.engine->cycles(q_rows, d, kv_rows, m_g.dtype);
         tile.mte1_cycles = 0;  // K and V go L1 -> L0B while the Cube works on the previous tile
         // The direct Cube-to-Vector path: the fp32 scores S from L0C to the UB, the
         // probabilities P (input dtype) from the UB back to L1 for P V.
-        tile.c2v_cycles = static_cast<Cycles>(std::ceil(static_cast<double>(q_rows * kv_rows * 4) / m_g.l0c_to_ub) +
-                                              std::ceil(static_cast<double>(bytes_of(q_rows * kv_rows, m_g.bits)) / m_g.ub_to_l1));
+        tile.c2v_cycles = static_cast<Cycles>(
+            std::ceil(static_cast<double>(q_rows * kv_rows * 4) / m_g.l0c_to_ub) +
+            std::ceil(static_cast<double>(bytes_of(q_rows * kv_rows, m_g.bits)) / m_g.ub_to_l1));
         // Online softmax over the q_rows x kv_rows scores, in fp32, split over the AIVs.
-        tile.vector_cycles = ceil_div(
-            m_g.core->vector_cycles("softmax", q_rows * kv_rows, 4), std::max<uint32_t>(1, m_g.vector_cores));
+        tile.vector_cycles = ceil_div(m_g.core->vector_cycles("softmax", q_rows * kv_rows, 4),
+                                      std::max<uint32_t>(1, m_g.vector_cores));
         tile.starts_output_block = m_kv == 0;
         if (++m_kv == kv_limit()) {
             tile.add_store(tile_addr(m_g.o, m_unit, bytes_of(m_g.q_tile * d, m_g.bits)),
@@ -421,17 +437,26 @@ public:
     VectorTiles(std::vector<trace::Tensor> ins, std::vector<trace::Tensor> outs, uint64_t total,
                 uint64_t begin, uint64_t end, uint64_t chunk, const AiCoreParams* core,
                 std::string func, uint32_t bits)
-        : m_ins(std::move(ins)), m_outs(std::move(outs)), m_total(total), m_pos(begin), m_end(end),
-          m_chunk(chunk), m_core(core), m_func(std::move(func)), m_bits(bits) {}
+        : m_ins(std::move(ins)),
+          m_outs(std::move(outs)),
+          m_total(total),
+          m_pos(begin),
+          m_end(end),
+          m_chunk(chunk),
+          m_core(core),
+          m_func(std::move(func)),
+          m_bits(bits) {}
 
     bool next(Tile& tile) override {
         if (m_pos >= m_end) return false;
         const uint64_t n = std::min(m_chunk, m_end - m_pos);
         for (const auto& t : m_ins) {
-            tile.add_load(t.addr + share(t.bytes, m_pos), share(t.bytes, m_pos + n) - share(t.bytes, m_pos), t.stream);
+            tile.add_load(t.addr + share(t.bytes, m_pos),
+                          share(t.bytes, m_pos + n) - share(t.bytes, m_pos), t.stream);
         }
         for (const auto& t : m_outs) {
-            tile.add_store(t.addr + share(t.bytes, m_pos), share(t.bytes, m_pos + n) - share(t.bytes, m_pos), t.stream);
+            tile.add_store(t.addr + share(t.bytes, m_pos),
+                           share(t.bytes, m_pos + n) - share(t.bytes, m_pos), t.stream);
         }
         tile.vector_cycles = m_core->vector_cycles(m_func, n, std::max<uint32_t>(1, m_bits / 8));
         tile.starts_output_block = true;
@@ -479,11 +504,14 @@ public:
 }  // namespace
 
 ASIM_REGISTER(matmul_scheduler_registry(), blocked, "whole blocks in waves over the cores", {},
-              [](const ParamValues&) { return std::make_unique<FunctionScheduler<schedule_blocked>>(); })
-ASIM_REGISTER(matmul_scheduler_registry(), split_k,
-              "whole waves, then the K steps of a last partial wave spread over every core with atomic adds "
-              "in GM when that is sooner (Stream-K hybrid)",
-              {}, [](const ParamValues&) { return std::make_unique<FunctionScheduler<schedule_split_k>>(); })
+              [](const ParamValues&) {
+                  return std::make_unique<FunctionScheduler<schedule_blocked>>();
+              });
+ASIM_REGISTER(
+    matmul_scheduler_registry(), split_k,
+    "whole waves, then the K steps of a last partial wave spread over every core with atomic adds "
+    "in GM when that is sooner (Stream-K hybrid)",
+    {}, [](const ParamValues&) { return std::make_unique<FunctionScheduler<schedule_split_k>>(); });
 
 MatmulSchedule schedule_blocked(const MatmulCost& cost) { return {cost.blocks, false}; }
 
@@ -513,27 +541,34 @@ constexpr double kStageCycles = 500;
 }  // namespace
 
 Tiler::Tiler(const AiCoreParams& core, uint32_t ai_cores, Workspace workspace)
-    : m_core(core), m_ai_cores(ai_cores), m_workspace(workspace), m_engine(make_matrix_engine(core)),
+    : m_core(core),
+      m_ai_cores(ai_cores),
+      m_workspace(workspace),
+      m_engine(make_matrix_engine(core)),
       m_scheduler_name(core.matmul_scheduler) {
     if (!matmul_scheduler_registry().contains(m_scheduler_name)) {
-        throw ConfigError("die.aicore.tiling.matmul: " + matmul_scheduler_registry().unknown_message(m_scheduler_name));
+        throw ConfigError("die.aicore.tiling.matmul: " +
+                          matmul_scheduler_registry().unknown_message(m_scheduler_name));
     }
     m_scheduler = matmul_scheduler_registry().make(m_scheduler_name, {});
 }
 
 OpPlan Tiler::plan(const trace::Op& op) const {
     switch (op.kind) {
-        case trace::OpKind::kMatmul: return plan_matmul(op);
-        case trace::OpKind::kFusedAttention: return plan_attention(op);
+        case trace::OpKind::kMatmul:
+            return plan_matmul(op);
+        case trace::OpKind::kFusedAttention:
+            return plan_attention(op);
         case trace::OpKind::kElementwise:
         case trace::OpKind::kActivation:
         case trace::OpKind::kNorm:
         case trace::OpKind::kSoftmax:
         case trace::OpKind::kReduce:
-            return plan_vector(op, op.vector.func.c_str(), op.vector.elements(),
-                               op.kind == trace::OpKind::kElementwise || op.kind == trace::OpKind::kActivation
-                                   ? 1
-                                   : op.vector.cols);
+            return plan_vector(
+                op, op.vector.func.c_str(), op.vector.elements(),
+                op.kind == trace::OpKind::kElementwise || op.kind == trace::OpKind::kActivation
+                    ? 1
+                    : op.vector.cols);
         case trace::OpKind::kMemcpy:
             // Element = byte: the copy streams copy_bytes through the UBs.
             return plan_vector(op, "copy", std::max<uint64_t>(1, op.copy_bytes), 1);
@@ -585,27 +620,29 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     g.bk = std::max<uint64_t>(g.f.k, 256 * 8 / bits);
     while (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes && g.bk > g.f.k) g.bk /= 2;
     // MTE1 moves a whole A (bm x bk) and B (bk x bn) tile into L0A / L0B.
-    while ((bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes || bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) &&
+    while ((bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes ||
+            bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) &&
            g.bk > g.f.k) {
         g.bk /= 2;
     }
     g.bk = std::min(g.bk, round_up(s.k, g.f.k));
     if (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes) {
         refuse(op, "no tile fits L1 (" + std::to_string(m_core.l1_bytes) + " B): double-buffered " +
-                       std::to_string(g.bm) + "x" + std::to_string(g.bk) + " A and " + std::to_string(g.bk) + "x" +
-                       std::to_string(g.bn) + " B tiles need " +
+                       std::to_string(g.bm) + "x" + std::to_string(g.bk) + " A and " +
+                       std::to_string(g.bk) + "x" + std::to_string(g.bn) + " B tiles need " +
                        std::to_string(2 * bytes_of((g.bm + g.bn) * g.bk, bits)) + " B");
     }
-    if (bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes || bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) {
+    if (bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes ||
+        bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) {
         refuse(op, "no tile fits L0A/L0B (" + std::to_string(m_core.l0a_bytes) + " / " +
                        std::to_string(m_core.l0b_bytes) + " B): the smallest A and B tiles need " +
-                       std::to_string(bytes_of(g.bm * g.bk, bits)) + " / " + std::to_string(bytes_of(g.bk * g.bn, bits)) +
-                       " B");
+                       std::to_string(bytes_of(g.bm * g.bk, bits)) + " / " +
+                       std::to_string(bytes_of(g.bk * g.bn, bits)) + " B");
     }
     if (g.bm * g.bn * 4 > m_core.l0c_bytes) {
-        refuse(op, "no output block fits L0C (" + std::to_string(m_core.l0c_bytes) + " B): " + std::to_string(g.bm) +
-                       "x" + std::to_string(g.bn) + " fp32 accumulators need " + std::to_string(g.bm * g.bn * 4) +
-                       " B");
+        refuse(op, "no output block fits L0C (" + std::to_string(m_core.l0c_bytes) +
+                       " B): " + std::to_string(g.bm) + "x" + std::to_string(g.bn) +
+                       " fp32 accumulators need " + std::to_string(g.bm * g.bn * 4) + " B");
     }
     g.mb = ceil_div(s.m, g.bm);
     g.nb = ceil_div(s.n, g.bn);
@@ -622,14 +659,18 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     cost.blocks = total_blocks;
     cost.cores = m_ai_cores;
     cost.k_steps = g.kb;
-    const double load_cycles = static_cast<double>(bytes_of(g.bm * g.bk, bits) + bytes_of(g.bk * g.bn, bits)) /
-                               m_core.aic_gm_read;
-    cost.step_cycles = std::max(static_cast<double>(m_engine->cycles(g.bm, g.bn, g.bk, g.dtype)), load_cycles);
+    const double load_cycles =
+        static_cast<double>(bytes_of(g.bm * g.bk, bits) + bytes_of(g.bk * g.bn, bits)) /
+        m_core.aic_gm_read;
+    cost.step_cycles =
+        std::max(static_cast<double>(m_engine->cycles(g.bm, g.bn, g.bk, g.dtype)), load_cycles);
     cost.partial_cycles = static_cast<double>(g.bm * g.bn * 4) / m_core.aic_gm_write;
     if (engines > 0) {
         const double block = static_cast<double>(g.bm * g.bn);
-        cost.fixup_cycles = block * (4 / m_core.aiv_gm_write + 4 / m_core.aiv_gm_read +
-                                     static_cast<double>(g.c_bits) / 8 / m_core.aiv_gm_write) / engines;
+        cost.fixup_cycles = block *
+                            (4 / m_core.aiv_gm_write + 4 / m_core.aiv_gm_read +
+                             static_cast<double>(g.c_bits) / 8 / m_core.aiv_gm_write) /
+                            engines;
     }
     cost.stage_cycles = kStageCycles;
     const MatmulSchedule schedule = m_scheduler->schedule(cost);
@@ -648,7 +689,8 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     plan.cube_work.resize(m_ai_cores);
     plan.vector_work.resize(engines);
     for (uint32_t c = 0; c < m_ai_cores; ++c) {
-        if (c >= split.first && split.count * g.kb * (c + 1) / m_ai_cores == split.count * g.kb * c / m_ai_cores) {
+        if (c >= split.first &&
+            split.count * g.kb * (c + 1) / m_ai_cores == split.count * g.kb * c / m_ai_cores) {
             continue;  // no whole block and no K step of a split one
         }
         plan.cube_work[c].tiles = std::make_unique<MatmulTiles>(g, split, c, m_ai_cores);
@@ -663,12 +705,14 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
             stage.cube_work.resize(m_ai_cores);
             stage.vector_work.resize(engines);
             const uint64_t rows = split.count * g.bm;
-            const uint64_t chunk = std::max<uint64_t>(1, m_core.ub_bytes / 2 / (g.bn * bytes_per_element));
+            const uint64_t chunk =
+                std::max<uint64_t>(1, m_core.ub_bytes / 2 / (g.bn * bytes_per_element));
             for (uint32_t e = 0; e < engines; ++e) {
                 const uint64_t r0 = rows * e / engines, r1 = rows * (e + 1) / engines;
                 if (r0 == r1) continue;
                 PipelineWork& w = stage.vector_work[e];
-                w.tiles = std::make_unique<SplitFixupTiles>(g, split, function, r0, r1, chunk, &m_core);
+                w.tiles =
+                    std::make_unique<SplitFixupTiles>(g, split, function, r0, r1, chunk, &m_core);
                 w.output_buffers = 2;
                 w.input_dtype = g.dtype;
                 w.output_bits = g.c_bits;
@@ -676,7 +720,8 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
             return stage;
         };
         plan.prologue = fixup(Tile::Function::kZeroFill, 4);
-        if (!split.into_c) plan.epilogue = fixup(Tile::Function::kCastFrom32, 4 + bytes_of(1, g.c_bits));
+        if (!split.into_c)
+            plan.epilogue = fixup(Tile::Function::kCastFrom32, 4 + bytes_of(1, g.c_bits));
     }
     plan.matmul_layout = layout_of(g);
     return plan;
@@ -709,8 +754,10 @@ OpPlan Tiler::plan_attention(const trace::Op& op) const {
     // them: large head dims (e.g. the generator's backward attention) take smaller tiles.
     const uint64_t d = g.s.head_dim;
     auto fit_all = [&] {
-        return bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits) <= m_core.l1_bytes &&
-               bytes_of(g.q_tile * d, g.bits) <= m_core.l0a_bytes && bytes_of(g.kv_tile * d, g.bits) <= m_core.l0b_bytes &&
+        return bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits) <=
+                   m_core.l1_bytes &&
+               bytes_of(g.q_tile * d, g.bits) <= m_core.l0a_bytes &&
+               bytes_of(g.kv_tile * d, g.bits) <= m_core.l0b_bytes &&
                (g.q_tile * g.kv_tile + g.q_tile * d) * 4 <= m_core.l0c_bytes &&
                ceil_div(g.q_tile * g.kv_tile * 4, g.vector_cores) <= m_core.ub_bytes;
     };
@@ -719,14 +766,17 @@ OpPlan Tiler::plan_attention(const trace::Op& op) const {
     }
     g.q_tiles = ceil_div(g.s.q_len, g.q_tile);
     g.kv_tiles = ceil_div(g.s.kv_len, g.kv_tile);
-    const uint64_t l1_need = bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits);
+    const uint64_t l1_need =
+        bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits);
     const uint64_t l0c_need = (g.q_tile * g.kv_tile + g.q_tile * d) * 4;
     const uint64_t ub_need = ceil_div(g.q_tile * g.kv_tile * 4, g.vector_cores);
     auto fits = [&](const char* buffer, uint64_t need, uint64_t have) {
         if (need > have) {
-            refuse(op, std::string("the attention tiles do not fit ") + buffer + " (" + std::to_string(have) +
-                           " B): " + std::to_string(g.q_tile) + "-row Q and " + std::to_string(g.kv_tile) +
-                           "-row K/V tiles of head_dim " + std::to_string(d) + " need " + std::to_string(need) + " B");
+            refuse(op, std::string("the attention tiles do not fit ") + buffer + " (" +
+                           std::to_string(have) + " B): " + std::to_string(g.q_tile) +
+                           "-row Q and " + std::to_string(g.kv_tile) +
+                           "-row K/V tiles of head_dim " + std::to_string(d) + " need " +
+                           std::to_string(need) + " B");
         }
     };
     fits("L1", l1_need, m_core.l1_bytes);
@@ -742,8 +792,8 @@ OpPlan Tiler::plan_attention(const trace::Op& op) const {
     // of ping-pong, at most kMaxInputBuffers): V_i stays in L1 until P_i V_i, after the softmax,
     // so two buffers would stall the Cube behind the Cube-to-Vector round trip.
     const uint64_t kv_pair = 2 * bytes_of(g.kv_tile * d, g.bits);
-    const uint32_t kv_buffers = static_cast<uint32_t>(
-        std::clamp<uint64_t>((m_core.l1_bytes - bytes_of(g.q_tile * d, g.bits)) / kv_pair, 2, kMaxInputBuffers));
+    const uint32_t kv_buffers = static_cast<uint32_t>(std::clamp<uint64_t>(
+        (m_core.l1_bytes - bytes_of(g.q_tile * d, g.bits)) / kv_pair, 2, kMaxInputBuffers));
     const uint64_t units = g.s.batch * g.s.heads * g.q_tiles;
     for (uint32_t c = 0; c < m_ai_cores && c < units; ++c) {
         plan.cube_work[c].tiles = std::make_unique<AttentionTiles>(g, c, m_ai_cores);
@@ -754,7 +804,7 @@ OpPlan Tiler::plan_attention(const trace::Op& op) const {
 }
 
 OpPlan Tiler::plan_vector(const trace::Op& op, const char* func, uint64_t elements,
-                                    uint64_t row) const {
+                          uint64_t row) const {
     if (op.inputs.size() > Tile::kMaxLoads || op.outputs.size() > Tile::kMaxStores) {
         refuse(op, "at most " + std::to_string(Tile::kMaxLoads) + " inputs and " +
                        std::to_string(Tile::kMaxStores) + " outputs per vector op");
@@ -773,8 +823,10 @@ OpPlan Tiler::plan_vector(const trace::Op& op, const char* func, uint64_t elemen
         std::max(1.0, static_cast<double>(tensor_bytes) / static_cast<double>(elements));
     uint64_t chunk = static_cast<uint64_t>(static_cast<double>(m_core.ub_bytes / 2) / per_elem);
     if (chunk == 0) {
-        refuse(op, "one element's inputs and outputs (" + std::to_string(static_cast<uint64_t>(std::ceil(per_elem))) + " B) do not fit half the UB (" +
-                       std::to_string(m_core.ub_bytes / 2) + " B, double-buffered)");
+        refuse(op, "one element's inputs and outputs (" +
+                       std::to_string(static_cast<uint64_t>(std::ceil(per_elem))) +
+                       " B) do not fit half the UB (" + std::to_string(m_core.ub_bytes / 2) +
+                       " B, double-buffered)");
     }
     // Chunks and shares start on 512 B boundaries of the op's dtype where possible (whole rows
     // when a row fits), as MTE2 transfers are most efficient 512 B aligned (D3): unaligned

@@ -63,7 +63,8 @@ struct MatmulLayout {
     uint64_t c_addr(uint64_t batch_index, uint64_t i, uint64_t j) const;
 
 private:
-    static uint64_t place(const trace::Tensor& t, uint64_t elements_before, uint32_t bits, uint64_t tile_elements);
+    static uint64_t place(const trace::Tensor& t, uint64_t elements_before, uint32_t bits,
+                          uint64_t tile_elements);
 };
 
 // Work for every engine: one entry per AIC pipeline and per AIV pipeline; an entry without
@@ -92,13 +93,13 @@ struct MatmulSchedule {
 
 // What a matmul scheduler weighs, in cycles of one core.
 struct MatmulCost {
-    uint64_t blocks = 0;           // output blocks (batch x block rows x block columns)
-    uint32_t cores = 0;            // AIC pipelines
-    uint64_t k_steps = 0;          // K steps per block
-    double step_cycles = 0;        // one K step of a full block: max(Cube, MTE2 load)
-    double partial_cycles = 0;     // storing one block's 32-bit partial sums with atomic add
-    double fixup_cycles = 0;       // zero-fill and conversion of one split block, all vector cores
-    double stage_cycles = 0;       // latency of one extra stage (its first transfer, the barrier)
+    uint64_t blocks = 0;        // output blocks (batch x block rows x block columns)
+    uint32_t cores = 0;         // AIC pipelines
+    uint64_t k_steps = 0;       // K steps per block
+    double step_cycles = 0;     // one K step of a full block: max(Cube, MTE2 load)
+    double partial_cycles = 0;  // storing one block's 32-bit partial sums with atomic add
+    double fixup_cycles = 0;    // zero-fill and conversion of one split block, all vector cores
+    double stage_cycles = 0;    // latency of one extra stage (its first transfer, the barrier)
 };
 // How a matmul's blocks are spread over the cores, chosen by name (die.aicore.tiling.matmul)
 // from matmul_scheduler_registry().
@@ -131,7 +132,8 @@ public:
 private:
     OpPlan plan_matmul(const trace::Op& op) const;
     OpPlan plan_attention(const trace::Op& op) const;
-    OpPlan plan_vector(const trace::Op& op, const char* func, uint64_t elements, uint64_t row) const;
+    OpPlan plan_vector(const trace::Op& op, const char* func, uint64_t elements,
+                       uint64_t row) const;
 
     const AiCoreParams& m_core;
     uint32_t m_ai_cores;

@@ -13,12 +13,13 @@ namespace asim {
 
 class CommOverlap {
 public:
-    CommOverlap(StatsRegistry& stats, const std::string& prefix)
-        : m_busy(stats.counter(prefix + ".comm_busy_ps", "time with a collective in flight", "ps")),
-          m_exposed(stats.counter(prefix + ".comm_exposed_ps", "time with a collective and no compute op in flight",
-                                  "ps")),
-          m_overlap(stats.counter(prefix + ".comm_overlap_ps", "time with a collective and a compute op in flight",
-                                  "ps")) {}
+    // Registers comm_busy_ps, comm_exposed_ps and comm_overlap_ps in the owner's group.
+    explicit CommOverlap(const StatsGroup& stats)
+        : m_busy(stats.counter("comm_busy_ps", "time with a collective in flight", "ps")),
+          m_exposed(stats.counter("comm_exposed_ps",
+                                  "time with a collective and no compute op in flight", "ps")),
+          m_overlap(stats.counter("comm_overlap_ps",
+                                  "time with a collective and a compute op in flight", "ps")) {}
 
     // Call at every change of what is in flight, before applying it (and once at the end).
     void account(Picoseconds now) {

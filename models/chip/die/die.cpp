@@ -5,8 +5,8 @@
 namespace asim {
 
 double DieParams::peak_flops(DType dtype) const {
-    return 2.0 * static_cast<double>(make_matrix_engine(core)->peak_macs_per_cycle(dtype)) * ai_cores *
-           static_cast<double>(clock_hz);
+    return 2.0 * static_cast<double>(make_matrix_engine(core)->peak_macs_per_cycle(dtype)) *
+           ai_cores * static_cast<double>(clock_hz);
 }
 
 double DieParams::vector_peak_ops(uint32_t elem_bytes) const {
@@ -36,8 +36,9 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
 
     // The H-JSD prefetches weights into the L2 through its own SDMA port; the L2 returns its
     // credits and feeds the HBM load monitor that throttles it.
-    m_hbm_monitor = std::make_unique<HbmLoadMonitor>(params.hbm.bandwidth_bytes_per_s(),
-                                                     static_cast<Picoseconds>(params.hjsd.throttle_window_ps));
+    m_hbm_monitor =
+        std::make_unique<HbmLoadMonitor>(params.hbm.bandwidth_bytes_per_s(),
+                                         static_cast<Picoseconds>(params.hjsd.throttle_window_ps));
     m_l2->set_load_monitor(m_hbm_monitor.get());
     // With a staging region the H-JSD has one more credit pool, after the L2's partitions.
     const auto l2_partitions = static_cast<uint32_t>(m_l2->partition_count());
@@ -72,7 +73,8 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     if (params.noc) connect_network(*params.noc);
     m_tiler = std::make_unique<Tiler>(m_params.core, params.ai_cores,
                                       Workspace{workspace_base, std::min(workspace, capacity)});
-    m_dispatcher = std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
+    m_dispatcher =
+        std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
     m_dispatcher->set_address_space(params.hbm.capacity_bytes(), m_tiers.get());
     const auto weight_partition = static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight));
     m_dispatcher->set_prefetcher(m_hjsd.get(), weight_partition);
@@ -83,7 +85,8 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     for (auto& pipe : m_vector_pipes) pipe->set_ledger(ledger);
     if (staging) {
         // A candidate in the pool larger than the weight partition's credit goes to staging.
-        m_dispatcher->set_staging(l2_partitions, params.hjsd.registers.credit_limit[weight_partition],
+        m_dispatcher->set_staging(l2_partitions,
+                                  params.hjsd.registers.credit_limit[weight_partition],
                                   params.dsm.staging.all);
     }
 }
@@ -95,22 +98,30 @@ void Die::connect_network(const NocParams& noc) {
     const NocRoutes routes(noc, m_params.ai_cores, slices, m_params.hbm.device.org.stacks);
     const uint32_t per_core = 1 + m_params.core.vector_cores;
     const std::size_t ports = 1 + std::size_t{m_params.ai_cores} * per_core;
-    auto one_way = [&](double hops) { return m_clock.cycles_to_ps(static_cast<Cycles>(hops * noc.hop_cycles + 0.5)); };
+    auto one_way = [&](double hops) {
+        return m_clock.cycles_to_ps(static_cast<Cycles>(hops * noc.hop_cycles + 0.5));
+    };
     auto router_of = [&](std::size_t port) {
-        return port == 0 ? routes.routers() / 2 : routes.core_router(static_cast<uint32_t>((port - 1) / per_core));
+        return port == 0 ? routes.routers() / 2
+                         : routes.core_router(static_cast<uint32_t>((port - 1) / per_core));
     };
     std::vector<Picoseconds> table(ports * slices);
     for (std::size_t port = 0; port < ports; ++port) {
-        for (uint32_t s = 0; s < slices; ++s) table[port * slices + s] = one_way(routes.hops(router_of(port), routes.slice_router(s)));
+        for (uint32_t s = 0; s < slices; ++s)
+            table[port * slices + s] =
+                one_way(routes.hops(router_of(port), routes.slice_router(s)));
     }
     m_l2->set_network_latency(std::move(table), one_way(routes.mean_hops_slice_to_hbm()));
     if (noc.link_bytes_per_cycle > 0 && routes.link_count() > 0) {
         std::vector<std::vector<L2Cache::LinkLoad>> reads(ports), writes(ports);
         for (std::size_t port = 0; port < ports; ++port) {
-            for (const LinkShare& s : routes.link_shares(router_of(port), false)) reads[port].push_back({s.link, s.fraction});
-            for (const LinkShare& s : routes.link_shares(router_of(port), true)) writes[port].push_back({s.link, s.fraction});
+            for (const LinkShare& s : routes.link_shares(router_of(port), false))
+                reads[port].push_back({s.link, s.fraction});
+            for (const LinkShare& s : routes.link_shares(router_of(port), true))
+                writes[port].push_back({s.link, s.fraction});
         }
-        m_l2->set_network_links(routes.link_count(), noc.link_bytes_per_cycle, std::move(reads), std::move(writes));
+        m_l2->set_network_links(routes.link_count(), noc.link_bytes_per_cycle, std::move(reads),
+                                std::move(writes));
     }
 }
 

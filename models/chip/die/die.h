@@ -21,11 +21,11 @@
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
 #include "models/common/stats.h"
-#include "models/interconnect/noc/noc.h"
 #include "models/common/timeline.h"
+#include "models/interconnect/noc/noc.h"
 #include "models/memory/hbm/hbm_device.h"
-#include "models/memory/interfaces/hbm_model.h"
 #include "models/memory/interfaces/hbm_load_monitor.h"
+#include "models/memory/interfaces/hbm_model.h"
 #include "models/memory/l2/l2_cache.h"
 #include "models/memory/tiers/dsm_params.h"
 #include "models/memory/tiers/dsm_pool.h"
@@ -41,7 +41,7 @@ struct DieParams {
     AiCoreParams core;
     L2Params l2;
     HjsdParams hjsd;
-    HbmParams hbm;  // die.hbm: the device, and the fidelity it runs at
+    HbmParams hbm;                 // die.hbm: the device, and the fidelity it runs at
     std::optional<NocParams> noc;  // die.noc; absent: engines reach the L2 with no network latency
     DsmParams dsm;                 // the platform's `dsm:` (memory pool tiers); empty: HBM only
 
@@ -55,33 +55,33 @@ DieParams parse_die_params(const ConfigNode& die);
 
 class Die : public sc_core::sc_module {
 public:
-  // `pool`: the supernode's shared pool devices (null: the die makes its own, a single die);
-  // `index`: the die's number among the owners of the pool's remote_hbm windows.
-  Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
-      FailureSink& failures, DsmPool* pool = nullptr, uint32_t index = 0);
+    // `pool`: the supernode's shared pool devices (null: the die makes its own, a single die);
+    // `index`: the die's number among the owners of the pool's remote_hbm windows.
+    Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& stats,
+        FailureSink& failures, DsmPool* pool = nullptr, uint32_t index = 0);
 
-  const DieParams& params() const { return m_params; }
-  const ClockDomain& clock() const { return m_clock; }
-  OpDispatcher& dispatcher() { return *m_dispatcher; }
-  const OpDispatcher& dispatcher() const { return *m_dispatcher; }
-  const L2Cache& l2() const { return *m_l2; }
-  const Hjsd& hjsd() const { return *m_hjsd; }
-  const HbmModel& hbm() const { return *m_hbm; }
-  // The memory pool's router, or null on a platform without `dsm:`.
-  const TierRouter* tiers() const { return m_tiers.get(); }
-  Cycles cube_busy_cycles() const;
-  // The Cube engines' busy time per window of `window` ps (default 100 us): the utilisation
-  // curve. Set before the simulation starts.
-  void set_util_window(Picoseconds window) { m_cube_windows = BusyWindows(window); }
-  const BusyWindows& cube_windows() const { return m_cube_windows; }
-  // Records every pipe of the selected cores (Timeline::core_selected) as a track of group
-  // `die.coreN` (AIC MTE2 / MTE1 / Cube / FixPipe, AIVm MTE2 / Vector / MTE3), and the L2 and
-  // HBM traffic as counters of groups `die.l2` and `die.hbm` (both of `counter_group` when one is
-  // given: a trace set shows a die's counters beside its ops).
-  void record_to(Timeline* timeline, const std::string& counter_group = "");
-  // Functional run: every engine moves real bytes from / to `memory` and the Cube computes.
-  void set_functional_memory(FunctionalMemory* memory);
-  void finalize_stats();
+    const DieParams& params() const { return m_params; }
+    const ClockDomain& clock() const { return m_clock; }
+    OpDispatcher& dispatcher() { return *m_dispatcher; }
+    const OpDispatcher& dispatcher() const { return *m_dispatcher; }
+    const L2Cache& l2() const { return *m_l2; }
+    const Hjsd& hjsd() const { return *m_hjsd; }
+    const HbmModel& hbm() const { return *m_hbm; }
+    // The memory pool's router, or null on a platform without `dsm:`.
+    const TierRouter* tiers() const { return m_tiers.get(); }
+    Cycles cube_busy_cycles() const;
+    // The Cube engines' busy time per window of `window` ps (default 100 us): the utilisation
+    // curve. Set before the simulation starts.
+    void set_util_window(Picoseconds window) { m_cube_windows = BusyWindows(window); }
+    const BusyWindows& cube_windows() const { return m_cube_windows; }
+    // Records every pipe of the selected cores (Timeline::core_selected) as a track of group
+    // `die.coreN` (AIC MTE2 / MTE1 / Cube / FixPipe, AIVm MTE2 / Vector / MTE3), and the L2 and
+    // HBM traffic as counters of groups `die.l2` and `die.hbm` (both of `counter_group` when one is
+    // given: a trace set shows a die's counters beside its ops).
+    void record_to(Timeline* timeline, const std::string& counter_group = "");
+    // Functional run: every engine moves real bytes from / to `memory` and the Cube computes.
+    void set_functional_memory(FunctionalMemory* memory);
+    void finalize_stats();
 
 private:
     void connect_network(const NocParams& noc);

@@ -7,7 +7,9 @@ namespace asim {
 namespace {
 const ParamTable kDie({"die"}, "Die",
                       {Param::frequency("clock", "clock of the AI cores"),
-                       Param::integer("ai_cores", "", "AI cores (one Cube and its vector cores each)").range(1, 4096)});
+                       Param::integer("ai_cores", "",
+                                      "AI cores (one Cube and its vector cores each)")
+                           .range(1, 4096)});
 }  // namespace
 
 DieParams parse_die_params(const ConfigNode& die) {
@@ -22,7 +24,8 @@ DieParams parse_die_params(const ConfigNode& die) {
     // stand-in values have no layout).
     std::vector<std::pair<std::string, uint64_t>> partitions;
     if (!die.problems_reported()) {
-        for (const auto& part : p.l2.partition_layout()) partitions.emplace_back(part.name, part.ways * p.l2.way_bytes());
+        for (const auto& part : p.l2.partition_layout())
+            partitions.emplace_back(part.name, part.ways * p.l2.way_bytes());
     }
     p.hjsd = parse_hjsd_params(die.child("hjsd"), partitions);
     return p;

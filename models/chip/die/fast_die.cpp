@@ -13,9 +13,9 @@ FastDie::FastDie(sc_core::sc_module_name name, std::vector<FastOp> ops, StatsReg
       m_ops(std::move(ops)),
       m_failures(failures),
       m_started(m_ops.size(), 0),
-      m_overlap(stats, std::string(this->name()) + ".dispatcher"),
-      m_done(stats.counter(std::string(this->name()) + ".dispatcher.ops", "ops completed")),
-      m_class_stats(register_op_class_stats(stats, std::string(this->name()) + ".dispatcher")) {
+      m_overlap(StatsGroup(stats, *this).group("dispatcher")),
+      m_done(StatsGroup(stats, *this).counter("dispatcher.ops", "ops completed")),
+      m_class_stats(register_op_class_stats(StatsGroup(stats, *this).group("dispatcher"))) {
     m_ledger.keep_deps(keep_deps);
     for (std::size_t i = 0; i < m_ops.size(); ++i) {
         const FastOp& f = m_ops[i];
@@ -70,7 +70,9 @@ void FastDie::step() {
             ++m_in_flight;
             m_flops += trace::op_flops(op);
             if (op.kind == trace::OpKind::kCollective) {
-                if (!m_collectives) throw InputError("op " + std::to_string(op.id) + ": a collective needs a supernode");
+                if (!m_collectives)
+                    throw InputError("op " + std::to_string(op.id) +
+                                     ": a collective needs a supernode");
                 m_overlap.comm_started(now);
                 // A fast die has no memory or vector pipelines: its share of the collective's
                 // work (collective_work.h) is not modelled.
@@ -84,7 +86,8 @@ void FastDie::step() {
                 m_compute_ends.emplace_back(m_compute_free, index);
             }
         }
-        if (!m_compute_ends.empty()) m_wake.notify(ClockDomain::from_ps(m_compute_ends.front().first - now));
+        if (!m_compute_ends.empty())
+            m_wake.notify(ClockDomain::from_ps(m_compute_ends.front().first - now));
     } catch (...) {
         m_failures.fail(std::current_exception());
     }

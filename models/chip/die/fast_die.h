@@ -52,7 +52,7 @@ public:
     // Every op with its start and end, and the traffic its FastOp gives (ops.csv).
     const OpLedger& ledger() const { return m_ledger; }
 
-  private:
+private:
     SC_HAS_PROCESS(FastDie);
     void step();
     void complete(std::size_t index);
@@ -61,7 +61,7 @@ public:
     FailureSink& m_failures;
     CollectiveService* m_collectives = nullptr;
     std::function<void(uint64_t)> m_progress;
-    std::size_t m_next = 0;                 // next op to dispatch, in trace order
+    std::size_t m_next = 0;  // next op to dispatch, in trace order
     std::unordered_set<uint64_t> m_completed;
     std::deque<std::pair<Picoseconds, std::size_t>> m_compute_ends;  // in order (compute is serial)
     Picoseconds m_compute_free = 0;

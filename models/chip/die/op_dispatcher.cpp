@@ -1,9 +1,9 @@
 #include "models/chip/die/op_dispatcher.h"
 
 #include <algorithm>
-#include <memory>
 #include <cstdio>
 #include <iterator>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -13,18 +13,18 @@ namespace asim {
 
 namespace {
 constexpr std::array<trace::OpKind, OpDispatcher::kOpKinds> kKinds = {
-    trace::OpKind::kMatmul,  trace::OpKind::kFusedAttention, trace::OpKind::kElementwise,
-    trace::OpKind::kActivation, trace::OpKind::kNorm,        trace::OpKind::kSoftmax,
-    trace::OpKind::kReduce,  trace::OpKind::kMemcpy,         trace::OpKind::kCollective};
+    trace::OpKind::kMatmul,     trace::OpKind::kFusedAttention, trace::OpKind::kElementwise,
+    trace::OpKind::kActivation, trace::OpKind::kNorm,           trace::OpKind::kSoftmax,
+    trace::OpKind::kReduce,     trace::OpKind::kMemcpy,         trace::OpKind::kCollective};
 }  // namespace
 
-std::vector<OpClassStats> register_op_class_stats(StatsRegistry& stats, const std::string& prefix) {
+std::vector<OpClassStats> register_op_class_stats(const StatsGroup& dispatcher) {
     std::vector<OpClassStats> list;
     for (trace::OpKind kind : kKinds) {
-        const std::string base = prefix + ".by_class." + std::string(trace::to_string(kind));
-        list.push_back({stats.counter(base + ".count", "ops of this class"),
-                        stats.counter(base + ".time_ps", "sum of op durations", "ps"),
-                        stats.counter(base + ".flops", "mathematical FLOPs", "FLOP")});
+        const StatsGroup g = dispatcher.group("by_class." + std::string(trace::to_string(kind)));
+        list.push_back({g.counter("count", "ops of this class"),
+                        g.counter("time_ps", "sum of op durations", "ps"),
+                        g.counter("flops", "mathematical FLOPs", "FLOP")});
     }
     return list;
 }
@@ -38,20 +38,22 @@ OpDispatcher::OpDispatcher(sc_core::sc_module_name name, const Tiler& tiler,
       m_cube_pipes(std::move(cube_pipes)),
       m_vector_pipes(std::move(vector_pipes)),
       m_failures(failures),
-      m_overlap(stats, this->name()),
+      m_overlap(StatsGroup(stats, *this)),
       m_log(this->name()),
-      m_ops_done(stats.counter(std::string(this->name()) + ".ops", "ops completed")),
+      m_ops_done(StatsGroup(stats, *this).counter("ops", "ops completed")),
       m_comm_memory_bytes(
-          stats.counter(std::string(this->name()) + ".comm_memory_bytes",
-                        "bytes collectives read and wrote in this die's memory (requests to "
-                        "the L2) to move their data and reduce it",
-                        "B")),
+          StatsGroup(stats, *this)
+              .counter("comm_memory_bytes",
+                       "bytes collectives read and wrote in this die's memory (requests to "
+                       "the L2) to move their data and reduce it",
+                       "B")),
       m_comm_die_work_ps(
-          stats.counter(std::string(this->name()) + ".comm_die_work_ps",
-                        "time from each collective's start until this die's share of its "
-                        "data movement and reductions finished, summed",
-                        "ps")) {
-    m_class_stats = register_op_class_stats(stats, this->name());
+          StatsGroup(stats, *this)
+              .counter("comm_die_work_ps",
+                       "time from each collective's start until this die's share of its "
+                       "data movement and reductions finished, summed",
+                       "ps")) {
+    m_class_stats = register_op_class_stats(StatsGroup(stats, *this));
     SC_THREAD(run);
 }
 
@@ -101,7 +103,8 @@ void OpDispatcher::fill_lookahead() {
                 if (t.stream != StreamClass::kWeight) continue;
                 const Tier tier = m_tiers ? m_tiers->decode(t.addr, t.bytes).tier : Tier::kHbm;
                 const bool stage = m_staging && tier != Tier::kHbm && t.bytes > m_l2_weight_credit;
-                hjsd::Candidate c{seq, t.addr, t.bytes, stage ? m_staging_pool : m_weight_partition};
+                hjsd::Candidate c{seq, t.addr, t.bytes,
+                                  stage ? m_staging_pool : m_weight_partition};
                 c.tier = static_cast<uint32_t>(tier);  // the source tier (DESIGN §5)
                 m_hjsd->add_candidate(c);
             }
@@ -116,7 +119,8 @@ void OpDispatcher::check_deps_exist(const trace::Op& op) {
             const bool in_hbm = t.addr < m_address_space && t.bytes <= m_address_space - t.addr;
             if (!in_hbm && !(m_tiers && m_tiers->decode(t.addr, t.bytes).valid)) {
                 char range[64];
-                std::snprintf(range, sizeof range, "[0x%llx, +%llu B)", static_cast<unsigned long long>(t.addr),
+                std::snprintf(range, sizeof range, "[0x%llx, +%llu B)",
+                              static_cast<unsigned long long>(t.addr),
                               static_cast<unsigned long long>(t.bytes));
                 throw InputError(
                     m_reader->display_name() + ":" + std::to_string(op.line) + ": op " +
@@ -129,7 +133,9 @@ void OpDispatcher::check_deps_exist(const trace::Op& op) {
     m_id_gaps.check(op, m_reader->display_name());
 }
 
-void OpDispatcher::finalize_stats() { m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp())); }
+void OpDispatcher::finalize_stats() {
+    m_overlap.account(ClockDomain::to_ps(sc_core::sc_time_stamp()));
+}
 
 void OpDispatcher::dispatch(const trace::Op& op) {
     if (op.kind == trace::OpKind::kCollective && m_collectives) {
@@ -142,7 +148,8 @@ void OpDispatcher::dispatch(const trace::Op& op) {
                 op, [this, op](const CollectiveDieWork& work) { start_collective_work(op, work); },
                 [this, id] { work_done(id); });
         } catch (const InputError& e) {
-            throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " + e.what());
+            throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " +
+                             e.what());
         }
         return;
     }
@@ -151,7 +158,8 @@ void OpDispatcher::dispatch(const trace::Op& op) {
         plan = m_tiler.plan(op);
         if (m_observer) m_observer->on_dispatch(op, plan);
     } catch (const InputError& e) {
-        throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " + e.what());
+        throw InputError(m_reader->display_name() + ":" + std::to_string(op.line) + ": " +
+                         e.what());
     }
     const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
     const double flops = trace::op_flops(op);
@@ -159,14 +167,16 @@ void OpDispatcher::dispatch(const trace::Op& op) {
     if (op.kind == trace::OpKind::kMatmul || op.kind == trace::OpKind::kFusedAttention) {
         m_cube_flops_by_dtype[op.dtype] += flops;
     }
-    m_log.debug("dispatch op {} ({} '{}'), {:.3g} FLOP", op.id, trace::to_string(op.kind), op.name, flops);
+    m_log.debug("dispatch op {} ({} '{}'), {:.3g} FLOP", op.id, trace::to_string(op.kind), op.name,
+                flops);
     InFlight& rec = m_in_flight[op.id];
     rec = {op.kind, now, flops, 0, 0, {}};
     m_ledger.started(op.id, now);
     m_overlap.compute_started(now);
-    rec.label = m_timeline ? m_timeline->label(fmt::format("{} #{}", op.name.empty() ? trace::to_string(op.kind) : op.name,
-                                                          op.id))
-                           : 0;
+    rec.label = m_timeline
+                    ? m_timeline->label(fmt::format(
+                          "{} #{}", op.name.empty() ? trace::to_string(op.kind) : op.name, op.id))
+                    : 0;
     // Stages run one after the other (prologue, main, epilogue); work_done starts each when the
     // one before has finished, the first one right now (an op with no work completes now).
     PlanStage main{std::move(plan.cube_work), std::move(plan.vector_work)};
@@ -221,8 +231,8 @@ uint32_t OpDispatcher::submit_stage(uint64_t op_id, uint32_t label, PlanStage& s
 void OpDispatcher::work_done(uint64_t op_id) {
     auto it = m_in_flight.find(op_id);
     if (it == m_in_flight.end() || it->second.remaining == 0) {
-        m_failures.fail(std::make_exception_ptr(
-            SimulationError(std::string(name()) + ": completion for unknown op " + std::to_string(op_id))));
+        m_failures.fail(std::make_exception_ptr(SimulationError(
+            std::string(name()) + ": completion for unknown op " + std::to_string(op_id))));
         return;
     }
     if (--it->second.remaining > 0) return;

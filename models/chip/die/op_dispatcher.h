@@ -37,12 +37,12 @@ namespace asim {
 // Per op class (OpKind) totals.
 struct OpClassStats {
     Counter& count;
-    Counter& time_ps;   // sum of op durations (dispatch to completion)
+    Counter& time_ps;  // sum of op durations (dispatch to completion)
     Counter& flops;
 };
 
 // `<prefix>.by_class.<kind>.{count, time_ps, flops}` for every op kind, indexed by OpKind.
-std::vector<OpClassStats> register_op_class_stats(StatsRegistry& stats, const std::string& prefix);
+std::vector<OpClassStats> register_op_class_stats(const StatsGroup& dispatcher);
 
 // Sees every op as it is dispatched (with the tiler's plan) and as it completes, in simulated
 // time order: functional checks hook in here. on_dispatch may throw InputError (the dispatcher
@@ -61,9 +61,9 @@ public:
 // ends on the network for this die. Without a service a collective op is refused.
 class CollectiveService {
 public:
-  using Started = std::function<void(const CollectiveDieWork&)>;
-  virtual ~CollectiveService() = default;
-  virtual void start(const trace::Op& op, Started started, std::function<void()> done) = 0;
+    using Started = std::function<void(const CollectiveDieWork&)>;
+    virtual ~CollectiveService() = default;
+    virtual void start(const trace::Op& op, Started started, std::function<void()> done) = 0;
 };
 
 class OpDispatcher : public sc_core::sc_module {
@@ -121,7 +121,7 @@ public:
     OpLedger& ledger() { return m_ledger; }
     const OpLedger& ledger() const { return m_ledger; }
 
-  private:
+private:
     SC_HAS_PROCESS(OpDispatcher);
     struct InFlight {
         trace::OpKind kind;

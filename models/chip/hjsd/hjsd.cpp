@@ -12,8 +12,10 @@ std::vector<std::pair<std::string, std::string>> HjsdParams::validate() const {
     auto problems = hjsd::PrefetchSchedulerCore::validate(registers, hjsd::kMaxPartitions);
     if (queue_depth == 0) problems.emplace_back("queue_depth", "must be at least 1");
     if (sdma_outstanding == 0) problems.emplace_back("sdma_outstanding", "must be at least 1");
-    if (!(throttle_threshold > 0)) problems.emplace_back("throttle.threshold", "must be greater than zero");
-    if (throttle_window_ps <= 0) problems.emplace_back("throttle.window", "must be greater than zero");
+    if (!(throttle_threshold > 0))
+        problems.emplace_back("throttle.threshold", "must be greater than zero");
+    if (throttle_window_ps <= 0)
+        problems.emplace_back("throttle.window", "must be greater than zero");
     if (!hjsd::engine_registry().contains(impl)) {
         problems.emplace_back("impl", hjsd::engine_registry().unknown_message(impl));
     } else {
@@ -25,24 +27,32 @@ std::vector<std::pair<std::string, std::string>> HjsdParams::validate() const {
 }
 
 Hjsd::Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t partitions,
-           const ClockDomain& clock, HbmLoadMonitor& monitor, StatsRegistry& stats, FailureSink& failures)
+           const ClockDomain& clock, HbmLoadMonitor& monitor, StatsRegistry& stats,
+           FailureSink& failures)
     : sc_module(name),
       l2_out("l2_out"),
       m_params(params),
       m_clock(clock),
       m_monitor(monitor),
       m_failures(failures),
-      m_stats{stats.counter(std::string(this->name()) + ".issued_chunks", "prefetch requests issued"),
-              stats.counter(std::string(this->name()) + ".issued_bytes", "bytes prefetched", "B"),
-              stats.counter(std::string(this->name()) + ".late_drops", "candidates dropped: their op had started"),
-              stats.counter(std::string(this->name()) + ".oversize_drops",
-                            "candidates dropped: larger than their credit pool's limit (the partition "
-                            "cannot hold them)"),
-              stats.counter(std::string(this->name()) + ".credit_stalls", "cycles the head waited for partition credit", "cycles"),
-              stats.counter(std::string(this->name()) + ".throttle_stalls", "cycles the head waited for HBM load to drop", "cycles"),
-              stats.counter(std::string(this->name()) + ".port_stalls", "cycles the head waited for a free SDMA slot", "cycles"),
-              stats.counter(std::string(this->name()) + ".candidates", "candidates accepted"),
-              stats.counter(std::string(this->name()) + ".active_cycles", "cycles the core was stepped", "cycles")} {
+      m_stats{
+          StatsGroup(stats, *this).counter("issued_chunks", "prefetch requests issued"),
+          StatsGroup(stats, *this).counter("issued_bytes", "bytes prefetched", "B"),
+          StatsGroup(stats, *this)
+              .counter("late_drops", "candidates dropped: their op had started"),
+          StatsGroup(stats, *this)
+              .counter("oversize_drops",
+                       "candidates dropped: larger than their credit pool's limit (the partition "
+                       "cannot hold them)"),
+          StatsGroup(stats, *this)
+              .counter("credit_stalls", "cycles the head waited for partition credit", "cycles"),
+          StatsGroup(stats, *this)
+              .counter("throttle_stalls", "cycles the head waited for HBM load to drop", "cycles"),
+          StatsGroup(stats, *this)
+              .counter("port_stalls", "cycles the head waited for a free SDMA slot", "cycles"),
+          StatsGroup(stats, *this).counter("candidates", "candidates accepted"),
+          StatsGroup(stats, *this)
+              .counter("active_cycles", "cycles the core was stepped", "cycles")} {
     const hjsd::EngineSpec spec{params.queue_depth, partitions, params.registers};
     if (const auto problems = hjsd::engine_registry().check(params.impl, spec); !problems.empty()) {
         throw InputError("die.hjsd." + problems[0].first + ": " + problems[0].second);
@@ -154,7 +164,8 @@ void Hjsd::run() {
 
             if (in.candidate) {
                 if (const std::string why = m_engine->refuse(*in.candidate); !why.empty()) {
-                    throw SimulationError("hjsd: candidate of op " + std::to_string(in.candidate->op_seq) + " (" +
+                    throw SimulationError("hjsd: candidate of op " +
+                                          std::to_string(in.candidate->op_seq) + " (" +
                                           std::to_string(in.candidate->bytes) + " B) " + why);
                 }
             }
@@ -167,8 +178,10 @@ void Hjsd::run() {
             // Nothing can change until an input does: the queue is empty, or the head waits for
             // the window, op_start, a credit, the throttle or the port.
             if (!inputs_pending && !out.issued && !out.drop()) {
-                if (m_input_generation != generation) continue;  // an input came while the engine settled
-                // Sleep until an input arrives, an SDMA slot frees, or the throttle may have dropped.
+                if (m_input_generation != generation)
+                    continue;  // an input came while the engine settled
+                // Sleep until an input arrives, an SDMA slot frees, or the throttle may have
+                // dropped.
                 sc_core::sc_time timeout = sc_core::SC_ZERO_TIME;
                 if (out.request && !in.req_ready && !m_in_flight.empty()) {
                     timeout =

@@ -1,9 +1,10 @@
 // The H-JSD (hardware joint data-flow scheduler) in the chip: the TLM plumbing around a decision
 // engine (scheduler_engine.h), the C++ reference core (`impl: tlm`) or the Verilated RTL block
-// (`impl: rtl`), which decide cycle for cycle the same. It takes prefetch candidates (the weight tensors of upcoming ops, from
-// the op dispatcher's lookahead), op_start from the dispatcher, credit returns from the L2
-// (prefetched bytes consumed or evicted) and a throttle from the HBM load monitor, and issues
-// CMO prefetch requests into the L2 weight partition through its SDMA port (`l2_out`).
+// (`impl: rtl`), which decide cycle for cycle the same. It takes prefetch candidates (the weight
+// tensors of upcoming ops, from the op dispatcher's lookahead), op_start from the dispatcher,
+// credit returns from the L2 (prefetched bytes consumed or evicted) and a throttle from the HBM
+// load monitor, and issues CMO prefetch requests into the L2 weight partition through its SDMA port
+// (`l2_out`).
 //
 // Timing: the core is stepped once per cycle of the die clock while it can make progress (issue
 // or drop); when it can only wait for an input (op_start, a credit, the throttle dropping, a free
@@ -22,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/chip/hjsd/prefetch_scheduler_core.h"
 #include "models/chip/hjsd/scheduler_engine.h"
@@ -42,13 +43,13 @@ namespace asim {
 class ConfigNode;
 
 struct HjsdParams {
-    hjsd::Registers registers;            // enable, prefetch_depth, chunk, credit limits
-    uint32_t queue_depth = 16;            // candidate queue entries
-    uint32_t sdma_outstanding = 8;        // prefetch transactions in flight before the port stalls
-    double throttle_threshold = 0.85;     // HBM utilisation above which prefetch is held back
+    hjsd::Registers registers;         // enable, prefetch_depth, chunk, credit limits
+    uint32_t queue_depth = 16;         // candidate queue entries
+    uint32_t sdma_outstanding = 8;     // prefetch transactions in flight before the port stalls
+    double throttle_threshold = 0.85;  // HBM utilisation above which prefetch is held back
     int64_t throttle_window_ps = 1'000'000;
-    std::string impl = "tlm";             // decision engine by name (scheduler_engine.h)
-    ParamValues engine_params;            // the engine's own
+    std::string impl = "tlm";   // decision engine by name (scheduler_engine.h)
+    ParamValues engine_params;  // the engine's own
 
     std::vector<std::pair<std::string, std::string>> validate() const;
 };
@@ -63,7 +64,8 @@ public:
     tlm_utils::simple_initiator_socket<Hjsd> l2_out;
 
     Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t partitions,
-         const ClockDomain& clock, HbmLoadMonitor& monitor, StatsRegistry& stats, FailureSink& failures);
+         const ClockDomain& clock, HbmLoadMonitor& monitor, StatsRegistry& stats,
+         FailureSink& failures);
 
     // From the op dispatcher.
     void add_candidate(const hjsd::Candidate& c);
@@ -87,7 +89,7 @@ public:
     // for.
     void set_ledger(OpLedger* ledger) { m_ledger = ledger; }
 
-  private:
+private:
     SC_HAS_PROCESS(Hjsd);
     void run();
     void issue(const hjsd::Request& r);
@@ -110,13 +112,15 @@ public:
     // cycle).
     std::array<uint64_t, hjsd::kMaxPartitions> m_pending_credit{};
     uint32_t m_next_credit_partition = 0;
-    std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> m_in_flight;  // completion times
+    std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>>
+        m_in_flight;  // completion times
     bool m_lanes = false;
     std::deque<hjsd::Request> m_lane_queue;  // issued, waiting for a lane
     sc_core::sc_event m_lane_work;
     uint32_t m_in_lanes = 0;  // issued, not yet returned from a lane (completion unknown)
     sc_core::sc_event m_input;
-    uint64_t m_input_generation = 0;  // bumped by every input, to see those that came while the engine settled
+    uint64_t m_input_generation =
+        0;  // bumped by every input, to see those that came while the engine settled
     PayloadPool m_pool;
     StagingPort* m_stage_target = nullptr;
     uint32_t m_staging_pool = ~uint32_t{0};

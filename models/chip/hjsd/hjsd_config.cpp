@@ -14,22 +14,27 @@ const ParamTable kHjsd(
          .dflt("5")
          .range(0, 1 << 20)
          .source("design card default (DESIGN section 4)"),
-     Param::size("chunk", "bytes per prefetch request").dflt("64KiB").source("estimate: a large SDMA burst"),
+     Param::size("chunk", "bytes per prefetch request")
+         .dflt("64KiB")
+         .source("estimate: a large SDMA burst"),
      Param::integer("queue_depth", "entries", "candidate queue").dflt("16").range(1, 1024),
-     Param::integer("sdma_outstanding", "requests", "prefetch requests in flight before the port stalls")
+     Param::integer("sdma_outstanding", "requests",
+                    "prefetch requests in flight before the port stalls")
          .dflt("8")
          .range(1, 1024),
      Param::implementation("impl", hjsd::engine_registry(), "decision engine").dflt("tlm")});
 
-const ParamTable kThrottle({"die.hjsd.throttle"}, "H-JSD throttle",
-                           {Param::real("threshold", "", "HBM utilisation above which prefetch is held back")
-                                .dflt("0.85")
-                                .range(1e-6, 1e6),
-                            Param::time("window", "averaging window of the HBM utilisation").dflt("1us")});
+const ParamTable kThrottle(
+    {"die.hjsd.throttle"}, "H-JSD throttle",
+    {Param::real("threshold", "", "HBM utilisation above which prefetch is held back")
+         .dflt("0.85")
+         .range(1e-6, 1e6),
+     Param::time("window", "averaging window of the HBM utilisation").dflt("1us")});
 
 const ParamTable kCredits({"die.hjsd.credits"}, "H-JSD credit limits",
-                          {Param::size("<partition>", "prefetch credit of an L2 partition (weight, activation, "
-                                                      "general, ...); at most its size")
+                          {Param::size("<partition>",
+                                       "prefetch credit of an L2 partition (weight, activation, "
+                                       "general, ...); at most its size")
                                .dflt_from("the partition's size")
                                .zero_allowed()});
 
@@ -56,8 +61,9 @@ HjsdParams parse_hjsd_params(const ConfigNode& node,
         uint64_t credit = bytes;
         if (credits) credit = credits->size_bytes_or_zero(name, bytes);
         if (credit > bytes) {
-            credits->report(name, "credit " + units::format_bytes(credit) + " is larger than the L2 " + name +
-                                      " partition (" + units::format_bytes(bytes) + ")");
+            credits->report(name, "credit " + units::format_bytes(credit) +
+                                      " is larger than the L2 " + name + " partition (" +
+                                      units::format_bytes(bytes) + ")");
         }
         p.registers.credit_limit[i] = credit;
     }

@@ -5,8 +5,8 @@
 
 namespace asim::hjsd {
 
-std::vector<std::pair<std::string, std::string>> PrefetchSchedulerCore::validate(const Registers& r,
-                                                                               uint32_t partitions) {
+std::vector<std::pair<std::string, std::string>> PrefetchSchedulerCore::validate(
+    const Registers& r, uint32_t partitions) {
     std::vector<std::pair<std::string, std::string>> problems;
     if (r.prefetch_depth > kMaxDepth) {
         problems.emplace_back("prefetch_depth", "must be at most " + std::to_string(kMaxDepth) +
@@ -26,16 +26,19 @@ PrefetchSchedulerCore::PrefetchSchedulerCore(uint32_t queue_depth, uint32_t part
                                              const Registers& registers)
     : m_queue_depth(queue_depth), m_partitions(partitions), m_regs(registers) {
     const auto problems = validate(registers, partitions);
-    if (!problems.empty()) throw std::invalid_argument("hjsd: " + problems[0].first + ": " + problems[0].second);
+    if (!problems.empty())
+        throw std::invalid_argument("hjsd: " + problems[0].first + ": " + problems[0].second);
     if (queue_depth == 0) throw std::invalid_argument("hjsd: queue depth must be at least 1");
     for (uint32_t p = 0; p < m_partitions; ++p) m_credit[p] = m_regs.credit_limit[p];
 }
 
 void PrefetchSchedulerCore::set_registers(const Registers& registers) {
     const auto problems = validate(registers, m_partitions);
-    if (!problems.empty()) throw std::invalid_argument("hjsd: " + problems[0].first + ": " + problems[0].second);
+    if (!problems.empty())
+        throw std::invalid_argument("hjsd: " + problems[0].first + ": " + problems[0].second);
     m_regs = registers;
-    for (uint32_t p = 0; p < m_partitions; ++p) m_credit[p] = std::min(m_credit[p], m_regs.credit_limit[p]);
+    for (uint32_t p = 0; p < m_partitions; ++p)
+        m_credit[p] = std::min(m_credit[p], m_regs.credit_limit[p]);
 }
 
 PrefetchSchedulerCore::HeadState PrefetchSchedulerCore::head_state() const {
@@ -44,9 +47,11 @@ PrefetchSchedulerCore::HeadState PrefetchSchedulerCore::head_state() const {
     if (m_has_current && seq <= m_current) return HeadState::kLate;
     // The partition can never hold it (the current limit; a lowered limit can drop a head that
     // was partly issued): bytes-bounded lookahead, DESIGN §5.
-    if (m_queue.front().bytes > m_regs.credit_limit[m_queue.front().partition]) return HeadState::kOversize;
+    if (m_queue.front().bytes > m_regs.credit_limit[m_queue.front().partition])
+        return HeadState::kOversize;
     // current < seq <= current + depth, with current = -1 before the first op_start.
-    const uint64_t limit = m_has_current ? m_current + m_regs.prefetch_depth : m_regs.prefetch_depth;
+    const uint64_t limit =
+        m_has_current ? m_current + m_regs.prefetch_depth : m_regs.prefetch_depth;
     const bool in_window = m_has_current ? seq <= limit : seq < limit;
     return in_window ? HeadState::kEligible : HeadState::kWaitWindow;
 }
@@ -112,12 +117,14 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
     // Candidate push (a zero-byte candidate carries nothing to prefetch and is not queued).
     if (in.candidate && out.cand_ready) {
         if (in.candidate->partition >= m_partitions) {
-            throw std::invalid_argument("hjsd: candidate for partition " + std::to_string(in.candidate->partition) +
-                                        " of " + std::to_string(m_partitions));
+            throw std::invalid_argument("hjsd: candidate for partition " +
+                                        std::to_string(in.candidate->partition) + " of " +
+                                        std::to_string(m_partitions));
         }
         if (in.candidate->tier >= kMaxTiers) {
-            throw std::invalid_argument("hjsd: candidate of op " + std::to_string(in.candidate->op_seq) +
-                                        " from tier " + std::to_string(in.candidate->tier) + " (tiers 0.." +
+            throw std::invalid_argument("hjsd: candidate of op " +
+                                        std::to_string(in.candidate->op_seq) + " from tier " +
+                                        std::to_string(in.candidate->tier) + " (tiers 0.." +
                                         std::to_string(kMaxTiers - 1) + ")");
         }
         ++m_counters.candidates_accepted;
@@ -129,7 +136,8 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
     }
     if (in.credit_return) {
         const uint32_t p = in.credit_return->first;
-        if (p >= m_partitions) throw std::invalid_argument("hjsd: credit return for partition " + std::to_string(p));
+        if (p >= m_partitions)
+            throw std::invalid_argument("hjsd: credit return for partition " + std::to_string(p));
         m_credit[p] = std::min(m_regs.credit_limit[p], m_credit[p] + in.credit_return->second);
     }
     ++m_cycle;
@@ -139,7 +147,8 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
 bool PrefetchSchedulerCore::idle_until_input(const Inputs& quiet) const {
     const HeadState hs = head_state();
     if (hs == HeadState::kNone || hs == HeadState::kWaitWindow) return true;
-    if (hs == HeadState::kLate || hs == HeadState::kOversize) return false;  // dropped at the next edge
+    if (hs == HeadState::kLate || hs == HeadState::kOversize)
+        return false;  // dropped at the next edge
     if (!m_regs.enable) return true;
     const Outputs out = peek(quiet);
     return !out.issued;  // blocked on throttle, credit or the port: only an input can unblock it

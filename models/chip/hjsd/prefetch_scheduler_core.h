@@ -34,9 +34,9 @@
 
 namespace asim::hjsd {
 
-constexpr uint32_t kMaxDepth = 15;         // prefetch_depth register width: 4 bits
+constexpr uint32_t kMaxDepth = 15;  // prefetch_depth register width: 4 bits
 constexpr uint32_t kMaxPartitions = 4;
-constexpr uint32_t kMaxTiers = 4;          // source tier: 2 bits (0 = local HBM)
+constexpr uint32_t kMaxTiers = 4;  // source tier: 2 bits (0 = local HBM)
 
 struct Candidate {
     uint64_t op_seq = 0;
@@ -45,8 +45,8 @@ struct Candidate {
     uint32_t partition = 0;
     uint32_t tier = 0;  // source tier, 0..kMaxTiers-1 (0 = local HBM): the index the chip assigns
     bool operator==(const Candidate& o) const {
-        return op_seq == o.op_seq && addr == o.addr && bytes == o.bytes && partition == o.partition &&
-               tier == o.tier;
+        return op_seq == o.op_seq && addr == o.addr && bytes == o.bytes &&
+               partition == o.partition && tier == o.tier;
     }
 };
 
@@ -57,22 +57,22 @@ struct Request {
     uint64_t op_seq = 0;
     uint32_t tier = 0;  // the candidate's source tier
     bool operator==(const Request& o) const {
-        return addr == o.addr && bytes == o.bytes && partition == o.partition && op_seq == o.op_seq &&
-               tier == o.tier;
+        return addr == o.addr && bytes == o.bytes && partition == o.partition &&
+               op_seq == o.op_seq && tier == o.tier;
     }
 };
 
 struct Registers {
     bool enable = true;
-    uint32_t prefetch_depth = 5;                    // 0..kMaxDepth; 0 = off
-    uint64_t chunk_bytes = 64 * 1024;               // power of two
+    uint32_t prefetch_depth = 5;                          // 0..kMaxDepth; 0 = off
+    uint64_t chunk_bytes = 64 * 1024;                     // power of two
     std::array<uint64_t, kMaxPartitions> credit_limit{};  // bytes per partition
 };
 
 // One cycle's inputs.
 struct Inputs {
-    std::optional<Candidate> candidate;   // cand_valid + payload
-    std::optional<uint64_t> op_start;     // op_start_valid + op_seq
+    std::optional<Candidate> candidate;                          // cand_valid + payload
+    std::optional<uint64_t> op_start;                            // op_start_valid + op_seq
     std::optional<std::pair<uint32_t, uint64_t>> credit_return;  // partition, bytes
     bool throttle = false;
     bool req_ready = true;
@@ -81,7 +81,7 @@ struct Inputs {
 // What the block drove during the cycle (sampled before the edge).
 struct Outputs {
     bool cand_ready = false;
-    std::optional<Request> request;       // req_valid + payload (issued iff req_ready)
+    std::optional<Request> request;  // req_valid + payload (issued iff req_ready)
     bool issued = false;
     // The head is dropped at this edge: late (op_seq <= current), or else oversize (its bytes
     // exceed its partition's credit limit). At most one is set; drop() is either.
@@ -94,7 +94,8 @@ struct Counters {
     uint64_t issued_chunks = 0, issued_bytes = 0, late_drops = 0;
     uint64_t credit_stalls = 0, throttle_stalls = 0, port_stalls = 0, window_waits = 0;
     uint64_t candidates_accepted = 0;
-    uint64_t oversize_drops = 0;  // heads dropped because their bytes exceed the partition's credit limit
+    uint64_t oversize_drops =
+        0;  // heads dropped because their bytes exceed the partition's credit limit
 };
 
 class PrefetchSchedulerCore {
@@ -124,7 +125,8 @@ public:
     bool idle_until_input(const Inputs& quiet) const;
 
     // Validates registers against the block's parameters; messages name the register.
-    static std::vector<std::pair<std::string, std::string>> validate(const Registers& r, uint32_t partitions);
+    static std::vector<std::pair<std::string, std::string>> validate(const Registers& r,
+                                                                     uint32_t partitions);
 
 private:
     enum class HeadState { kNone, kLate, kOversize, kWaitWindow, kEligible };

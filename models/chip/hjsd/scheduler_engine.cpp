@@ -9,7 +9,8 @@ Registry<SchedulerEngine, const EngineSpec&>& engine_registry() {
 
 ASIM_REGISTER(engine_registry(), tlm, "the C++ reference core (prefetch_scheduler_core.h)", {},
               [](const ParamValues&, const EngineSpec& spec) {
-                  return std::make_unique<CoreEngine>(spec.queue_depth, spec.partitions, spec.registers);
-              })
+                  return std::make_unique<CoreEngine>(spec.queue_depth, spec.partitions,
+                                                      spec.registers);
+              });
 
 }  // namespace asim::hjsd

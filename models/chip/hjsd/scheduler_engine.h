@@ -2,15 +2,17 @@
 // reference core (prefetch_scheduler_core.h) or the Verilated RTL block
 // (rtl/prefetch_scheduler/prefetch_scheduler_rtl.h) can sit in the chip, chosen by
 // `die.hjsd.impl` from the engine registry: `tlm` registers here, `rtl` in the RTL library (so
-// the chip's model does not depend on Verilator; a binary without the RTL library offers tlm). The co-simulation bench drives both through the same calls.
+// the chip's model does not depend on Verilator; a binary without the RTL library offers tlm). The
+// co-simulation bench drives both through the same calls.
 //
 // A cycle is evaluate(inputs) followed by clock(): evaluate presents the cycle's inputs and
 // returns what the block drives (valid/ready, the request, a late or oversize drop); clock() is
-// the rising edge that commits them. evaluate() may be called again in the same cycle with other inputs
-// (the chip does when an input arrives before it stepped). The RTL engine settles its signals
-// in SystemC delta cycles, so the calls must come from a SystemC thread; an engine uses at most
-// kResetDeltas for reset() and kEvaluateDeltas for evaluate(), and the chip pads both to exactly
-// that, so that the rest of the chip sees the same order of events whichever engine decides.
+// the rising edge that commits them. evaluate() may be called again in the same cycle with other
+// inputs (the chip does when an input arrives before it stepped). The RTL engine settles its
+// signals in SystemC delta cycles, so the calls must come from a SystemC thread; an engine uses at
+// most kResetDeltas for reset() and kEvaluateDeltas for evaluate(), and the chip pads both to
+// exactly that, so that the rest of the chip sees the same order of events whichever engine
+// decides.
 #pragma once
 
 #include <memory>

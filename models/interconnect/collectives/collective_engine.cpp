@@ -17,54 +17,18 @@ uint64_t transfer_label(uint32_t id, uint32_t rank, uint32_t peer) {
 }
 }  // namespace
 
-const std::vector<RingBreak>& ring_break_choices() {
-    static const std::vector<RingBreak> all{RingBreak::cost, RingBreak::forward, RingBreak::star};
-    return all;
-}
-
-const char* to_string(RingBreak r) {
-    switch (r) {
-        case RingBreak::cost:
-            return "cost";
-        case RingBreak::forward:
-            return "forward";
-        case RingBreak::star:
-            return "star";
-    }
-    return "?";
-}
-
-RingBreak parse_ring_break(const std::string& s) {
-    std::string names;
-    for (RingBreak r : ring_break_choices()) {
-        if (s == to_string(r)) return r;
-        names += std::string(names.empty() ? "" : ", ") + to_string(r);
-    }
-    throw InputError(fmt::format("unknown ring_break '{}' (choices: {})", s, names));
-}
-
-bool CollectiveParams::uses_aiv(CollectiveOp op) const {
-    return std::find(aiv_direct.begin(), aiv_direct.end(), op) != aiv_direct.end();
-}
-
-std::string CollectiveParams::problems() const {
-    std::string p;
-    if (chunk_bytes == 0) p += "chunk: must be > 0\n";
-    if (reduce_bytes_per_s < 0) p += "reduce_bandwidth: must be >= 0\n";
-    if (launch_overhead_ps < 0) p += "launch_overhead: must be >= 0\n";
-    if (sdma_start_ps < 0) p += "sdma_start: must be >= 0\n";
-    if (aiv_start_ps < 0) p += "aiv_start: must be >= 0\n";
-    if (notify_overhead_ps < 0) p += "notify_overhead: must be >= 0\n";
-    return p;
-}
-
 CollectiveEngine::CollectiveEngine(FlowNetwork& network, CollectiveParams params, bool functional)
-    : m_net(network), m_params(params), m_functional(functional), m_comm_time(network.topology().dies(), 0) {
+    : m_net(network),
+      m_params(params),
+      m_functional(functional),
+      m_comm_time(network.topology().dies(), 0) {
     m_net.set_labeler([this](uint64_t key) {
         const uint32_t id = static_cast<uint32_t>(key >> 48);
-        const uint32_t rank = static_cast<uint32_t>((key >> 24) & 0xFFFFFF), peer = static_cast<uint32_t>(key & 0xFFFFFF);
-        return fmt::format("{} #{} rank {} -> rank {}", id < m_colls.size() ? to_string(m_colls[id]->request.op) : "?", id,
-                           rank, peer);
+        const uint32_t rank = static_cast<uint32_t>((key >> 24) & 0xFFFFFF),
+                       peer = static_cast<uint32_t>(key & 0xFFFFFF);
+        return fmt::format("{} #{} rank {} -> rank {}",
+                           id < m_colls.size() ? to_string(m_colls[id]->request.op) : "?", id, rank,
+                           peer);
     });
 }
 
@@ -74,8 +38,9 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
     std::vector<char> seen(topo.dies(), 0);
     for (uint32_t d : request.group) {
         if (d >= topo.dies())
-            throw InputError(fmt::format("collective group names die {}, which does not exist (dies 0..{})", d,
-                                         topo.dies() - 1));
+            throw InputError(
+                fmt::format("collective group names die {}, which does not exist (dies 0..{})", d,
+                            topo.dies() - 1));
         if (seen[d]++) throw InputError(fmt::format("collective group names die {} twice", d));
     }
     ScheduleShape shape;
@@ -89,14 +54,17 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
     if (request.algo == CollectiveAlgo::hierarchical) {
         // Ranks must come node by node, the same number from each node.
         uint32_t g = 0;
-        while (g < shape.ranks && topo.node_of(request.group[g]) == topo.node_of(request.group[0])) ++g;
+        while (g < shape.ranks && topo.node_of(request.group[g]) == topo.node_of(request.group[0]))
+            ++g;
         for (uint32_t i = 0; i < shape.ranks; ++i) {
             if (topo.node_of(request.group[i]) != topo.node_of(request.group[i / g * g]) ||
-                (i % g == 0 && i > 0 && topo.node_of(request.group[i]) == topo.node_of(request.group[i - 1])) ||
+                (i % g == 0 && i > 0 &&
+                 topo.node_of(request.group[i]) == topo.node_of(request.group[i - 1])) ||
                 shape.ranks % g != 0)
-                throw InputError(fmt::format("hierarchical: the group must list whole nodes of {} dies each, node "
-                                             "by node (die {} breaks that)",
-                                             g, request.group[i]));
+                throw InputError(fmt::format(
+                    "hierarchical: the group must list whole nodes of {} dies each, node "
+                    "by node (die {} breaks that)",
+                    g, request.group[i]));
         }
         shape.ranks_per_node = g;
     }
@@ -113,7 +81,8 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
             // Large enough for the longest send row and the longest receive column.
             buffer = 0;
             const uint32_t p = shape.ranks;
-            for (uint32_t i = 0; i < p && request.counts.size() == static_cast<std::size_t>(p) * p; ++i) {
+            for (uint32_t i = 0; i < p && request.counts.size() == static_cast<std::size_t>(p) * p;
+                 ++i) {
                 uint64_t row = 0, col = 0;
                 for (uint32_t j = 0; j < p; ++j) {
                     row += request.counts[i * p + j];
@@ -126,14 +95,16 @@ uint32_t CollectiveEngine::start(const CollectiveRequest& request, int64_t at_ps
         for (uint32_t r = 0; r < shape.ranks; ++r) {
             for (uint64_t i = 0; i < buffer; ++i) {
                 // All-gather starts with only the rank's own block; the others start with all.
-                const bool own = i >= buffer * r / shape.ranks && i < buffer * (r + 1) / shape.ranks;
+                const bool own =
+                    i >= buffer * r / shape.ranks && i < buffer * (r + 1) / shape.ranks;
                 if (request.op == CollectiveOp::allgather && !own) continue;
                 if (request.op == CollectiveOp::broadcast && r != request.root) continue;
                 c->buffers[r][i] = initial_value(r, i);
             }
         }
         // All-to-all reads a send buffer and writes a separate receive buffer.
-        if (request.op == CollectiveOp::alltoall || request.op == CollectiveOp::alltoallv) c->send_buffers = c->buffers;
+        if (request.op == CollectiveOp::alltoall || request.op == CollectiveOp::alltoallv)
+            c->send_buffers = c->buffers;
     }
     const uint32_t id = c->result.id;
     m_colls.push_back(std::move(c));
@@ -167,7 +138,8 @@ void CollectiveEngine::decide_ring_break(Collective& c) {
     // path latency plus the bytes at the bottleneck); infinite without a route (the watchdog
     // reports that).
     auto route_s = [&](uint32_t src, uint32_t dst, double bytes) {
-        const int64_t ps = m_net.message_latency_ps(src, dst, static_cast<uint64_t>(std::ceil(bytes)), LinkOp::write);
+        const int64_t ps = m_net.message_latency_ps(
+            src, dst, static_cast<uint64_t>(std::ceil(bytes)), LinkOp::write);
         return ps < 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(ps) * 1e-12;
     };
     // Broken: a ring hop whose route crosses the host.
@@ -281,7 +253,8 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
         }
         if (reduce_bytes > 0 && m_params.reduce_bytes_per_s > 0 && !s.reduced) {
             s.busy = true;
-            const auto dt = static_cast<int64_t>(std::ceil(static_cast<double>(reduce_bytes) / m_params.reduce_bytes_per_s * 1e12));
+            const auto dt = static_cast<int64_t>(
+                std::ceil(static_cast<double>(reduce_bytes) / m_params.reduce_bytes_per_s * 1e12));
             m_net.schedule(m_net.now_ps() + dt, [this, id, rank] {
                 RankState& st = m_colls[id]->ranks[rank];
                 st.busy = false;
@@ -290,7 +263,8 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
             });
             return;
         }
-        for (const RecvOp& w : s.current.waits) s.arrived.erase((static_cast<uint64_t>(w.peer) << 32) | w.tag);
+        for (const RecvOp& w : s.current.waits)
+            s.arrived.erase((static_cast<uint64_t>(w.peer) << 32) | w.tag);
         for (const SendOp& op : s.current.sends) send(id, rank, op);
         ++s.step;
         s.have_step = false;
@@ -337,8 +311,9 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQ
         // The receiver's ready flag for this message's step: posted (else wait for it), and the
         // data leaves once it has arrived.
         const uint64_t key = (static_cast<uint64_t>(peer) << 32) | q.waiting.front().op.tag;
-        const auto flag = std::find_if(s.ready.begin(), s.ready.end(),
-                                       [key](const std::pair<uint64_t, int64_t>& f) { return f.first == key; });
+        const auto flag =
+            std::find_if(s.ready.begin(), s.ready.end(),
+                         [key](const std::pair<uint64_t, int64_t>& f) { return f.first == key; });
         if (flag == s.ready.end()) return;
         at = std::max(at, flag->second);
         s.ready.erase(flag);
@@ -354,9 +329,8 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQ
         m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
     // The wait for the flag and the start-up delay the delivery (folded into the transfer).
     m_net.start_transfer(
-        src, dst, bytes, LinkOp::write, m_net.now_ps(),
-        [this, q = &q](int64_t) { delivered(*q); }, label,
-        at - m_net.now_ps() + start);
+        src, dst, bytes, LinkOp::write, m_net.now_ps(), [this, q = &q](int64_t) { delivered(*q); },
+        label, at - m_net.now_ps() + start);
 }
 
 void CollectiveEngine::delivered(PeerQueue& q) {
@@ -409,16 +383,17 @@ void CollectiveEngine::run() {
             const RankState& s = c->ranks[r];
             if (s.finished) continue;
             ++listed;
-            list += fmt::format("\n  rank {} (die{}) at step {} of {}", r, c->request.group[r], s.step,
-                                c->schedule->steps(r));
+            list += fmt::format("\n  rank {} (die{}) at step {} of {}", r, c->request.group[r],
+                                s.step, c->schedule->steps(r));
             if (s.have_step)
                 for (const RecvOp& w : s.current.waits)
                     if (!s.arrived.contains((static_cast<uint64_t>(w.peer) << 32) | w.tag))
                         list += fmt::format(", waiting for rank {} tag {}", w.peer, w.tag);
         }
-        throw SimulationError(fmt::format("watchdog: {} #{} on {} dies cannot finish ({} of {} ranks done):{}",
-                                          to_string(c->request.op), c->result.id, c->ranks.size(), c->ranks_done,
-                                          c->ranks.size(), list));
+        throw SimulationError(
+            fmt::format("watchdog: {} #{} on {} dies cannot finish ({} of {} ranks done):{}",
+                        to_string(c->request.op), c->result.id, c->ranks.size(), c->ranks_done,
+                        c->ranks.size(), list));
     }
 }
 

@@ -39,46 +39,20 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/interconnect/collectives/collective_params.h"
 #include "models/interconnect/collectives/schedule.h"
 #include "models/interconnect/network/flow_network.h"
 
 namespace asim {
-
-// What an all-reduce ring with a hop over the host does (see above); the choices are listed once,
-// in ring_break_choices().
-enum class RingBreak { cost, forward, star };
-const char* to_string(RingBreak r);
-const std::vector<RingBreak>& ring_break_choices();
-// Throws InputError listing the choices.
-RingBreak parse_ring_break(const std::string& s);
-
-struct CollectiveParams {
-    CollectiveAlgo allreduce_algo = CollectiveAlgo::ring;  // default for all-reduce
-    uint64_t chunk_bytes = 4ull << 20;                      // ring_pipelined / broadcast pieces
-    double reduce_bytes_per_s = 0;                          // vector-core reduction rate (0: free)
-    int64_t launch_overhead_ps = 0;                         // per collective, before the first send
-    RingBreak ring_break = RingBreak::cost;                 // a ring hop that needs the host
-    int64_t sdma_start_ps = 0;                              // per message moved by SDMA
-    int64_t aiv_start_ps = 0;                               // per message moved AIV-direct
-    std::vector<CollectiveOp> aiv_direct;                   // ops whose data moves AIV-direct
-    uint64_t notify_bytes = 0;                              // ready flag per receive (0: none)
-    int64_t notify_overhead_ps = 0;                         // before each flag leaves
-    bool uses_aiv(CollectiveOp op) const;
-    // In a supernode run, each member die reads what it sends from, and writes what it receives
-    // to, its HCCL buffer in HBM, and reduces on its vector cores (models/chip/die: collective
-    // work).
-    bool die_work = true;
-    uint64_t buffer_bytes = 200ull << 20;  // HCCL_BUFFSIZE: each of the in and out buffers
-    std::string problems() const;
-};
 
 struct CollectiveRequest {
     CollectiveOp op = CollectiveOp::allreduce;
     CollectiveAlgo algo = CollectiveAlgo::ring;
     std::vector<uint32_t> group;  // die ids; rank i is group[i]
     uint64_t bytes = 0;
-    uint32_t root = 0;            // broadcast
-    std::vector<uint64_t> counts; // alltoallv: p x p bytes, counts[i * p + j] from rank i to rank j
+    uint32_t root = 0;  // broadcast
+    std::vector<uint64_t>
+        counts;  // alltoallv: p x p bytes, counts[i * p + j] from rank i to rank j
 };
 
 struct CollectiveResult {
@@ -119,8 +93,12 @@ public:
     const std::vector<int64_t>& comm_time_ps() const { return m_comm_time; }
     // Functional mode: the buffer of `rank` of collective `id`, and the value byte i of rank r
     // starts with.
-    const std::vector<double>& buffer(uint32_t id, uint32_t rank) const { return m_colls.at(id)->buffers.at(rank); }
-    static double initial_value(uint32_t rank, uint64_t byte) { return static_cast<double>((rank + 1) * 16 + byte % 13); }
+    const std::vector<double>& buffer(uint32_t id, uint32_t rank) const {
+        return m_colls.at(id)->buffers.at(rank);
+    }
+    static double initial_value(uint32_t rank, uint64_t byte) {
+        return static_cast<double>((rank + 1) * 16 + byte % 13);
+    }
 
 private:
     struct Message {
@@ -142,7 +120,9 @@ private:
     // (15,488 ranks).
     struct ArrivedSet {
         std::vector<uint64_t> keys;
-        bool contains(uint64_t k) const { return std::find(keys.begin(), keys.end(), k) != keys.end(); }
+        bool contains(uint64_t k) const {
+            return std::find(keys.begin(), keys.end(), k) != keys.end();
+        }
         void insert(uint64_t k) {
             if (!contains(k)) keys.push_back(k);
         }
@@ -153,8 +133,8 @@ private:
     };
     struct RankState {
         uint32_t step = 0;
-        bool busy = false;      // reducing
-        bool reduced = false;   // the current step's reduction is done
+        bool busy = false;     // reducing
+        bool reduced = false;  // the current step's reduction is done
         bool finished = false;
         bool have_step = false;
         Step current;
@@ -170,7 +150,8 @@ private:
         std::unique_ptr<Schedule> schedule;
         std::vector<RankState> ranks;
         std::vector<std::vector<double>> buffers;
-        std::vector<std::vector<double>> send_buffers;  // all-to-all: the input, apart from the output
+        std::vector<std::vector<double>>
+            send_buffers;  // all-to-all: the input, apart from the output
         Done done;
         CollectiveResult result;
         uint32_t ranks_done = 0;

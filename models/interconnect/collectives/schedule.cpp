@@ -1,5 +1,5 @@
-#include "models/common/trace.h"
 #include "models/interconnect/collectives/schedule.h"
+#include "models/common/trace.h"
 
 #include <algorithm>
 
@@ -57,7 +57,8 @@ public:
         const uint64_t t = s / m_chunks, j = s % m_chunks;
         for (uint32_t lane = 0; lane < m_lanes.size(); ++lane) {
             if (t == m_ring_steps) {  // drain: the last ring step's pieces
-                for (uint64_t c = 0; c < m_chunks; ++c) st.waits.push_back(recv_of(r, lane, t - 1, c));
+                for (uint64_t c = 0; c < m_chunks; ++c)
+                    st.waits.push_back(recv_of(r, lane, t - 1, c));
                 continue;
             }
             if (t > 0) st.waits.push_back(recv_of(r, lane, t - 1, j));
@@ -74,7 +75,9 @@ private:
         uint64_t k;  // step within the phase
     };
 
-    uint32_t size(Scope sc) const { return sc == Scope::all ? m_p : sc == Scope::intra ? m_g : m_p / m_g; }
+    uint32_t size(Scope sc) const {
+        return sc == Scope::all ? m_p : sc == Scope::intra ? m_g : m_p / m_g;
+    }
 
     Geometry geometry(uint32_t r, uint32_t lane, uint64_t t) const {
         const Lane& ln = m_lanes[lane];
@@ -112,15 +115,19 @@ private:
 
     SendOp send_of(uint32_t r, uint32_t lane, uint64_t t, uint64_t j) const {
         const Geometry g = geometry(r, lane, t);
-        const Span seg = piece(g.range, mod(static_cast<int64_t>(g.q) + g.phase->shift - static_cast<int64_t>(g.k), g.m), g.m);
+        const Span seg = piece(
+            g.range,
+            mod(static_cast<int64_t>(g.q) + g.phase->shift - static_cast<int64_t>(g.k), g.m), g.m);
         const Span c = piece(seg, j, m_chunks);
         return {g.next, tag(t, j, lane), c.offset, c.offset, c.bytes, g.phase->reduce_scatter};
     }
 
     RecvOp recv_of(uint32_t r, uint32_t lane, uint64_t t, uint64_t j) const {
         const Geometry g = geometry(r, lane, t);
-        const Span seg =
-            piece(g.range, mod(static_cast<int64_t>(g.q) - 1 + g.phase->shift - static_cast<int64_t>(g.k), g.m), g.m);
+        const Span seg = piece(
+            g.range,
+            mod(static_cast<int64_t>(g.q) - 1 + g.phase->shift - static_cast<int64_t>(g.k), g.m),
+            g.m);
         const Span c = piece(seg, j, m_chunks);
         return {g.prev, tag(t, j, lane), c.bytes, g.phase->reduce_scatter};
     }
@@ -135,9 +142,10 @@ private:
     uint64_t m_ring_steps = 0;
 };
 
-// ---- Recursive halving-doubling all-reduce --------------------------------------------------------
-// Ranks beyond the largest power of two p' first hand their buffer to rank r - p' and get the
-// result back at the end (the extra traffic HCCL's H-D_R has when p is not a power of two).
+// ---- Recursive halving-doubling all-reduce
+// -------------------------------------------------------- Ranks beyond the largest power of two p'
+// first hand their buffer to rank r - p' and get the result back at the end (the extra traffic
+// HCCL's H-D_R has when p is not a power of two).
 class HalvingDoubling final : public Schedule {
 public:
     HalvingDoubling(uint32_t p, uint64_t bytes) : m_p(p), m_bytes(bytes) {
@@ -164,7 +172,8 @@ public:
         for (uint32_t i = 1; i <= m_log; ++i) {
             const uint32_t d = m_core >> i;
             const Span h = held.back();
-            const Span lower{h.offset, h.bytes / 2}, upper{h.offset + h.bytes / 2, h.bytes - h.bytes / 2};
+            const Span lower{h.offset, h.bytes / 2},
+                upper{h.offset + h.bytes / 2, h.bytes - h.bytes / 2};
             const bool keep_lower = (r & d) == 0;
             held.push_back(keep_lower ? lower : upper);
             sent.push_back(keep_lower ? upper : lower);
@@ -173,12 +182,14 @@ public:
         auto arrival = [&](uint32_t t) -> RecvOp {
             if (t == 0) return {r + m_core, 0, m_bytes, true};
             if (t <= m_log) return {r ^ (m_core >> t), t, held[t].bytes, true};
-            const uint32_t j = t - m_log;  // doubling step j: distance 2^(j-1), receives the sibling of held[m_log - j + 1]
+            const uint32_t j = t - m_log;  // doubling step j: distance 2^(j-1), receives the
+                                           // sibling of held[m_log - j + 1]
             const uint32_t d = 1u << (j - 1);
             const Span mine = held[m_log - j + 1];
             const Span parent = held[m_log - j];
-            const Span sibling = mine.offset == parent.offset ? Span{parent.offset + mine.bytes, parent.bytes - mine.bytes}
-                                                              : Span{parent.offset, parent.bytes - mine.bytes};
+            const Span sibling = mine.offset == parent.offset
+                                     ? Span{parent.offset + mine.bytes, parent.bytes - mine.bytes}
+                                     : Span{parent.offset, parent.bytes - mine.bytes};
             return {r ^ d, t, sibling.bytes, false};
         };
         if (s - 1 > 0 || r < extras) st.waits.push_back(arrival(s - 1));
@@ -188,7 +199,8 @@ public:
         } else if (s <= 2 * m_log) {
             const uint32_t j = s - m_log;
             const Span mine = held[m_log - j + 1];
-            st.sends.push_back({r ^ (1u << (j - 1)), s, mine.offset, mine.offset, mine.bytes, false});
+            st.sends.push_back(
+                {r ^ (1u << (j - 1)), s, mine.offset, mine.offset, mine.bytes, false});
         } else if (r < extras) {
             st.sends.push_back({r + m_core, final_tag, 0, 0, m_bytes, false});
         }
@@ -201,7 +213,8 @@ private:
     uint32_t m_core = 1, m_log = 0;
 };
 
-// ---- All-to-all blocks: uniform (bytes / p each) or from a counts matrix (all-to-all-v) ------------
+// ---- All-to-all blocks: uniform (bytes / p each) or from a counts matrix (all-to-all-v)
+// ------------
 class AllToAllBlocks {
 public:
     AllToAllBlocks(uint32_t p, uint64_t bytes, const std::vector<uint64_t>& counts)
@@ -215,7 +228,9 @@ public:
                 m_recv_offset[i * p + j] = m_recv_offset[i * p + j - 1] + m_counts[(j - 1) * p + i];
             }
     }
-    uint64_t size(uint32_t from, uint32_t to) const { return m_counts.empty() ? m_block : m_counts[from * m_p + to]; }
+    uint64_t size(uint32_t from, uint32_t to) const {
+        return m_counts.empty() ? m_block : m_counts[from * m_p + to];
+    }
     // Where the block from `from` to `to` sits in the sender's and in the receiver's buffer.
     uint64_t send_offset(uint32_t from, uint32_t to) const {
         return m_counts.empty() ? to * m_block : m_send_offset[from * m_p + to];
@@ -231,13 +246,16 @@ private:
     uint32_t m_p;
     uint64_t m_block;
     std::vector<uint64_t> m_counts;
-    std::vector<uint64_t> m_send_offset, m_recv_offset;  // [sender * p + peer], [receiver * p + sender]
+    std::vector<uint64_t> m_send_offset,
+        m_recv_offset;  // [sender * p + peer], [receiver * p + sender]
 };
 
-// ---- Mesh (all peers at once): all-reduce, reduce-scatter, all-gather, all-to-all direct ------------
+// ---- Mesh (all peers at once): all-reduce, reduce-scatter, all-gather, all-to-all direct
+// ------------
 class MeshSchedule final : public Schedule {
 public:
-    MeshSchedule(CollectiveOp op, uint32_t p, uint64_t bytes, const std::vector<uint64_t>& counts = {})
+    MeshSchedule(CollectiveOp op, uint32_t p, uint64_t bytes,
+                 const std::vector<uint64_t>& counts = {})
         : m_op(op), m_p(p), m_bytes(bytes), m_blocks(p, bytes, counts) {}
     uint32_t steps(uint32_t) const override {
         if (m_p == 1) return 0;
@@ -252,7 +270,9 @@ public:
             const Span theirs = piece(whole, peer, m_p);
             switch (m_op) {
                 case CollectiveOp::allreduce:
-                    if (s == 0) st.sends.push_back({peer, 0, theirs.offset, theirs.offset, theirs.bytes, true});
+                    if (s == 0)
+                        st.sends.push_back(
+                            {peer, 0, theirs.offset, theirs.offset, theirs.bytes, true});
                     if (s == 1) {
                         st.waits.push_back({peer, 0, own.bytes, true});
                         st.sends.push_back({peer, 1, own.offset, own.offset, own.bytes, false});
@@ -260,11 +280,14 @@ public:
                     if (s == 2) st.waits.push_back({peer, 1, theirs.bytes, false});
                     break;
                 case CollectiveOp::reducescatter:
-                    if (s == 0) st.sends.push_back({peer, 0, theirs.offset, theirs.offset, theirs.bytes, true});
+                    if (s == 0)
+                        st.sends.push_back(
+                            {peer, 0, theirs.offset, theirs.offset, theirs.bytes, true});
                     if (s == 1) st.waits.push_back({peer, 0, own.bytes, true});
                     break;
                 case CollectiveOp::allgather:
-                    if (s == 0) st.sends.push_back({peer, 0, own.offset, own.offset, own.bytes, false});
+                    if (s == 0)
+                        st.sends.push_back({peer, 0, own.offset, own.offset, own.bytes, false});
                     if (s == 1) st.waits.push_back({peer, 0, theirs.bytes, false});
                     break;
                 default:  // all-to-all(v): my block for `peer` goes to its slot for me
@@ -282,10 +305,12 @@ private:
     AllToAllBlocks m_blocks;
 };
 
-// ---- All-to-all pairwise: step k exchanges with r + k and r - k -----------------------------------
+// ---- All-to-all pairwise: step k exchanges with r + k and r - k
+// -----------------------------------
 class Pairwise final : public Schedule {
 public:
-    Pairwise(uint32_t p, uint64_t bytes, const std::vector<uint64_t>& counts) : m_p(p), m_blocks(p, bytes, counts) {}
+    Pairwise(uint32_t p, uint64_t bytes, const std::vector<uint64_t>& counts)
+        : m_p(p), m_blocks(p, bytes, counts) {}
     uint32_t steps(uint32_t) const override { return m_p == 1 ? 0 : m_p + 1; }
     Step step(uint32_t r, uint32_t s) const override {
         Step st;
@@ -302,11 +327,16 @@ private:
     AllToAllBlocks m_blocks;
 };
 
-// ---- Broadcast: a chain from the root in pieces (ring / ring_pipelined), or the root to all (mesh) -
+// ---- Broadcast: a chain from the root in pieces (ring / ring_pipelined), or the root to all
+// (mesh) -
 class Broadcast final : public Schedule {
 public:
     Broadcast(uint32_t p, uint64_t bytes, uint32_t root, uint64_t chunks, bool mesh)
-        : m_p(p), m_bytes(bytes), m_root(root), m_chunks(std::max<uint64_t>(chunks, 1)), m_mesh(mesh) {}
+        : m_p(p),
+          m_bytes(bytes),
+          m_root(root),
+          m_chunks(std::max<uint64_t>(chunks, 1)),
+          m_mesh(mesh) {}
     uint32_t steps(uint32_t) const override {
         if (m_p == 1) return 0;
         return m_mesh ? 1 : static_cast<uint32_t>(m_chunks);
@@ -353,18 +383,31 @@ private:
 };
 
 const std::vector<std::pair<CollectiveOp, const char*>> kOps = {
-    {CollectiveOp::allreduce, "allreduce"}, {CollectiveOp::allgather, "allgather"},
-    {CollectiveOp::reducescatter, "reducescatter"}, {CollectiveOp::alltoall, "alltoall"},
+    {CollectiveOp::allreduce, "allreduce"},
+    {CollectiveOp::allgather, "allgather"},
+    {CollectiveOp::reducescatter, "reducescatter"},
+    {CollectiveOp::alltoall, "alltoall"},
     {CollectiveOp::alltoallv, "alltoallv"},
-    {CollectiveOp::broadcast, "broadcast"}, {CollectiveOp::sendrecv, "sendrecv"}};
-const std::vector<std::pair<CollectiveAlgo, const char*>> kAlgos = {
-    {CollectiveAlgo::ring, "ring"}, {CollectiveAlgo::ring_pipelined, "ring_pipelined"},
-    {CollectiveAlgo::halving_doubling, "halving_doubling"}, {CollectiveAlgo::mesh, "mesh"},
-    {CollectiveAlgo::double_ring, "double_ring"}, {CollectiveAlgo::hierarchical, "hierarchical"},
-    {CollectiveAlgo::direct, "direct"}, {CollectiveAlgo::pairwise, "pairwise"}};
+    {CollectiveOp::broadcast, "broadcast"},
+    {CollectiveOp::sendrecv, "sendrecv"}};
+// The algorithm an op uses when none is named.
+CollectiveAlgo default_algorithm(CollectiveOp op) {
+    switch (op) {
+        case CollectiveOp::alltoall:
+        case CollectiveOp::alltoallv:
+            return CollectiveAlgo::pairwise;
+        case CollectiveOp::broadcast:
+            return CollectiveAlgo::ring_pipelined;
+        case CollectiveOp::sendrecv:
+            return CollectiveAlgo::direct;
+        default:
+            return CollectiveAlgo::ring;
+    }
+}
 
 template <class E>
-E parse_name(const std::vector<std::pair<E, const char*>>& table, const std::string& s, const char* what) {
+E parse_name(const std::vector<std::pair<E, const char*>>& table, const std::string& s,
+             const char* what) {
     std::vector<std::string> names;
     for (const auto& [v, n] : table) {
         if (s == n) return v;
@@ -385,11 +428,7 @@ const char* to_string(CollectiveOp op) {
     return "?";
 }
 
-const char* to_string(CollectiveAlgo a) {
-    for (const auto& [v, n] : kAlgos)
-        if (v == a) return n;
-    return "?";
-}
+const char* to_string(CollectiveAlgo a) { return a.name(); }
 
 std::vector<std::string> collective_op_names() {
     std::vector<std::string> names;
@@ -397,28 +436,34 @@ std::vector<std::string> collective_op_names() {
     return names;
 }
 
-std::vector<std::string> collective_algo_names() {
-    std::vector<std::string> names;
-    for (const auto& [v, n] : kAlgos) names.emplace_back(n);
-    return names;
-}
+std::vector<std::string> collective_algo_names() { return collective_algorithm_registry().names(); }
 
 CollectiveOp parse_collective_op(const std::string& s) { return parse_name(kOps, s, "collective"); }
-CollectiveAlgo parse_collective_algo(const std::string& s) { return parse_name(kAlgos, s, "algorithm"); }
+
+CollectiveAlgo parse_collective_algo(const std::string& s) {
+    if (const auto* e = collective_algorithm_registry().find(s))
+        return CollectiveAlgo(e->name.c_str());
+    const std::vector<std::string> names = collective_algo_names();
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    const std::string near = closest_match(s, names);
+    throw InputError(fmt::format("unknown algorithm '{}' (choices: {}){}", s, list,
+                                 near.empty() ? "" : "; did you mean '" + near + "'?"));
+}
 
 std::vector<CollectiveAlgo> algorithms_for(CollectiveOp op) {
-    using A = CollectiveAlgo;
-    switch (op) {
-        case CollectiveOp::allreduce:
-            return {A::ring, A::ring_pipelined, A::halving_doubling, A::mesh, A::double_ring, A::hierarchical};
-        case CollectiveOp::allgather:
-        case CollectiveOp::reducescatter: return {A::ring, A::ring_pipelined, A::mesh};
-        case CollectiveOp::alltoall:
-        case CollectiveOp::alltoallv: return {A::pairwise, A::direct};
-        case CollectiveOp::broadcast: return {A::ring_pipelined, A::ring, A::mesh};
-        case CollectiveOp::sendrecv: return {A::direct};
+    const CollectiveAlgo first = default_algorithm(op);
+    std::vector<CollectiveAlgo> out;
+    if (const auto* e = collective_algorithm_registry().find(first.name())) {
+        if (std::find(e->ops.begin(), e->ops.end(), op) != e->ops.end()) out.push_back(first);
     }
-    return {};
+    for (const auto& impl : collective_algorithm_registry().implementations()) {
+        const auto* e = collective_algorithm_registry().find(impl.name);
+        if (e->name == first.name() || std::find(e->ops.begin(), e->ops.end(), op) == e->ops.end())
+            continue;
+        out.emplace_back(e->name.c_str());
+    }
+    return out;
 }
 
 RankTraffic rank_traffic(const Schedule& schedule, uint32_t rank) {
@@ -439,79 +484,176 @@ std::unique_ptr<Schedule> make_schedule(const ScheduleShape& s) {
     if (std::find(ok.begin(), ok.end(), s.algo) == ok.end()) {
         std::string list;
         for (auto a : ok) list += (list.empty() ? "" : ", ") + std::string(to_string(a));
-        throw InputError(fmt::format("algorithm {} does not apply to {} (choices: {})", to_string(s.algo),
-                                     to_string(s.op), list));
+        throw InputError(fmt::format("algorithm {} does not apply to {} (choices: {})",
+                                     to_string(s.algo), to_string(s.op), list));
     }
     if (s.ranks == 0) throw InputError("a collective needs at least one rank");
     // Byte counts past 2^60 wrap the 64-bit arithmetic of the steps (p x bytes, sums of counts)
     // and come out as impossibly short or negative times: refused wherever a request comes from.
     if (s.bytes > trace::kMaxOpWork) {
-        throw InputError(fmt::format("a collective of {} bytes: more than 2^60, the most one collective may move",
-                                     s.bytes));
+        throw InputError(fmt::format(
+            "a collective of {} bytes: more than 2^60, the most one collective may move", s.bytes));
     }
     if (s.op == CollectiveOp::alltoallv) {
         uint64_t total = 0;
         for (uint64_t c : s.counts) {
             if (__builtin_add_overflow(total, c, &total) || total > trace::kMaxOpWork) {
-                throw InputError("alltoallv counts add up to more than 2^60 bytes, the most one collective may move");
+                throw InputError(
+                    "alltoallv counts add up to more than 2^60 bytes, the most one collective may "
+                    "move");
             }
         }
     }
-    const uint32_t p = s.ranks;
-    const uint64_t per_step = std::max<uint64_t>(1, s.bytes / p);
-    const uint64_t chunks =
-        s.algo == CollectiveAlgo::ring_pipelined && s.chunk_bytes > 0 ? (per_step + s.chunk_bytes - 1) / s.chunk_bytes : 1;
-    const Span whole{0, s.bytes};
-    using A = CollectiveAlgo;
-    switch (s.op) {
-        case CollectiveOp::sendrecv:
-            if (p != 2) throw InputError("sendrecv needs a group of exactly 2 dies");
-            return std::make_unique<SendRecv>(s.bytes);
-        case CollectiveOp::alltoall:
-        case CollectiveOp::alltoallv: {
-            const std::vector<uint64_t> none;
-            const std::vector<uint64_t>& counts = s.op == CollectiveOp::alltoallv ? s.counts : none;
-            if (s.op == CollectiveOp::alltoallv && counts.size() != static_cast<std::size_t>(p) * p)
-                throw InputError(fmt::format("alltoallv needs {} x {} counts, got {}", p, p, counts.size()));
-            if (s.algo == A::pairwise) return std::make_unique<Pairwise>(p, s.bytes, counts);
-            return std::make_unique<MeshSchedule>(CollectiveOp::alltoall, p, s.bytes, counts);
-        }
-        case CollectiveOp::broadcast: {
-            const uint64_t bc_chunks = s.algo == A::ring_pipelined && s.chunk_bytes > 0
-                                           ? std::max<uint64_t>(1, (s.bytes + s.chunk_bytes - 1) / s.chunk_bytes)
-                                           : 1;
-            if (s.root >= p) throw InputError(fmt::format("broadcast root {} is not in the group of {}", s.root, p));
-            return std::make_unique<Broadcast>(p, s.bytes, s.root, bc_chunks, s.algo == A::mesh);
-        }
-        default:
-            break;
+    const CollectiveAlgorithmRegistry::Entry* entry =
+        collective_algorithm_registry().find(s.algo.name());
+    if (!entry) throw InputError(fmt::format("unknown algorithm '{}'", s.algo.name()));
+    if (s.op == CollectiveOp::alltoallv &&
+        s.counts.size() != static_cast<std::size_t>(s.ranks) * s.ranks) {
+        throw InputError(fmt::format("alltoallv needs {} x {} counts, got {}", s.ranks, s.ranks,
+                                     s.counts.size()));
     }
-    if (s.algo == A::mesh) return std::make_unique<MeshSchedule>(s.op, p, s.bytes);
-    if (s.algo == A::halving_doubling) return std::make_unique<HalvingDoubling>(p, s.bytes);
+    if (s.op == CollectiveOp::broadcast && s.root >= s.ranks) {
+        throw InputError(
+            fmt::format("broadcast root {} is not in the group of {}", s.root, s.ranks));
+    }
+    return entry->make(s);
+}
+
+// ---- The built-in algorithms --------------------------------------------------------------
+
+namespace {
+
+// The ring phases of an op: reduce-scatter then all-gather for an all-reduce, one of them alone
+// for the others.
+std::vector<RingPhase> ring_phases(CollectiveOp op) {
     const RingPhase rs_ar{true, 0, Scope::all}, ag_ar{false, 1, Scope::all};
     const RingPhase rs_own{true, -1, Scope::all}, ag_own{false, 0, Scope::all};
-    auto phases = [&]() -> std::vector<RingPhase> {
-        switch (s.op) {
-            case CollectiveOp::allreduce: return {rs_ar, ag_ar};
-            case CollectiveOp::reducescatter: return {rs_own};
-            default: return {ag_own};
-        }
-    };
-    if (s.algo == A::hierarchical) {
-        const uint32_t g = s.ranks_per_node;
-        if (g == 0 || p % g != 0)
-            throw InputError(fmt::format("hierarchical: {} ranks do not split into nodes of {}", p, g));
-        Lane lane{{{true, 0, Scope::intra}, {true, 0, Scope::inter}, {false, 1, Scope::inter}, {false, 1, Scope::intra}},
-                  false, whole};
-        return std::make_unique<RingSchedule>(p, g, 1, std::vector<Lane>{lane});
+    switch (op) {
+        case CollectiveOp::allreduce:
+            return {rs_ar, ag_ar};
+        case CollectiveOp::reducescatter:
+            return {rs_own};
+        default:
+            return {ag_own};
     }
-    if (s.algo == A::double_ring) {
-        // Two rings in opposite directions, each on half of the buffer (all-reduce only).
-        const Span first = piece(whole, 0, 2), second = piece(whole, 1, 2);
-        return std::make_unique<RingSchedule>(p, 1, 1,
-                                              std::vector<Lane>{{phases(), false, first}, {phases(), true, second}});
-    }
-    return std::make_unique<RingSchedule>(p, 1, chunks, std::vector<Lane>{{phases(), false, whole}});
 }
+
+// A ring in pieces of `chunk_bytes` (1 piece per step without), or a broadcast along it.
+std::unique_ptr<Schedule> ring_schedule(const ScheduleShape& s, bool pipelined) {
+    const uint32_t p = s.ranks;
+    if (s.op == CollectiveOp::broadcast) {
+        const uint64_t chunks =
+            pipelined && s.chunk_bytes > 0
+                ? std::max<uint64_t>(1, (s.bytes + s.chunk_bytes - 1) / s.chunk_bytes)
+                : 1;
+        return std::make_unique<Broadcast>(p, s.bytes, s.root, chunks, false);
+    }
+    const uint64_t per_step = std::max<uint64_t>(1, s.bytes / p);
+    const uint64_t chunks =
+        pipelined && s.chunk_bytes > 0 ? (per_step + s.chunk_bytes - 1) / s.chunk_bytes : 1;
+    return std::make_unique<RingSchedule>(
+        p, 1, chunks, std::vector<Lane>{{ring_phases(s.op), false, Span{0, s.bytes}}});
+}
+
+std::unique_ptr<Schedule> all_to_all(const ScheduleShape& s, bool pairwise) {
+    const std::vector<uint64_t> none;
+    const std::vector<uint64_t>& counts = s.op == CollectiveOp::alltoallv ? s.counts : none;
+    if (pairwise) return std::make_unique<Pairwise>(s.ranks, s.bytes, counts);
+    return std::make_unique<MeshSchedule>(CollectiveOp::alltoall, s.ranks, s.bytes, counts);
+}
+
+using Op = CollectiveOp;
+
+}  // namespace
+
+bool CollectiveAlgorithmRegistry::add(Entry entry) {
+    const std::string name = entry.name;
+    if (!m_entries.emplace(name, std::move(entry)).second) {
+        throw std::logic_error("collective algorithm '" + name + "' registered twice");
+    }
+    return true;
+}
+
+const CollectiveAlgorithmRegistry::Entry* CollectiveAlgorithmRegistry::find(
+    const std::string& name) const {
+    const auto it = m_entries.find(name);
+    return it == m_entries.end() ? nullptr : &it->second;
+}
+
+std::vector<RegistryBase::Implementation> CollectiveAlgorithmRegistry::implementations() const {
+    static const std::vector<Param> kNoParams;
+    std::vector<Implementation> out;
+    for (const auto& [name, e] : m_entries) out.push_back({name, e.description, &kNoParams});
+    return out;
+}
+
+CollectiveAlgorithmRegistry& collective_algorithm_registry() {
+    static CollectiveAlgorithmRegistry registry;
+    return registry;
+}
+
+ASIM_REGISTER(collective_algorithm_registry(), ring,
+              "a ring: reduce-scatter then all-gather in p - 1 steps each (or forwarded along it)",
+              {Op::allreduce, Op::allgather, Op::reducescatter, Op::broadcast},
+              [](const ScheduleShape& s) { return ring_schedule(s, false); });
+ASIM_REGISTER(collective_algorithm_registry(), ring_pipelined,
+              "a ring in pieces of network.collectives.chunk, each forwarded as it arrives",
+              {Op::allreduce, Op::allgather, Op::reducescatter, Op::broadcast},
+              [](const ScheduleShape& s) { return ring_schedule(s, true); });
+ASIM_REGISTER(collective_algorithm_registry(), halving_doubling,
+              "recursive halving (reduce-scatter) and doubling (all-gather), log2 p steps each",
+              {Op::allreduce}, [](const ScheduleShape& s) {
+                  return std::make_unique<HalvingDoubling>(s.ranks, s.bytes);
+              });
+ASIM_REGISTER(collective_algorithm_registry(), mesh,
+              "every rank sends its share to every other at once (full mesh)",
+              {Op::allreduce, Op::allgather, Op::reducescatter, Op::broadcast},
+              [](const ScheduleShape& s) -> std::unique_ptr<Schedule> {
+                  if (s.op == Op::broadcast) {
+                      return std::make_unique<Broadcast>(s.ranks, s.bytes, s.root, 1, true);
+                  }
+                  return std::make_unique<MeshSchedule>(s.op, s.ranks, s.bytes);
+              });
+ASIM_REGISTER(collective_algorithm_registry(), double_ring,
+              "two rings in opposite directions, each on half of the buffer", {Op::allreduce},
+              [](const ScheduleShape& s) {
+                  const Span whole{0, s.bytes};
+                  const auto phases = ring_phases(s.op);
+                  return std::make_unique<RingSchedule>(
+                      s.ranks, 1, 1,
+                      std::vector<Lane>{{phases, false, piece(whole, 0, 2)},
+                                        {phases, true, piece(whole, 1, 2)}});
+              });
+ASIM_REGISTER(collective_algorithm_registry(), hierarchical,
+              "reduce-scatter inside each node, all-reduce across nodes, all-gather inside",
+              {Op::allreduce}, [](const ScheduleShape& s) {
+                  const uint32_t g = s.ranks_per_node;
+                  if (g == 0 || s.ranks % g != 0) {
+                      throw InputError(fmt::format(
+                          "hierarchical: {} ranks do not split into nodes of {}", s.ranks, g));
+                  }
+                  Lane lane{{{true, 0, Scope::intra},
+                             {true, 0, Scope::inter},
+                             {false, 1, Scope::inter},
+                             {false, 1, Scope::intra}},
+                            false,
+                            Span{0, s.bytes}};
+                  return std::make_unique<RingSchedule>(s.ranks, g, 1, std::vector<Lane>{lane});
+              });
+ASIM_REGISTER(collective_algorithm_registry(), direct,
+              "every block straight to its peer at once (all-to-all), or one send (sendrecv)",
+              {Op::alltoall, Op::alltoallv, Op::sendrecv},
+              [](const ScheduleShape& s) -> std::unique_ptr<Schedule> {
+                  if (s.op == Op::sendrecv) {
+                      if (s.ranks != 2)
+                          throw InputError("sendrecv needs a group of exactly 2 dies");
+                      return std::make_unique<SendRecv>(s.bytes);
+                  }
+                  return all_to_all(s, false);
+              });
+ASIM_REGISTER(collective_algorithm_registry(), pairwise,
+              "all-to-all in p - 1 rounds, each rank exchanging with one peer per round",
+              {Op::alltoall, Op::alltoallv},
+              [](const ScheduleShape& s) { return all_to_all(s, true); });
 
 }  // namespace asim

@@ -12,40 +12,80 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "models/common/registry.h"
+
 namespace asim {
 
-enum class CollectiveOp { allreduce, allgather, reducescatter, alltoall, alltoallv, broadcast, sendrecv };
-enum class CollectiveAlgo { ring, ring_pipelined, halving_doubling, mesh, double_ring, hierarchical, direct, pairwise };
+enum class CollectiveOp {
+    allreduce,
+    allgather,
+    reducescatter,
+    alltoall,
+    alltoallv,
+    broadcast,
+    sendrecv
+};
+// A collective algorithm, by the name it is registered under (collective_algorithm_registry()
+// below). The built-in ones have constants (CollectiveAlgo::ring, ...); one registered in a file
+// of its own is reached by its name through parse_collective_algo(). Cheap to copy: it holds the
+// registered name, which lives as long as the program.
+class CollectiveAlgo {
+public:
+    constexpr CollectiveAlgo() = default;  // ring
+    constexpr explicit CollectiveAlgo(const char* name) : m_name(name) {}
+    const char* name() const { return m_name; }
+    friend bool operator==(CollectiveAlgo a, CollectiveAlgo b) {
+        return std::strcmp(a.m_name, b.m_name) == 0;
+    }
+    friend bool operator!=(CollectiveAlgo a, CollectiveAlgo b) { return !(a == b); }
+
+    static const CollectiveAlgo ring, ring_pipelined, halving_doubling, mesh, double_ring,
+        hierarchical, direct, pairwise;
+
+private:
+    const char* m_name = "ring";
+};
+inline constexpr CollectiveAlgo CollectiveAlgo::ring{"ring"};
+inline constexpr CollectiveAlgo CollectiveAlgo::ring_pipelined{"ring_pipelined"};
+inline constexpr CollectiveAlgo CollectiveAlgo::halving_doubling{"halving_doubling"};
+inline constexpr CollectiveAlgo CollectiveAlgo::mesh{"mesh"};
+inline constexpr CollectiveAlgo CollectiveAlgo::double_ring{"double_ring"};
+inline constexpr CollectiveAlgo CollectiveAlgo::hierarchical{"hierarchical"};
+inline constexpr CollectiveAlgo CollectiveAlgo::direct{"direct"};
+inline constexpr CollectiveAlgo CollectiveAlgo::pairwise{"pairwise"};
 
 const char* to_string(CollectiveOp op);
 const char* to_string(CollectiveAlgo a);
 // Throw InputError listing the choices.
 CollectiveOp parse_collective_op(const std::string& s);
 CollectiveAlgo parse_collective_algo(const std::string& s);
-// The algorithms `op` accepts (the first is the default).
+// The algorithms `op` accepts: its default first, then the other registered ones by name.
 std::vector<CollectiveAlgo> algorithms_for(CollectiveOp op);
-// Every op's and every algorithm's name, in the one list they are kept in, for --help.
+// Every op's name (the trace format's list) and every registered algorithm's, for --help.
 std::vector<std::string> collective_op_names();
 std::vector<std::string> collective_algo_names();
 
 struct SendOp {
-    uint32_t peer;     // rank in the group
-    uint32_t tag;      // matches the receiver's RecvOp
+    uint32_t peer;  // rank in the group
+    uint32_t tag;   // matches the receiver's RecvOp
     uint64_t src_offset;
     uint64_t dst_offset;
     uint64_t bytes;
-    bool reduce;       // add into the receiver's buffer (else copy)
+    bool reduce;  // add into the receiver's buffer (else copy)
 };
 
 struct RecvOp {
     uint32_t peer;
     uint32_t tag;
     uint64_t bytes;
-    bool reduce;       // costs a reduction of `bytes` before the step's sends
+    bool reduce;  // costs a reduction of `bytes` before the step's sends
 };
 
 struct Step {
@@ -58,10 +98,10 @@ struct ScheduleShape {
     CollectiveAlgo algo = CollectiveAlgo::ring;
     uint32_t ranks = 1;
     uint64_t bytes = 0;
-    uint64_t chunk_bytes = 0;     // ring_pipelined, broadcast: pieces forwarded as they arrive
-    uint32_t ranks_per_node = 1;  // hierarchical: group ranks i*g .. i*g+g-1 share a node
-    uint32_t root = 0;            // broadcast
-    std::vector<uint64_t> counts; // alltoallv: p x p bytes, row = sender
+    uint64_t chunk_bytes = 0;      // ring_pipelined, broadcast: pieces forwarded as they arrive
+    uint32_t ranks_per_node = 1;   // hierarchical: group ranks i*g .. i*g+g-1 share a node
+    uint32_t root = 0;             // broadcast
+    std::vector<uint64_t> counts;  // alltoallv: p x p bytes, row = sender
 };
 
 class Schedule {
@@ -73,6 +113,31 @@ public:
 
 // Throws InputError when the algorithm does not apply to the op or the shape.
 std::unique_ptr<Schedule> make_schedule(const ScheduleShape& shape);
+
+// The algorithms by name. An algorithm is a file that registers its Schedule for the ops it
+// applies to (schedule.cpp has the built-in ones):
+//   ASIM_REGISTER(collective_algorithm_registry(), ring, "description", {CollectiveOp::allreduce},
+//                 [](const ScheduleShape& s) { return std::make_unique<MySchedule>(s); });
+// The factory may throw InputError for a shape it cannot take (make_schedule has checked the op,
+// the group size and the byte counts).
+class CollectiveAlgorithmRegistry final : public RegistryBase {
+public:
+    using Factory = std::function<std::unique_ptr<Schedule>(const ScheduleShape&)>;
+    struct Entry {
+        std::string name;
+        std::string description;
+        std::vector<CollectiveOp> ops;
+        Factory make;
+    };
+    CollectiveAlgorithmRegistry() : RegistryBase("collective algorithm") {}
+    bool add(Entry entry);
+    const Entry* find(const std::string& name) const;
+    std::vector<Implementation> implementations() const override;
+
+private:
+    std::map<std::string, Entry> m_entries;
+};
+CollectiveAlgorithmRegistry& collective_algorithm_registry();
 
 // What one rank moves and reduces over a whole schedule: the bytes it sends (read from its
 // memory), receives (written to it) and reduces (its received bytes that are added in).

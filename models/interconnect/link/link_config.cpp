@@ -12,9 +12,14 @@ namespace {
 // Every key defaults to the parent's: an uplink of a Clos to the die link, the others to the
 // link defaults (LinkParams) where they have one.
 const ParamTable kLink(
-    {"network.node.link", "network.node.fallback", "network.scale_out.nic", "network.scale_out.uplink"}, "Link",
-    {Param::integer("lanes", "", "lanes (SerDes) per direction").dflt_from("the parent's, else 1").range(1, 4096),
-     Param::bit_rate("lane_rate", "signalling rate per lane and direction").dflt_from("the parent's; required for a die link"),
+    {"network.node.link", "network.node.fallback", "network.scale_out.nic",
+     "network.scale_out.uplink"},
+    "Link",
+    {Param::integer("lanes", "", "lanes (SerDes) per direction")
+         .dflt_from("the parent's, else 1")
+         .range(1, 4096),
+     Param::bit_rate("lane_rate", "signalling rate per lane and direction")
+         .dflt_from("the parent's; required for a die link"),
      Param::real("read_efficiency", "", "share of the raw rate that carries read-response packets")
          .dflt_from("the parent's, else 1")
          .range(1e-6, 1.0),
@@ -26,7 +31,8 @@ const ParamTable kLink(
          .dflt_from("the parent's, else 0B")
          .zero_allowed(),
      Param::time("propagation", "wire or optics flight time").dflt_from("the parent's, else 0ns"),
-     Param::time("switch_latency", "forwarding latency of the element the link enters").dflt_from("the parent's, else 0ns"),
+     Param::time("switch_latency", "forwarding latency of the element the link enters")
+         .dflt_from("the parent's, else 0ns"),
      Param::integer("buffer_packets", "packets", "receive buffer: the sender's credits")
          .dflt_from("the parent's, else 64")
          .range(1, 1 << 20),
@@ -48,7 +54,8 @@ LinkParams parse_link_params(const ConfigNode& node, const LinkParams& d) {
     p.header_bytes = kLink.size(node, "header", d.header_bytes);
     p.propagation_ps = kLink.time_ps(node, "propagation", d.propagation_ps);
     p.switch_latency_ps = kLink.time_ps(node, "switch_latency", d.switch_latency_ps);
-    p.buffer_packets = static_cast<uint32_t>(kLink.integer(node, "buffer_packets", d.buffer_packets));
+    p.buffer_packets =
+        static_cast<uint32_t>(kLink.integer(node, "buffer_packets", d.buffer_packets));
     p.error_rate = kLink.real(node, "error_rate", d.error_rate);
     p.retry_latency_ps = kLink.time_ps(node, "retry_latency", d.retry_latency_ps);
     const std::string bad = p.problems("");

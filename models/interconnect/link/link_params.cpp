@@ -16,7 +16,8 @@ std::string LinkParams::problems(const std::string& where) const {
     if (!(read_efficiency > 0 && read_efficiency <= 1)) add("read_efficiency must be in (0, 1]");
     if (!(write_efficiency > 0 && write_efficiency <= 1)) add("write_efficiency must be in (0, 1]");
     if (mtu_bytes == 0) add("mtu must be > 0");
-    if (propagation_ps < 0 || switch_latency_ps < 0 || retry_latency_ps < 0) add("latencies must be >= 0");
+    if (propagation_ps < 0 || switch_latency_ps < 0 || retry_latency_ps < 0)
+        add("latencies must be >= 0");
     if (buffer_packets == 0) add("buffer_packets must be >= 1");
     if (!(error_rate >= 0 && error_rate < 1)) add("error_rate must be in [0, 1)");
     return p;

@@ -20,7 +20,7 @@ constexpr std::size_t kPoke = 0, kWake = 1;  // the two kinds of try_send event
 struct Packet {
     uint64_t payload = 0;
     std::size_t path = 0;
-    std::size_t hop = 0;  // link the packet is waiting for / crossing
+    std::size_t hop = 0;               // link the packet is waiting for / crossing
     bool holds_upstream_slot = false;  // still in the previous link's receive buffer
 };
 
@@ -40,7 +40,7 @@ struct Event {
     int64_t time;
     uint64_t seq;
     EventKind kind;
-    std::size_t hop;     // flat hop index
+    std::size_t hop;  // flat hop index
     std::size_t packet;
     bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
@@ -81,14 +81,16 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
     const PacketTransferResult r2 = simulate(k2 * mtu + tail, op);
     const uint64_t more = full - k2, span = k2 - k1;
     auto extend = [&](auto a, auto b) {
-        const __int128 v = static_cast<__int128>(b) +
-                           static_cast<__int128>(more) * (static_cast<__int128>(b) - static_cast<__int128>(a)) /
-                               static_cast<__int128>(span);
+        const __int128 v =
+            static_cast<__int128>(b) + static_cast<__int128>(more) *
+                                           (static_cast<__int128>(b) - static_cast<__int128>(a)) /
+                                           static_cast<__int128>(span);
         return v;
     };
     const __int128 completion = extend(r1.completion_ps, r2.completion_ps);
     if (completion >= static_cast<__int128>(kNever)) {
-        throw InputError(fmt::format("a message of {} B takes longer than 2^63 ps (106 days) on this path", bytes));
+        throw InputError(fmt::format(
+            "a message of {} B takes longer than 2^63 ps (106 days) on this path", bytes));
     }
     PacketTransferResult r;
     r.completion_ps = static_cast<int64_t>(completion);
@@ -104,9 +106,10 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
     for (std::size_t p = 0; p < m_down_at.size(); ++p) {
         for (std::size_t h = 0; h < m_down_at[p].size(); ++h) {
             if (m_down_at[p][h] < r.completion_ps) {
-                throw SimulationError(fmt::format("watchdog: message of {} B stalled: link {} of path {} goes down "
-                                                  "at {} ps, before the message ends (a link is down)",
-                                                  bytes, h, p, m_down_at[p][h]));
+                throw SimulationError(
+                    fmt::format("watchdog: message of {} B stalled: link {} of path {} goes down "
+                                "at {} ps, before the message ends (a link is down)",
+                                bytes, h, p, m_down_at[p][h]));
             }
         }
     }
@@ -151,10 +154,11 @@ PacketTransferResult PacketPath::simulate(uint64_t bytes, LinkOp op) {
     };
     auto observe = [&](const Hop& h) {
         r.min_credits = std::min(r.min_credits, h.credits);
-        r.max_credit_excess = std::max(r.max_credit_excess, h.credits - static_cast<int64_t>(h.link.buffer_packets));
+        r.max_credit_excess =
+            std::max(r.max_credit_excess, h.credits - static_cast<int64_t>(h.link.buffer_packets));
         if (h.credits < 0 || h.credits > static_cast<int64_t>(h.link.buffer_packets))
-            throw SimulationError(fmt::format("packet path: credit count {} outside [0, {}]", h.credits,
-                                              h.link.buffer_packets));
+            throw SimulationError(fmt::format("packet path: credit count {} outside [0, {}]",
+                                              h.credits, h.link.buffer_packets));
     };
     auto is_last = [&](std::size_t flat) {
         for (std::size_t p = 0; p < first.size(); ++p)
@@ -209,7 +213,8 @@ PacketTransferResult PacketPath::simulate(uint64_t bytes, LinkOp op) {
                     // Corrupted: the receiver drops it (its slot frees, credit goes back) and NAKs.
                     ++r.retries;
                     post(now + h.link.propagation_ps, EventKind::credit_return, e.hop, 0);
-                    post(now + h.link.propagation_ps + h.link.retry_latency_ps, EventKind::nak, e.hop, e.packet);
+                    post(now + h.link.propagation_ps + h.link.retry_latency_ps, EventKind::nak,
+                         e.hop, e.packet);
                     break;
                 }
                 if (is_last(e.hop)) {
@@ -245,22 +250,25 @@ PacketTransferResult PacketPath::simulate(uint64_t bytes, LinkOp op) {
         int listed = 0;
         for (std::size_t i = 0; i < count && listed < 8; ++i) {
             if (arrivals[i] != 0) continue;
-            stuck += fmt::format(" packet {} (path {}, link {})", i, packets[i].path, packets[i].hop);
+            stuck +=
+                fmt::format(" packet {} (path {}, link {})", i, packets[i].path, packets[i].hop);
             ++listed;
         }
-        throw SimulationError(fmt::format("watchdog: message of {} B stalled at {} ps, {} of {} packets "
-                                          "undelivered (a link is down):{}",
-                                          bytes, now, count - r.delivered, count, stuck));
+        throw SimulationError(
+            fmt::format("watchdog: message of {} B stalled at {} ps, {} of {} packets "
+                        "undelivered (a link is down):{}",
+                        bytes, now, count - r.delivered, count, stuck));
     }
     if (r.min_credits == kNever) r.min_credits = 0;
     return r;
 }
 
 int64_t remote_access_ps(const std::vector<std::vector<LinkParams>>& forward,
-                         const std::vector<std::vector<LinkParams>>& reverse, uint64_t bytes, LinkOp op,
-                         const RemoteAccessTiming& endpoint, uint64_t seed) {
+                         const std::vector<std::vector<LinkParams>>& reverse, uint64_t bytes,
+                         LinkOp op, const RemoteAccessTiming& endpoint, uint64_t seed) {
     // The header-only request or acknowledgement takes one path (the first).
-    const std::vector<std::vector<LinkParams>> control_fwd{forward.front()}, control_rev{reverse.front()};
+    const std::vector<std::vector<LinkParams>> control_fwd{forward.front()},
+        control_rev{reverse.front()};
     if (op == LinkOp::read) {
         const int64_t request = PacketPath(control_fwd, seed).send(0, LinkOp::read).completion_ps;
         const int64_t data = PacketPath(reverse, seed + 1).send(bytes, LinkOp::read).completion_ps;

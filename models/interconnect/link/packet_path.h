@@ -30,13 +30,13 @@
 namespace asim {
 
 struct PacketTransferResult {
-    int64_t completion_ps = 0;   // last payload byte delivered at the far end (from the start)
-    uint64_t packets = 0;        // distinct packets of the message
-    uint64_t transmissions = 0;  // packet sends over all links (retries included)
-    uint64_t retries = 0;        // corrupted arrivals that were sent again
-    uint64_t delivered = 0;      // packets that reached the far end (each must arrive once)
-    uint64_t duplicates = 0;     // packets that reached the far end more than once (must be 0)
-    int64_t min_credits = 0;     // lowest credit count seen on any link (must be >= 0)
+    int64_t completion_ps = 0;      // last payload byte delivered at the far end (from the start)
+    uint64_t packets = 0;           // distinct packets of the message
+    uint64_t transmissions = 0;     // packet sends over all links (retries included)
+    uint64_t retries = 0;           // corrupted arrivals that were sent again
+    uint64_t delivered = 0;         // packets that reached the far end (each must arrive once)
+    uint64_t duplicates = 0;        // packets that reached the far end more than once (must be 0)
+    int64_t min_credits = 0;        // lowest credit count seen on any link (must be >= 0)
     int64_t max_credit_excess = 0;  // highest credits - buffer seen on any link (must be <= 0)
     uint64_t events = 0;
 };
@@ -77,7 +77,7 @@ struct RemoteAccessTiming {
     int64_t memory_write_ps = 0;
 };
 int64_t remote_access_ps(const std::vector<std::vector<LinkParams>>& forward,
-                         const std::vector<std::vector<LinkParams>>& reverse, uint64_t bytes, LinkOp op,
-                         const RemoteAccessTiming& endpoint, uint64_t seed);
+                         const std::vector<std::vector<LinkParams>>& reverse, uint64_t bytes,
+                         LinkOp op, const RemoteAccessTiming& endpoint, uint64_t seed);
 
 }  // namespace asim

@@ -153,7 +153,8 @@ void FlowNetwork::set_link_down(uint32_t link, int64_t at_ps) {
     post(std::max(at_ps, m_now), Kind::link_down, link);
 }
 
-std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes) {
+std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t src, uint32_t dst,
+                                                                        LinkOp op, double bytes) {
     const LinkParams& first = m_topology.params().die_link;
     const uint64_t packets = first.packets_for(static_cast<uint64_t>(bytes));
     // Small messages use as many paths as they have packets.
@@ -191,7 +192,8 @@ std::shared_ptr<FlowNetwork::RouteTemplate> FlowNetwork::route_template(uint32_t
     const double k = static_cast<double>(r.paths.size());
     std::vector<std::pair<uint32_t, double>> use;
     for (const Path& p : r.paths)
-        for (uint32_t l : p) use.emplace_back(l, 1.0 / (k * m_topology.link_params(l).payload_bytes_per_s(op)));
+        for (uint32_t l : p)
+            use.emplace_back(l, 1.0 / (k * m_topology.link_params(l).payload_bytes_per_s(op)));
     std::sort(use.begin(), use.end());
     for (const auto& [l, c] : use) {
         if (!r.links.empty() && r.links.back() == l) {
@@ -277,7 +279,8 @@ void FlowNetwork::aggregate_bundles(RouteTemplate& r) const {
     r.bundled = true;
 }
 
-uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes) {
+uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route,
+                               double bytes) {
     uint32_t id;
     if (!m_free_flows.empty()) {
         id = m_free_flows.back();
@@ -292,18 +295,21 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTem
     f.remaining = bytes;
     f.rate = 0;
     f.updated = m_now;
-    const uint64_t first_packet = static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(route->paths.size())));
+    const uint64_t first_packet =
+        static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(route->paths.size())));
     // Past the largest MTU of any link the store-and-forward term no longer grows with the size.
     const TopologyParams& tp = m_topology.params();
-    const uint64_t max_mtu = std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
-                                       tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
+    const uint64_t max_mtu =
+        std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
+                  tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
     // Past the largest MTU every size has the same latency; below it a collective repeats sizes.
     const uint64_t latency_key = std::min(first_packet, max_mtu);
     if (route->latency_ps >= 0 && route->latency_packet == latency_key) {
         f.latency = route->latency_ps;
     } else {
         f.latency = 0;
-        for (const Path& p : route->paths) f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
+        for (const Path& p : route->paths)
+            f.latency = std::max(f.latency, m_topology.path_latency_ps(p, first_packet, op));
         route->latency_packet = latency_key;
         route->latency_ps = f.latency;
     }
@@ -345,7 +351,8 @@ void FlowNetwork::activate(uint32_t id) {
 void FlowNetwork::deactivate(uint32_t id) {
     Flow& f = m_flows[id];
     // Account the bytes sent since the last update.
-    const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
+    const double sent =
+        std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
     note_sent(f, sent);
     f.route->carried += sent;
     f.remaining -= sent;
@@ -360,7 +367,8 @@ void FlowNetwork::deactivate(uint32_t id) {
         on_link.pop();
         if (moved != id) {
             Flow& g = m_flows[moved];  // its links are sorted
-            const auto at = std::lower_bound(g.route->links.begin(), g.route->links.end(), l) - g.route->links.begin();
+            const auto at = std::lower_bound(g.route->links.begin(), g.route->links.end(), l) -
+                            g.route->links.begin();
             g.slot[static_cast<std::size_t>(at)] = f.slot[i];
         }
         count_member(l, -1);
@@ -439,7 +447,8 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     // Bring every flow of the component up to now.
     for (uint32_t fid : comp_flows) {
         Flow& f = m_flows[fid];
-        const double sent = std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
+        const double sent =
+            std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
         note_sent(f, sent);
         f.route->carried += sent;  // the bytes sent at the old rate were carried by its links
         f.remaining -= sent;
@@ -452,7 +461,8 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
         if (f.rate != rate) {
             f.rate = rate;
             ++f.version;
-            const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+            const int64_t dt =
+                static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
             post(m_now + dt, Kind::finish, comp_flows[0], f.version);
         }
         return;
@@ -528,7 +538,9 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
         double level;
         uint32_t link;
         uint32_t version;
-        bool operator>(const Entry& o) const { return level != o.level ? level > o.level : link > o.link; }
+        bool operator>(const Entry& o) const {
+            return level != o.level ? level > o.level : link > o.link;
+        }
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
     for (uint32_t p = 0; p < state.size(); ++p)
@@ -560,7 +572,8 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
         f.rate = new_rate[fi];
         ++f.version;
         if (f.rate <= 0) continue;
-        const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+        const int64_t dt =
+            static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
         post(m_now + dt, Kind::finish, comp_flows[fi], f.version);
     }
 }
@@ -617,7 +630,8 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                     clear_routes();
                     // The flows on the link and those aggregated over its bundle (they cross it).
                     std::vector<uint32_t> on_link;
-                    for (uint32_t j = 0; j < m_link_flows[e.id].size(); ++j) on_link.push_back(m_link_flows[e.id][j]);
+                    for (uint32_t j = 0; j < m_link_flows[e.id].size(); ++j)
+                        on_link.push_back(m_link_flows[e.id][j]);
                     if (const uint32_t v = m_link_bundle[e.id]; v != Topology::kNoBundle)
                         for (uint32_t j = 0; j < m_link_flows[v].size(); ++j)
                             on_link.push_back(m_link_flows[v][j]);
@@ -630,7 +644,8 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                         m_free_flows.push_back(fid);
                         ++m_stats.reroutes;
                         const Transfer& tr = m_transfers[t_id];
-                        std::shared_ptr<RouteTemplate> route = route_template(tr.src, tr.dst, tr.op, left);
+                        std::shared_ptr<RouteTemplate> route =
+                            route_template(tr.src, tr.dst, tr.op, left);
                         if (route == nullptr) {
                             m_transfers[t_id].stuck = true;
                             ++m_transfers[t_id].flows_left;  // never delivered
@@ -661,12 +676,14 @@ void FlowNetwork::report_stuck() const {
         if (!t.stuck) continue;
         ++stuck;
         if (listed++ < 10)
-            list += fmt::format("\n  {} die{} -> die{}{}", m_labeler ? m_labeler(t.label_key) : "transfer", t.src, t.dst,
+            list += fmt::format("\n  {} die{} -> die{}{}",
+                                m_labeler ? m_labeler(t.label_key) : "transfer", t.src, t.dst,
                                 " (no route: the links it needs are down)");
     }
-    throw SimulationError(fmt::format("watchdog: the network stalled at {:.3f} us with {} transfers unfinished "
-                                      "({} without a route):{}",
-                                      static_cast<double>(m_now) * 1e-6, m_pending, stuck, list));
+    throw SimulationError(
+        fmt::format("watchdog: the network stalled at {:.3f} us with {} transfers unfinished "
+                    "({} without a route):{}",
+                    static_cast<double>(m_now) * 1e-6, m_pending, stuck, list));
 }
 
 }  // namespace asim

@@ -42,13 +42,13 @@
 namespace asim {
 
 struct FlowNetworkStats {
-    uint64_t events = 0;          // events processed
-    uint64_t transfers = 0;       // transfers started
-    uint64_t flows = 0;           // flows started (one per transfer, one more per reroute)
-    uint64_t reroutes = 0;        // flows moved off a link that went down
-    uint64_t rate_solves = 0;     // max-min recomputations
-    uint64_t solved_flows = 0;    // flows visited by them
-    uint64_t bundled_flows = 0;   // flows that cross at least one aggregated bundle
+    uint64_t events = 0;         // events processed
+    uint64_t transfers = 0;      // transfers started
+    uint64_t flows = 0;          // flows started (one per transfer, one more per reroute)
+    uint64_t reroutes = 0;       // flows moved off a link that went down
+    uint64_t rate_solves = 0;    // max-min recomputations
+    uint64_t solved_flows = 0;   // flows visited by them
+    uint64_t bundled_flows = 0;  // flows that cross at least one aggregated bundle
 };
 
 class FlowNetwork {
@@ -125,18 +125,18 @@ private:
         int64_t latency_ps = -1;      // ... and the path latency for it (-1: none yet)
         uint64_t message_bytes = 0;   // message_latency_ps's last size ...
         int64_t message_latency_ps = -1;  // ... and its answer (-1: none yet)
-        bool bundled = false;         // crosses an aggregated bundle
+        bool bundled = false;             // crosses an aggregated bundle
     };
     struct Flow {
         uint32_t transfer;
         std::shared_ptr<RouteTemplate> route;
-        double remaining;        // payload bytes still to leave the source
-        double rate = 0;         // payload bytes per second
-        int64_t updated = 0;     // time `remaining` refers to
-        int64_t latency = 0;     // path latency
-        uint32_t version = 0;    // finish events of older versions are stale
+        double remaining;      // payload bytes still to leave the source
+        double rate = 0;       // payload bytes per second
+        int64_t updated = 0;   // time `remaining` refers to
+        int64_t latency = 0;   // path latency
+        uint32_t version = 0;  // finish events of older versions are stale
         bool active = false;
-        std::vector<uint32_t> slot;           // position in each link's flow list
+        std::vector<uint32_t> slot;  // position in each link's flow list
         uint32_t mark = 0;
     };
     struct Transfer {
@@ -156,10 +156,13 @@ private:
         Kind kind;
         uint32_t id;
         uint32_t version;
-        bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+        bool operator>(const Event& o) const {
+            return time != o.time ? time > o.time : seq > o.seq;
+        }
     };
 
-    std::shared_ptr<RouteTemplate> route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes);
+    std::shared_ptr<RouteTemplate> route_template(uint32_t src, uint32_t dst, LinkOp op,
+                                                  double bytes);
     void aggregate_bundles(RouteTemplate& r) const;
     static constexpr uint64_t kAllMembers = ~uint64_t{0};
     bool uses_member(uint64_t mask, std::size_t position) const {

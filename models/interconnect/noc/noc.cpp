@@ -11,26 +11,29 @@ namespace asim {
 
 std::vector<std::pair<std::string, std::string>> NocParams::validate() const {
     std::vector<std::pair<std::string, std::string>> problems;
-    if (topology == Topology::kMesh && mesh_columns == 0) problems.emplace_back("mesh_columns", "must be at least 1");
+    if (topology == Topology::kMesh && mesh_columns == 0)
+        problems.emplace_back("mesh_columns", "must be at least 1");
     return problems;
 }
 
 namespace {
-const ParamTable kNoc({"die.noc"}, "On-die network",
-                      {Param::choice("topology", {"crossbar", "mesh"}, "crossbar (a latency per pair) or a 2-D mesh"),
-                       Param::integer("mesh_columns", "routers", "(mesh) routers per row; the cores fill rows of it")
-                           .range(1, 1024)
-                           .dflt_from("required for a mesh"),
-                       Param::real("link_bytes_per_cycle", "B/cycle",
-                                   "(mesh) width of a mesh link; 0: links not modelled (bandwidth at the endpoints)")
-                           .dflt("0")
-                           .range(0, 1e6),
-                       Param::integer("hop_cycles", "cycles", "router pipeline per hop").range(0, 1000)});
+const ParamTable kNoc(
+    {"die.noc"}, "On-die network",
+    {Param::choice("topology", {"crossbar", "mesh"}, "crossbar (a latency per pair) or a 2-D mesh"),
+     Param::integer("mesh_columns", "routers", "(mesh) routers per row; the cores fill rows of it")
+         .range(1, 1024)
+         .dflt_from("required for a mesh"),
+     Param::real("link_bytes_per_cycle", "B/cycle",
+                 "(mesh) width of a mesh link; 0: links not modelled (bandwidth at the endpoints)")
+         .dflt("0")
+         .range(0, 1e6),
+     Param::integer("hop_cycles", "cycles", "router pipeline per hop").range(0, 1000)});
 }  // namespace
 
 NocParams parse_noc_params(const ConfigNode& node) {
     NocParams p;
-    p.topology = kNoc.string(node, "topology") == "mesh" ? NocParams::Topology::kMesh : NocParams::Topology::kCrossbar;
+    p.topology = kNoc.string(node, "topology") == "mesh" ? NocParams::Topology::kMesh
+                                                         : NocParams::Topology::kCrossbar;
     if (p.topology == NocParams::Topology::kMesh) {
         p.mesh_columns = static_cast<uint32_t>(kNoc.integer(node, "mesh_columns"));
         p.link_bytes_per_cycle = kNoc.real(node, "link_bytes_per_cycle");
@@ -46,23 +49,27 @@ NocParams parse_noc_params(const ConfigNode& node) {
     return p;
 }
 
-NocRoutes::NocRoutes(const NocParams& params, uint32_t cores, uint32_t l2_slices, uint32_t hbm_controllers)
+NocRoutes::NocRoutes(const NocParams& params, uint32_t cores, uint32_t l2_slices,
+                     uint32_t hbm_controllers)
     : m_params(params), m_cores(cores) {
     if (params.topology == NocParams::Topology::kMesh) {
         m_columns = std::max<uint32_t>(1, params.mesh_columns);
-        const uint32_t rows = std::max<uint32_t>(1, (std::max<uint32_t>(cores, 1) + m_columns - 1) / m_columns);
+        const uint32_t rows =
+            std::max<uint32_t>(1, (std::max<uint32_t>(cores, 1) + m_columns - 1) / m_columns);
         m_routers = m_columns * rows;
         m_links = 2 * rows * (m_columns - 1) + 2 * m_columns * (rows - 1);
     }
     // Slices spread evenly over the routers (a crossbar has one "router": every pair is one hop).
     for (uint32_t s = 0; s < l2_slices; ++s) {
-        m_slice_router.push_back(static_cast<uint32_t>(uint64_t{s} * m_routers / std::max<uint32_t>(1, l2_slices)));
+        m_slice_router.push_back(
+            static_cast<uint32_t>(uint64_t{s} * m_routers / std::max<uint32_t>(1, l2_slices)));
     }
     // HBM controllers on the left and right edges, rows spread top to bottom.
     const uint32_t rows = m_routers / m_columns;
     for (uint32_t h = 0; h < hbm_controllers; ++h) {
         const uint32_t per_side = (hbm_controllers + 1) / 2;
-        const uint32_t row = static_cast<uint32_t>(uint64_t{h / 2} * rows / std::max<uint32_t>(1, per_side));
+        const uint32_t row =
+            static_cast<uint32_t>(uint64_t{h / 2} * rows / std::max<uint32_t>(1, per_side));
         m_hbm_router.push_back(row * m_columns + (h % 2 == 0 ? 0 : m_columns - 1));
     }
 }
@@ -111,13 +118,17 @@ std::vector<LinkShare> NocRoutes::link_shares(uint32_t router, bool to_slices) c
 
 uint32_t NocRoutes::hops(uint32_t from_router, uint32_t to_router) const {
     if (m_params.topology == NocParams::Topology::kCrossbar) return 1;
-    const int dx = static_cast<int>(from_router % m_columns) - static_cast<int>(to_router % m_columns);
-    const int dy = static_cast<int>(from_router / m_columns) - static_cast<int>(to_router / m_columns);
-    return 1 + static_cast<uint32_t>(std::abs(dx) + std::abs(dy));  // the router of entry counts as one
+    const int dx =
+        static_cast<int>(from_router % m_columns) - static_cast<int>(to_router % m_columns);
+    const int dy =
+        static_cast<int>(from_router / m_columns) - static_cast<int>(to_router / m_columns);
+    return 1 +
+           static_cast<uint32_t>(std::abs(dx) + std::abs(dy));  // the router of entry counts as one
 }
 
 double NocRoutes::mean_hops_slice_to_hbm() const {
-    if (m_slice_router.empty() || m_hbm_router.empty()) return m_params.topology == NocParams::Topology::kCrossbar;
+    if (m_slice_router.empty() || m_hbm_router.empty())
+        return m_params.topology == NocParams::Topology::kCrossbar;
     double sum = 0;
     for (uint32_t s : m_slice_router) {
         uint32_t best = std::numeric_limits<uint32_t>::max();

@@ -33,7 +33,8 @@ struct NocParams {
     Topology topology = Topology::kCrossbar;
     uint32_t mesh_columns = 8;  // mesh only
     uint32_t hop_cycles = 1;    // per router crossed, in core clock cycles
-    double link_bytes_per_cycle = 0;  // mesh only: each directed link's bandwidth; 0: links not modelled
+    double link_bytes_per_cycle =
+        0;  // mesh only: each directed link's bandwidth; 0: links not modelled
 
     std::vector<std::pair<std::string, std::string>> validate() const;
 };
@@ -51,7 +52,8 @@ struct LinkShare {
 // Router placement and hop counts for one die.
 class NocRoutes {
 public:
-    NocRoutes(const NocParams& params, uint32_t cores, uint32_t l2_slices, uint32_t hbm_controllers);
+    NocRoutes(const NocParams& params, uint32_t cores, uint32_t l2_slices,
+              uint32_t hbm_controllers);
 
     uint32_t routers() const { return m_routers; }
     uint32_t core_router(uint32_t core) const { return core % m_routers; }

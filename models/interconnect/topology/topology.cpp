@@ -25,42 +25,55 @@ uint32_t pair_hash(uint32_t a, uint32_t b) {
 
 const char* to_string(NodeTopology t) {
     switch (t) {
-        case NodeTopology::ring: return "ring";
-        case NodeTopology::full_mesh: return "full_mesh";
-        case NodeTopology::mesh: return "mesh";
-        case NodeTopology::torus: return "torus";
-        case NodeTopology::switched: return "switch";
-        case NodeTopology::custom: return "custom";
+        case NodeTopology::ring:
+            return "ring";
+        case NodeTopology::full_mesh:
+            return "full_mesh";
+        case NodeTopology::mesh:
+            return "mesh";
+        case NodeTopology::torus:
+            return "torus";
+        case NodeTopology::switched:
+            return "switch";
+        case NodeTopology::custom:
+            return "custom";
     }
     return "?";
 }
 
 const char* to_string(ScaleOutTopology t) {
     switch (t) {
-        case ScaleOutTopology::none: return "none";
-        case ScaleOutTopology::clos: return "clos";
-        case ScaleOutTopology::fat_tree: return "fat_tree";
+        case ScaleOutTopology::none:
+            return "none";
+        case ScaleOutTopology::clos:
+            return "clos";
+        case ScaleOutTopology::fat_tree:
+            return "fat_tree";
     }
     return "?";
 }
 
 std::string TopologyParams::problems() const {
     std::string p;
-    auto add = [&](const std::string& key, const std::string& what) { p += key + ": " + what + "\n"; };
+    auto add = [&](const std::string& key, const std::string& what) {
+        p += key + ": " + what + "\n";
+    };
     if (dies == 0) add("dies", "must be >= 1");
     if (dies_per_node == 0) {
         add("node.dies", "must be >= 1");
         return p;
     }
     if (dies % dies_per_node != 0)
-        add("dies", fmt::format("{} dies do not fit whole nodes of {} dies (node.dies)", dies, dies_per_node));
+        add("dies", fmt::format("{} dies do not fit whole nodes of {} dies (node.dies)", dies,
+                                dies_per_node));
     if (nodes() > 1 && scale_out == ScaleOutTopology::none)
         add("scale_out", fmt::format("{} nodes need a scale_out topology to join them", nodes()));
     if (node_topology == NodeTopology::mesh || node_topology == NodeTopology::torus) {
         uint64_t product = 1;
         for (uint32_t d : dims) product *= d;
         if (dims.empty() || product != dies_per_node)
-            add("node.dims", fmt::format("the dimensions' product ({}) must equal node.dies ({})", product, dies_per_node));
+            add("node.dims", fmt::format("the dimensions' product ({}) must equal node.dies ({})",
+                                         product, dies_per_node));
     }
     if (node_topology == NodeTopology::switched && planes == 0) add("node.planes", "must be >= 1");
     if (has_fallback && !(host_copy_bytes_per_s > 0))
@@ -68,17 +81,20 @@ std::string TopologyParams::problems() const {
     if (node_topology == NodeTopology::custom) {
         for (const auto& e : edges)
             if (e.first >= dies_per_node || e.second >= dies_per_node || e.first == e.second)
-                add("node.edges", fmt::format("edge [{}, {}] names a die outside 0..{} of the node (or a loop)",
-                                              e.first, e.second, dies_per_node - 1));
+                add("node.edges",
+                    fmt::format("edge [{}, {}] names a die outside 0..{} of the node (or a loop)",
+                                e.first, e.second, dies_per_node - 1));
     }
     if (scale_out == ScaleOutTopology::clos) {
         if (node_topology != NodeTopology::switched)
-            add("scale_out.topology", "clos joins the nodes' L1 switch chips: node.topology must be switch");
+            add("scale_out.topology",
+                "clos joins the nodes' L1 switch chips: node.topology must be switch");
         if (l2_per_plane == 0) add("scale_out.l2_per_plane", "must be >= 1");
     }
     if (scale_out == ScaleOutTopology::fat_tree) {
         if (dies_per_leaf == 0 || dies % dies_per_leaf != 0)
-            add("scale_out.dies_per_leaf", fmt::format("{} dies do not fill whole leaves of {}", dies, dies_per_leaf));
+            add("scale_out.dies_per_leaf",
+                fmt::format("{} dies do not fill whole leaves of {}", dies, dies_per_leaf));
         if (spines == 0) add("scale_out.spines", "must be >= 1");
     }
     return p;
@@ -107,7 +123,8 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
                 break;
             case NodeTopology::full_mesh:
                 for (uint32_t i = 0; i < m; ++i)
-                    for (uint32_t j = i + 1; j < m; ++j) add_duplex(base + i, base + j, LinkClass::die);
+                    for (uint32_t j = i + 1; j < m; ++j)
+                        add_duplex(base + i, base + j, LinkClass::die);
                 break;
             case NodeTopology::mesh:
             case NodeTopology::torus: {
@@ -128,7 +145,8 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
             case NodeTopology::switched:
                 break;  // after the L1 chips exist
             case NodeTopology::custom:
-                for (const auto& e : t.edges) add_duplex(base + e.first, base + e.second, LinkClass::die);
+                for (const auto& e : t.edges)
+                    add_duplex(base + e.first, base + e.second, LinkClass::die);
                 break;
         }
     }
@@ -165,7 +183,8 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
         for (uint32_t n = 0; n < t.nodes(); ++n) {
             const uint32_t first = static_cast<uint32_t>(m_links.size());
             for (uint32_t p = 0; p < t.planes; ++p)
-                for (uint32_t k = 0; k < t.l2_per_plane; ++k) add_duplex(l1(n, p), l2(p, k), LinkClass::uplink);
+                for (uint32_t k = 0; k < t.l2_per_plane; ++k)
+                    add_duplex(l1(n, p), l2(p, k), LinkClass::uplink);
             // Node n's uplinks to L2 chip k of every plane, and those chips' links back.
             for (uint32_t k = 0; k < t.l2_per_plane; ++k) {
                 up.clear();
@@ -231,12 +250,16 @@ void Topology::add_bundle(const std::vector<uint32_t>& links) {
 
 const LinkParams& Topology::link_params(uint32_t link) const {
     switch (m_links[link].cls) {
-        case LinkClass::die: return m_params.die_link;
-        case LinkClass::fallback: return m_params.fallback_link;
+        case LinkClass::die:
+            return m_params.die_link;
+        case LinkClass::fallback:
+            return m_params.fallback_link;
         case LinkClass::host_copy:
             return m_host_copy_link;
-        case LinkClass::nic: return m_params.nic_link;
-        case LinkClass::uplink: return m_params.uplink;
+        case LinkClass::nic:
+            return m_params.nic_link;
+        case LinkClass::uplink:
+            return m_params.uplink;
     }
     return m_params.die_link;
 }
@@ -244,13 +267,16 @@ const LinkParams& Topology::link_params(uint32_t link) const {
 std::string Topology::vertex_name(uint32_t v) const {
     const TopologyParams& t = m_params;
     if (v < t.dies) return fmt::format("die{}", v);
-    if (t.node_topology == NodeTopology::switched && v >= m_l1_base && v < m_l1_base + t.nodes() * t.planes)
+    if (t.node_topology == NodeTopology::switched && v >= m_l1_base &&
+        v < m_l1_base + t.nodes() * t.planes)
         return fmt::format("l1.n{}.p{}", (v - m_l1_base) / t.planes, (v - m_l1_base) % t.planes);
-    if (t.has_fallback && v >= m_host_base && v < m_host_base + t.nodes()) return fmt::format("host.n{}", v - m_host_base);
+    if (t.has_fallback && v >= m_host_base && v < m_host_base + t.nodes())
+        return fmt::format("host.n{}", v - m_host_base);
     if (t.has_fallback && v >= m_host_tx_base && v < m_host_tx_base + t.nodes())
         return fmt::format("host.n{}.tx", v - m_host_tx_base);
     if (t.scale_out == ScaleOutTopology::clos && v >= m_l2_base)
-        return fmt::format("l2.p{}.{}", (v - m_l2_base) / t.l2_per_plane, (v - m_l2_base) % t.l2_per_plane);
+        return fmt::format("l2.p{}.{}", (v - m_l2_base) / t.l2_per_plane,
+                           (v - m_l2_base) % t.l2_per_plane);
     if (t.scale_out == ScaleOutTopology::fat_tree) {
         if (v >= m_spine_base) return fmt::format("spine{}", v - m_spine_base);
         if (v >= m_leaf_base) return fmt::format("leaf{}", v - m_leaf_base);
@@ -300,7 +326,8 @@ Path Topology::to_links(const std::vector<uint32_t>& vertices_on_path) const {
     return p;
 }
 
-bool Topology::structured_node_route(uint32_t src, uint32_t dst, std::vector<std::vector<uint32_t>>& out,
+bool Topology::structured_node_route(uint32_t src, uint32_t dst,
+                                     std::vector<std::vector<uint32_t>>& out,
                                      std::size_t max_paths) const {
     const TopologyParams& t = m_params;
     const uint32_t m = t.dies_per_node, base = node_of(src) * m, a = src - base, b = dst - base;
@@ -309,7 +336,8 @@ bool Topology::structured_node_route(uint32_t src, uint32_t dst, std::vector<std
             const uint32_t cw = (b + m - a) % m, ccw = (a + m - b) % m;
             auto walk = [&](int dir, uint32_t steps) {
                 std::vector<uint32_t> v{src};
-                for (uint32_t s = 1; s <= steps; ++s) v.push_back(base + (a + m + static_cast<uint32_t>(dir) * s) % m);
+                for (uint32_t s = 1; s <= steps; ++s)
+                    v.push_back(base + (a + m + static_cast<uint32_t>(dir) * s) % m);
                 out.push_back(std::move(v));
             };
             if (!t.bidirectional || cw < ccw) {
@@ -361,7 +389,8 @@ bool Topology::structured_node_route(uint32_t src, uint32_t dst, std::vector<std
     return false;
 }
 
-std::vector<std::vector<uint32_t>> Topology::structured_routes(uint32_t src, uint32_t dst, std::size_t max_paths) const {
+std::vector<std::vector<uint32_t>> Topology::structured_routes(uint32_t src, uint32_t dst,
+                                                               std::size_t max_paths) const {
     std::vector<std::vector<uint32_t>> out;
     const TopologyParams& t = m_params;
     if (node_of(src) == node_of(dst)) {
@@ -484,20 +513,27 @@ uint32_t Topology::farthest_die_outside_node(uint32_t die) const {
     const std::vector<uint32_t> hops = hop_counts(m_out, m_links, die);
     uint32_t best = die;
     for (uint32_t d = 0; d < m_params.dies; ++d)
-        if (node_of(d) != node_of(die) && hops[d] != kUnreached && (best == die || hops[d] > hops[best])) best = d;
+        if (node_of(d) != node_of(die) && hops[d] != kUnreached &&
+            (best == die || hops[d] > hops[best]))
+            best = d;
     return best;
 }
 
 void Topology::check_connected() const {
-    // Strongly connected over the primary links: every die reaches die 0 and die 0 reaches every die.
+    // Strongly connected over the primary links: every die reaches die 0 and die 0 reaches every
+    // die.
     const std::vector<uint32_t> forward = hop_counts(m_out, m_links, 0);
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> in(m_out.size());
-    for (uint32_t l = 0; l < m_links.size(); ++l) in[m_links[l].to].emplace_back(m_links[l].from, l);
+    for (uint32_t l = 0; l < m_links.size(); ++l)
+        in[m_links[l].to].emplace_back(m_links[l].from, l);
     const std::vector<uint32_t> backward = hop_counts(in, m_links, 0);
     for (uint32_t d = 0; d < m_params.dies; ++d) {
         if (forward[d] == kUnreached || backward[d] == kUnreached) {
-            const char* key = m_params.node_topology == NodeTopology::custom ? "network.node.edges" : "network.node.topology";
-            throw InputError(fmt::format("{}: the topology does not connect die0 and die{}", key, d));
+            const char* key = m_params.node_topology == NodeTopology::custom
+                                  ? "network.node.edges"
+                                  : "network.node.topology";
+            throw InputError(
+                fmt::format("{}: the topology does not connect die0 and die{}", key, d));
         }
     }
 }

@@ -35,21 +35,21 @@ struct TopologyParams {
     uint32_t dies = 8;
     uint32_t dies_per_node = 8;
     NodeTopology node_topology = NodeTopology::ring;
-    bool bidirectional = true;                        // ring
-    std::vector<uint32_t> dims;                       // mesh, torus: product = dies_per_node
-    uint32_t planes = 1;                              // switched: L1 chips per node
-    std::vector<std::pair<uint32_t, uint32_t>> edges; // custom: undirected local die pairs
-    LinkParams die_link;                              // die-die or die-L1 links
+    bool bidirectional = true;                         // ring
+    std::vector<uint32_t> dims;                        // mesh, torus: product = dies_per_node
+    uint32_t planes = 1;                               // switched: L1 chips per node
+    std::vector<std::pair<uint32_t, uint32_t>> edges;  // custom: undirected local die pairs
+    LinkParams die_link;                               // die-die or die-L1 links
     bool has_fallback = false;
-    LinkParams fallback_link;                         // die <-> host star (standby)
-    double host_copy_bytes_per_s = 0;                 // the host's forwarding copy (fallback)
+    LinkParams fallback_link;          // die <-> host star (standby)
+    double host_copy_bytes_per_s = 0;  // the host's forwarding copy (fallback)
 
     ScaleOutTopology scale_out = ScaleOutTopology::none;
-    uint32_t l2_per_plane = 1;                        // clos
-    uint32_t dies_per_leaf = 1;                       // fat_tree
-    uint32_t spines = 1;                              // fat_tree
-    LinkParams nic_link;                              // fat_tree die <-> leaf
-    LinkParams uplink;                                // L1 <-> L2, leaf <-> spine
+    uint32_t l2_per_plane = 1;   // clos
+    uint32_t dies_per_leaf = 1;  // fat_tree
+    uint32_t spines = 1;         // fat_tree
+    LinkParams nic_link;         // fat_tree die <-> leaf
+    LinkParams uplink;           // L1 <-> L2, leaf <-> spine
 
     uint32_t nodes() const { return dies_per_node ? dies / dies_per_node : 0; }
     // Every problem as "key: what" lines ("" when valid). Keys are relative to `network.`.
@@ -127,19 +127,26 @@ private:
     uint32_t add_link(uint32_t a, uint32_t b, LinkClass cls);    // returns the link id
     uint32_t add_duplex(uint32_t a, uint32_t b, LinkClass cls);  // a -> b; b -> a is the next id
     void add_bundle(const std::vector<uint32_t>& links);
-    uint32_t l1(uint32_t node, uint32_t plane) const { return m_l1_base + node * m_params.planes + plane; }
-    uint32_t l2(uint32_t plane, uint32_t k) const { return m_l2_base + plane * m_params.l2_per_plane + k; }
+    uint32_t l1(uint32_t node, uint32_t plane) const {
+        return m_l1_base + node * m_params.planes + plane;
+    }
+    uint32_t l2(uint32_t plane, uint32_t k) const {
+        return m_l2_base + plane * m_params.l2_per_plane + k;
+    }
     uint32_t leaf_of(uint32_t die) const { return m_leaf_base + die / m_params.dies_per_leaf; }
-    bool structured_node_route(uint32_t src, uint32_t dst, std::vector<std::vector<uint32_t>>& vertex_paths,
+    bool structured_node_route(uint32_t src, uint32_t dst,
+                               std::vector<std::vector<uint32_t>>& vertex_paths,
                                std::size_t max_paths) const;
-    std::vector<std::vector<uint32_t>> structured_routes(uint32_t src, uint32_t dst, std::size_t max_paths) const;
+    std::vector<std::vector<uint32_t>> structured_routes(uint32_t src, uint32_t dst,
+                                                         std::size_t max_paths) const;
     Path to_links(const std::vector<uint32_t>& vertices) const;
     void check_connected() const;
 
     TopologyParams m_params;
     LinkParams m_host_copy_link;  // derived from host_copy_bytes_per_s
     std::vector<TopoLink> m_links;
-    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_out;  // per vertex: (to, link), sorted by to
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>>
+        m_out;  // per vertex: (to, link), sorted by to
     uint32_t m_l1_base = 0, m_host_base = 0, m_host_tx_base = 0, m_l2_base = 0, m_leaf_base = 0,
              m_spine_base = 0;
     uint32_t m_vertex_count = 0;

@@ -31,7 +31,7 @@ struct DecodedAddress {
 };
 
 class AddressMapping {
-  public:
+public:
     // Throws std::invalid_argument with a readable message when the string is malformed: an
     // unknown field, a field repeated without widths, widths that do not divide the field's
     // count, or a field whose count is above 1 left out.
@@ -42,7 +42,7 @@ class AddressMapping {
     // Bytes of consecutive addresses that stay in one channel (the channel interleave).
     uint64_t channel_interleave_bytes() const { return m_channel_interleave; }
 
-  private:
+private:
     enum Field { kRow, kRank, kBankGroup, kBank, kChannel, kPseudo, kColumn, kFieldCount };
     struct Digit {
         Field field;

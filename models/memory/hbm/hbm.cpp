@@ -14,16 +14,19 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& params, StatsRegistry& s
       m_params(params),
       m_core(params.device),
       m_tck(params.device.timing.tCK_ps),
-      m_reads(stats.counter(std::string(this->name()) + ".reads", "read transactions")),
-      m_writes(stats.counter(std::string(this->name()) + ".writes", "write transactions")),
-      m_read_bytes(stats.counter(std::string(this->name()) + ".read_bytes", "bytes read", "B")),
-      m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes", "bytes written", "B")),
-      m_read_latency_ns(stats.histogram(std::string(this->name()) + ".read_latency_ns",
-                                        "read latency, arrival to last data", "ns")),
-      m_activates(stats.counter(std::string(this->name()) + ".activates", "ACT commands")),
-      m_precharges(stats.counter(std::string(this->name()) + ".precharges", "PRE commands, auto-precharge included")),
-      m_refreshes(stats.counter(std::string(this->name()) + ".refreshes", "REF commands")),
-      m_row_hits(stats.counter(std::string(this->name()) + ".row_hits", "column commands to an already open row")) {
+      m_reads(StatsGroup(stats, *this).counter("reads", "read transactions")),
+      m_writes(StatsGroup(stats, *this).counter("writes", "write transactions")),
+      m_read_bytes(StatsGroup(stats, *this).counter("read_bytes", "bytes read", "B")),
+      m_write_bytes(StatsGroup(stats, *this).counter("write_bytes", "bytes written", "B")),
+      m_read_latency_ns(
+          StatsGroup(stats, *this)
+              .histogram("read_latency_ns", "read latency, arrival to last data", "ns")),
+      m_activates(StatsGroup(stats, *this).counter("activates", "ACT commands")),
+      m_precharges(
+          StatsGroup(stats, *this).counter("precharges", "PRE commands, auto-precharge included")),
+      m_refreshes(StatsGroup(stats, *this).counter("refreshes", "REF commands")),
+      m_row_hits(
+          StatsGroup(stats, *this).counter("row_hits", "column commands to an already open row")) {
     m_pending.resize(m_core.channel_count());
     l2_in.register_b_transport(this, &Hbm::b_transport);
     SC_HAS_PROCESS(Hbm);
@@ -152,7 +155,8 @@ void Hbm::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
         ++m_reads;
         m_read_bytes += p.get_data_length();
         delay = ClockDomain::from_ps(static_cast<Picoseconds>(m_params.network_latency_ps));
-        m_read_latency_ns.sample(ClockDomain::to_ps(sc_core::sc_time_stamp() - start + delay) / 1000);
+        m_read_latency_ns.sample(ClockDomain::to_ps(sc_core::sc_time_stamp() - start + delay) /
+                                 1000);
     }
     if (const TransactionInfo* info = info_of(p); info && info->ledger) {
         info->ledger->hbm(*info, p.get_data_length(), is_write);  // per-op bytes (op_ledger.h)

@@ -16,9 +16,9 @@
 #include <deque>
 #include <vector>
 
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "models/common/stats.h"
 #include "models/memory/hbm/hbm_controller.h"

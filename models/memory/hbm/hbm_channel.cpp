@@ -33,7 +33,8 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
     // All-bank refresh is staggered over ranks: one rank every tREFI / ranks.
     const uint64_t step = m_t.tREFI / params.org.ranks;
     for (uint32_t r = 0; r < m_ranks.size(); ++r) {
-        m_ranks[r].next_refresh = params.ctrl.refresh == RefreshMode::kAllBank ? step * (r + 1) : kHbmNever;
+        m_ranks[r].next_refresh =
+            params.ctrl.refresh == RefreshMode::kAllBank ? step * (r + 1) : kHbmNever;
     }
     if (params.ctrl.refresh == RefreshMode::kPerBank) m_next_bank_refresh = m_t.tREFIsb;
     m_next_active = std::min(m_next_bank_refresh, m_ranks[0].next_refresh);
@@ -102,7 +103,8 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
     b.open_row = row;
     b.hits = 0;
     b.queued_hits = 0;
-    for (const HbmTxn& q : m_queues[m_p.ctrl.queue_structure == QueueStructure::kPerBank ? bank : 0]) {
+    for (const HbmTxn& q :
+         m_queues[m_p.ctrl.queue_structure == QueueStructure::kPerBank ? bank : 0]) {
         if (q.bank == bank && q.row == row) ++b.queued_hits;
     }
     raise(b.next_rd, now + m_t.tRCDRD);
@@ -146,7 +148,8 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     Level& g = m_groups[group];
     if (!t.is_write) {
         // Read to write: the write data must not meet the read data on the bus.
-        const uint64_t rtw = now + m_t.CL + burst + m_t.tRTRS - std::min(m_t.CWL, m_t.CL + burst + m_t.tRTRS);
+        const uint64_t rtw =
+            now + m_t.CL + burst + m_t.tRTRS - std::min(m_t.CWL, m_t.CL + burst + m_t.tRTRS);
         raise(g.rd, ccd_l);
         for (uint32_t r = 0; r < m_ranks.size(); ++r) {
             raise(m_ranks[r].rd, r == t.rank ? ccd_s : other_rank);
@@ -156,7 +159,8 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     } else {
         const uint64_t data_end = now + m_t.CWL + burst;
         const uint64_t wtr_l = data_end + m_t.tWTR_L, wtr_s = data_end + m_t.tWTR_S;
-        const uint64_t other_rd = data_end + m_t.tRTRS > now + m_t.CL ? data_end + m_t.tRTRS - m_t.CL : now;
+        const uint64_t other_rd =
+            data_end + m_t.tRTRS > now + m_t.CL ? data_end + m_t.tRTRS - m_t.CL : now;
         raise(g.wr, ccd_l);
         raise(g.rd, wtr_l);
         for (uint32_t r = 0; r < m_ranks.size(); ++r) {
@@ -183,8 +187,12 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
     auto& queue = m_queues[p.queue];
     const HbmTxn t = queue[p.index];
     switch (p.cmd) {
-        case HbmCmd::kAct: do_act(t.bank, t.row, now); return;
-        case HbmCmd::kPre: do_pre(t.bank, now); return;
+        case HbmCmd::kAct:
+            do_act(t.bank, t.row, now);
+            return;
+        case HbmCmd::kPre:
+            do_pre(t.bank, now);
+            return;
         case HbmCmd::kRead:
         case HbmCmd::kWrite: {
             const bool auto_pre = m_policy.auto_precharge(*this, p.queue, p.index);
@@ -200,12 +208,14 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
             // A request can move now only if one waits for this queue's freed slot.
             if (m_waiting_for[m_txn_stuck_draining][p.queue] != 0) m_txn_stuck = false;
             if (queue.empty()) {
-                m_active_queues.erase(std::lower_bound(m_active_queues.begin(), m_active_queues.end(), p.queue));
+                m_active_queues.erase(
+                    std::lower_bound(m_active_queues.begin(), m_active_queues.end(), p.queue));
             }
             return;
         }
         case HbmCmd::kNone:
-        case HbmCmd::kRef: return;
+        case HbmCmd::kRef:
+            return;
     }
 }
 
@@ -321,7 +331,8 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
     for (uint32_t r = 0; r < m_ranks.size(); ++r) {
         Rank& rank = m_ranks[r];
         if (rank.refresh_pending || rank.next_refresh > now || rank.next_refresh <= after) continue;
-        const uint64_t missed = (now - rank.next_refresh) / m_t.tREFI;  // whole intervals: count only
+        const uint64_t missed =
+            (now - rank.next_refresh) / m_t.tREFI;  // whole intervals: count only
         m_stats.refreshes += missed;
         rank.next_refresh += missed * m_t.tREFI;
         uint64_t ref = std::max(rank.next_refresh, rank.next_ref_cmd);
@@ -394,7 +405,8 @@ bool HbmChannel::issue_dual(uint64_t now, bool row_used, std::vector<HbmCompleti
             issued = true;
             ready = now + 1;
             // An ACT makes its bank's queued hits column commands, from tRCD on.
-            if (row.cmd == HbmCmd::kAct) m_col_ready = std::min(m_col_ready, now + std::min(m_t.tRCDRD, m_t.tRCDWR));
+            if (row.cmd == HbmCmd::kAct)
+                m_col_ready = std::min(m_col_ready, now + std::min(m_t.tRCDRD, m_t.tRCDWR));
         }
         m_row_ready = ready;
     }
@@ -436,7 +448,8 @@ uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
                 issued = true;
             }
             if (!row_used) {
-                const HbmPick row = m_sched.pick(*this, HbmCmdClass::kRow, now, m_rr_row, cmd_ready);
+                const HbmPick row =
+                    m_sched.pick(*this, HbmCmdClass::kRow, now, m_rr_row, cmd_ready);
                 if (row.cmd != HbmCmd::kNone) {
                     issue(row, now, done);
                     issued = true;

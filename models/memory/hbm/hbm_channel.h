@@ -58,8 +58,9 @@ struct HbmCommandRecord {
 
 struct HbmBank {
     int64_t open_row = -1;
-    uint32_t hits = 0;         // column commands to the open row since its ACT
-    uint32_t queued_hits = 0;  // queued requests for the open row (kept so schedulers need not scan)
+    uint32_t hits = 0;  // column commands to the open row since its ACT
+    uint32_t queued_hits =
+        0;  // queued requests for the open row (kept so schedulers need not scan)
     // The bank's own constraints only (tRCD, tRAS, tRC, tRP, tRTP, tWR, refresh). Those a command
     // puts on its bank group, rank or the other ranks (tCCD, tRRD, tWTR, bus turnaround) are held
     // once per group and per rank: HbmChannel::next_act/rd/wr give the bank's effective cycle.
@@ -169,7 +170,8 @@ private:
     // schedule_transaction found nothing to move (in direction m_txn_stuck_draining); cleared
     // when a request arrives or leaves a command queue.
     bool m_txn_stuck = false, m_txn_stuck_draining = false;
-    std::vector<uint32_t> m_waiting_for[2];  // [write?][command queue]: requests in m_read_q / m_write_buf
+    std::vector<uint32_t>
+        m_waiting_for[2];   // [write?][command queue]: requests in m_read_q / m_write_buf
     uint32_t m_queued = 0;  // entries in command queues
 
     // Earliest ACT / RD / WR for every bank of a bank group or rank: one raise here stands for
@@ -177,7 +179,8 @@ private:
     struct Level {
         uint64_t act = 0, rd = 0, wr = 0;
     };
-    std::vector<Level> m_groups;  // by flat group index: rank * bank_groups + bg = bank / banks_per_group
+    std::vector<Level>
+        m_groups;  // by flat group index: rank * bank_groups + bg = bank / banks_per_group
     // Rank state: the last four ACTs for tFAW, refresh bookkeeping.
     struct Rank : Level {
         uint64_t acts[4] = {0, 0, 0, 0};
@@ -185,7 +188,8 @@ private:
         uint32_t act_count = 0;
         bool refresh_pending = false;
         uint64_t next_refresh = 0;
-        uint64_t next_ref_cmd = 0;  // REF allowed from this cycle (tRP after the last PRE, tRC after ACT)
+        uint64_t next_ref_cmd =
+            0;  // REF allowed from this cycle (tRP after the last PRE, tRC after ACT)
     };
     std::vector<Rank> m_ranks;
     uint64_t m_next_bank_refresh = kHbmNever;  // per-bank mode

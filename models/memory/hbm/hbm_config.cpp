@@ -7,14 +7,16 @@ namespace asim {
 
 namespace {
 
-const ParamTable kHbm({"die.hbm"}, "HBM",
-                      {Param::choice("fidelity", {"flat", "jedec"},
-                                     "flat: bandwidth servers derived from this description; jedec: the "
-                                     "JEDEC-timed controller")
-                           .dflt("flat"),
-                       Param::time("network_latency", "on-die path from the L2 to the controller and PHY, "
-                                                      "outside the DRAM timing")
-                           .dflt("0ns")});
+const ParamTable kHbm(
+    {"die.hbm"}, "HBM",
+    {Param::choice("fidelity", {"flat", "jedec"},
+                   "flat: bandwidth servers derived from this description; jedec: the "
+                   "JEDEC-timed controller")
+         .dflt("flat"),
+     Param::time("network_latency",
+                 "on-die path from the L2 to the controller and PHY, "
+                 "outside the DRAM timing")
+         .dflt("0ns")});
 
 // Counts of the organisation: name, maximum, description.
 Param count(const char* key, double max, const char* description) {
@@ -37,64 +39,79 @@ Param cycles(const char* key, const char* description) {
     return Param::integer(key, "tCK", description).range(0, 1e7);
 }
 
-const ParamTable kTiming({"die.hbm.timing"}, "HBM timing (cycles of tCK)",
-                         {Param::time("tCK", "clock period"),
-                          cycles("burst_cycles", "data-bus cycles per burst"),
-                          cycles("CL", "read latency: RD to first data"),
-                          cycles("CWL", "write latency: WR to first data"),
-                          cycles("tRCDRD", "ACT to RD"),
-                          cycles("tRCDWR", "ACT to WR"),
-                          cycles("tRP", "PRE to ACT"),
-                          cycles("tRAS", "ACT to PRE"),
-                          cycles("tRC", "ACT to ACT of one bank"),
-                          cycles("tCCD_S", "column to column, other bank group"),
-                          cycles("tCCD_L", "column to column, same bank group"),
-                          cycles("tRRD_S", "ACT to ACT, other bank group"),
-                          cycles("tRRD_L", "ACT to ACT, same bank group"),
-                          cycles("tFAW", "window of four ACTs"),
-                          cycles("tWR", "write recovery: end of write data to PRE"),
-                          cycles("tWTR_S", "write to read, other bank group"),
-                          cycles("tWTR_L", "write to read, same bank group"),
-                          cycles("tRTP", "RD to PRE"),
-                          Param::integer("tRTRS", "tCK", "rank-to-rank and read-to-write bus turnaround")
-                              .dflt("1")
-                              .range(0, 1e4),
-                          cycles("tRFC", "all-bank refresh cycle time"),
-                          cycles("tREFI", "all-bank refresh interval"),
-                          cycles("tRFCsb", "per-bank refresh cycle time").dflt("160"),
-                          cycles("tREFIsb", "per-bank refresh interval (one bank each)").dflt("244")});
+const ParamTable kTiming(
+    {"die.hbm.timing"}, "HBM timing (cycles of tCK)",
+    {Param::time("tCK", "clock period"),
+     cycles("burst_cycles", "data-bus cycles per burst"),
+     cycles("CL", "read latency: RD to first data"),
+     cycles("CWL", "write latency: WR to first data"),
+     cycles("tRCDRD", "ACT to RD"),
+     cycles("tRCDWR", "ACT to WR"),
+     cycles("tRP", "PRE to ACT"),
+     cycles("tRAS", "ACT to PRE"),
+     cycles("tRC", "ACT to ACT of one bank"),
+     cycles("tCCD_S", "column to column, other bank group"),
+     cycles("tCCD_L", "column to column, same bank group"),
+     cycles("tRRD_S", "ACT to ACT, other bank group"),
+     cycles("tRRD_L", "ACT to ACT, same bank group"),
+     cycles("tFAW", "window of four ACTs"),
+     cycles("tWR", "write recovery: end of write data to PRE"),
+     cycles("tWTR_S", "write to read, other bank group"),
+     cycles("tWTR_L", "write to read, same bank group"),
+     cycles("tRTP", "RD to PRE"),
+     Param::integer("tRTRS", "tCK", "rank-to-rank and read-to-write bus turnaround")
+         .dflt("1")
+         .range(0, 1e4),
+     cycles("tRFC", "all-bank refresh cycle time"),
+     cycles("tREFI", "all-bank refresh interval"),
+     cycles("tRFCsb", "per-bank refresh cycle time").dflt("160"),
+     cycles("tREFIsb", "per-bank refresh interval (one bank each)").dflt("244")});
 
 const ParamTable kController(
     {"die.hbm.controller"}, "HBM controller",
-    {Param::string("mapping", "address mapping, MSB to LSB: fields ro ra bg ba ch pc co, each with an "
-                              "optional bit count (rorabgbachco)"),
-     Param::implementation("scheduler", hbm_scheduler_registry(), "command scheduler").dflt("frfcfs"),
-     Param::implementation("page_policy", hbm_page_policy_registry(), "row buffer policy").dflt("open"),
-     Param::choice("queue_structure", {"per_bank", "shared"}, "a command queue per bank, or one per channel")
+    {Param::string("mapping",
+                   "address mapping, MSB to LSB: fields ro ra bg ba ch pc co, each with an "
+                   "optional bit count (rorabgbachco)"),
+     Param::implementation("scheduler", hbm_scheduler_registry(), "command scheduler")
+         .dflt("frfcfs"),
+     Param::implementation("page_policy", hbm_page_policy_registry(), "row buffer policy")
+         .dflt("open"),
+     Param::choice("queue_structure", {"per_bank", "shared"},
+                   "a command queue per bank, or one per channel")
          .dflt("per_bank"),
-     Param::integer("command_queue_depth", "entries", "command queue depth, per bank or per channel").range(1, 4096),
-     Param::integer("read_queue_depth", "entries", "read transaction queue per channel").range(1, 4096),
+     Param::integer("command_queue_depth", "entries",
+                    "command queue depth, per bank or per channel")
+         .range(1, 4096),
+     Param::integer("read_queue_depth", "entries", "read transaction queue per channel")
+         .range(1, 4096),
      Param::integer("write_buffer_depth", "entries", "posted writes per channel").range(1, 4096),
      Param::integer("write_drain_high", "entries", "start draining writes at this occupancy")
          .dflt_from("write_buffer_depth")
          .range(0, 4096),
-     Param::integer("write_drain_low", "entries", "stop draining at this occupancy").dflt("0").range(0, 4096),
-     Param::integer("write_drain_idle", "entries", "also drain above this occupancy when no command is queued")
+     Param::integer("write_drain_low", "entries", "stop draining at this occupancy")
          .dflt("0")
          .range(0, 4096),
-     Param::boolean("dual_issue", "one row and one column command per cycle (HBM's separate buses)").dflt("true"),
+     Param::integer("write_drain_idle", "entries",
+                    "also drain above this occupancy when no command is queued")
+         .dflt("0")
+         .range(0, 4096),
+     Param::boolean("dual_issue", "one row and one column command per cycle (HBM's separate buses)")
+         .dflt("true"),
      Param::choice("refresh", {"all_bank", "per_bank", "none"}, "refresh mode").dflt("all_bank")});
 
 }  // namespace
 
 HbmParams parse_hbm_params(const ConfigNode& node) {
     HbmParams p;
-    p.fidelity = kHbm.string(node, "fidelity") == "jedec" ? HbmFidelity::kJedec : HbmFidelity::kFlat;
+    p.fidelity =
+        kHbm.string(node, "fidelity") == "jedec" ? HbmFidelity::kJedec : HbmFidelity::kFlat;
     p.network_latency_ps = kHbm.time_ps(node, "network_latency");
 
     const ConfigNode o = node.child("organisation");
     auto& org = p.device.org;
-    auto count_of = [&](const char* key) { return static_cast<uint32_t>(kOrganisation.integer(o, key)); };
+    auto count_of = [&](const char* key) {
+        return static_cast<uint32_t>(kOrganisation.integer(o, key));
+    };
     org.stacks = count_of("stacks");
     org.channels_per_stack = count_of("channels_per_stack");
     org.pseudo_channels = count_of("pseudo_channels");
@@ -108,7 +125,9 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
 
     const ConfigNode t = node.child("timing");
     auto& tm = p.device.timing;
-    auto cycles_of = [&](const char* key) { return static_cast<uint32_t>(kTiming.integer(t, key)); };
+    auto cycles_of = [&](const char* key) {
+        return static_cast<uint32_t>(kTiming.integer(t, key));
+    };
     tm.tCK_ps = kTiming.time_ps(t, "tCK");
     tm.burst_cycles = cycles_of("burst_cycles");
     tm.CL = cycles_of("CL");
@@ -135,22 +154,28 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
 
     const ConfigNode c = node.child("controller");
     auto& ct = p.device.ctrl;
-    auto entries_of = [&](const char* key) { return static_cast<uint32_t>(kController.integer(c, key)); };
+    auto entries_of = [&](const char* key) {
+        return static_cast<uint32_t>(kController.integer(c, key));
+    };
     ct.mapping = kController.string(c, "mapping");
     ct.scheduler = kController.string(c, "scheduler");
     ct.scheduler_params = hbm_scheduler_registry().read_params(c, ct.scheduler);
     ct.page_policy = kController.string(c, "page_policy");
-    ct.queue_structure =
-        kController.string(c, "queue_structure") == "shared" ? QueueStructure::kShared : QueueStructure::kPerBank;
+    ct.queue_structure = kController.string(c, "queue_structure") == "shared"
+                             ? QueueStructure::kShared
+                             : QueueStructure::kPerBank;
     ct.command_queue_depth = entries_of("command_queue_depth");
     ct.read_queue_depth = entries_of("read_queue_depth");
     ct.write_buffer_depth = entries_of("write_buffer_depth");
-    ct.write_drain_high = static_cast<uint32_t>(kController.integer(c, "write_drain_high", ct.write_buffer_depth));
+    ct.write_drain_high =
+        static_cast<uint32_t>(kController.integer(c, "write_drain_high", ct.write_buffer_depth));
     ct.write_drain_low = entries_of("write_drain_low");
     ct.write_drain_idle = entries_of("write_drain_idle");
     ct.dual_issue = kController.boolean(c, "dual_issue");
     const std::string r = kController.string(c, "refresh");
-    ct.refresh = r == "per_bank" ? RefreshMode::kPerBank : r == "none" ? RefreshMode::kNone : RefreshMode::kAllBank;
+    ct.refresh = r == "per_bank" ? RefreshMode::kPerBank
+                 : r == "none"   ? RefreshMode::kNone
+                                 : RefreshMode::kAllBank;
 
     // Checks across keys only when every key read well (stand-ins would only add noise).
     if (!node.problems_reported()) {

@@ -14,7 +14,8 @@ HbmController::HbmController(const HbmDeviceParams& params)
       m_access_shift(0) {
     while ((uint64_t{1} << m_access_shift) < m_access) ++m_access_shift;
     m_channels.reserve(params.org.channels());
-    for (uint32_t c = 0; c < params.org.channels(); ++c) m_channels.emplace_back(m_p, *m_sched, *m_policy);
+    for (uint32_t c = 0; c < params.org.channels(); ++c)
+        m_channels.emplace_back(m_p, *m_sched, *m_policy);
     const uint32_t n = static_cast<uint32_t>(m_channels.size());
     m_words = (n + 63) / 64;
     m_slots.assign(uint64_t{kWheel} * m_words, 0);
@@ -73,7 +74,8 @@ uint64_t HbmController::find_next() {
         if (++k > kSummary) break;
         w = (w + 1) % kSummary;
         bits = m_summary[w];
-        if (w == w0) bits &= ~(~uint64_t{0} << (start % 64));  // round again: the slots before start
+        if (w == w0)
+            bits &= ~(~uint64_t{0} << (start % 64));  // round again: the slots before start
     }
     return next;
 }
@@ -99,7 +101,8 @@ void HbmController::accept(uint64_t now, uint64_t addr, bool is_write, uint64_t 
     t.column = d.column;
     t.bank_group = static_cast<uint8_t>(d.bank_group);
     t.rank = static_cast<uint8_t>(d.rank);
-    t.bank = static_cast<uint16_t>((d.rank * m_p.org.bank_groups + d.bank_group) * m_p.org.banks_per_group + d.bank);
+    t.bank = static_cast<uint16_t>(
+        (d.rank * m_p.org.bank_groups + d.bank_group) * m_p.org.banks_per_group + d.bank);
     t.is_write = is_write;
     HbmChannel& ch = m_channels[d.channel];
     const bool was_idle = ch.idle();

@@ -43,7 +43,9 @@ public:
 
     HbmChannelStats totals() const;
     const HbmChannel& channel(uint32_t c) const { return m_channels[c]; }
-    void set_command_log(uint32_t c, std::vector<HbmCommandRecord>* log) { m_channels[c].set_command_log(log); }
+    void set_command_log(uint32_t c, std::vector<HbmCommandRecord>* log) {
+        m_channels[c].set_command_log(log);
+    }
     // See HbmChannel::set_per_class_scans: for callers that only look at what completes when.
     void set_per_class_scans(bool on) {
         for (auto& c : m_channels) c.set_per_class_scans(on);

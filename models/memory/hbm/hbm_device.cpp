@@ -95,10 +95,12 @@ std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() con
         p.emplace_back("controller.mapping", e.what());
     }
     if (!hbm_scheduler_registry().contains(c.scheduler)) {
-        p.emplace_back("controller.scheduler", hbm_scheduler_registry().unknown_message(c.scheduler));
+        p.emplace_back("controller.scheduler",
+                       hbm_scheduler_registry().unknown_message(c.scheduler));
     }
     if (!hbm_page_policy_registry().contains(c.page_policy)) {
-        p.emplace_back("controller.page_policy", hbm_page_policy_registry().unknown_message(c.page_policy));
+        p.emplace_back("controller.page_policy",
+                       hbm_page_policy_registry().unknown_message(c.page_policy));
     }
     return p;
 }

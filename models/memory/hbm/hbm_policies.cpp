@@ -22,33 +22,39 @@ public:
                  uint64_t& next_ready) const override {
         // Round-robin over the non-empty queues, starting after `rr`.
         const std::vector<uint32_t>& active = ch.active_queues();
-        const std::size_t first =
-            static_cast<std::size_t>(std::upper_bound(active.begin(), active.end(), rr) - active.begin());
+        const std::size_t first = static_cast<std::size_t>(
+            std::upper_bound(active.begin(), active.end(), rr) - active.begin());
         // With a queue per bank, only the oldest request can need a row command, and column
         // commands exist only while the bank is open: both checks skip most of the scan.
         const bool per_bank = ch.params().ctrl.queue_structure == QueueStructure::kPerBank;
-        if (per_bank && want == HbmCmdClass::kColumn) return pick_column_per_bank(ch, now, rr, next_ready, first);
-        if (per_bank && want == HbmCmdClass::kRow) return pick_row_per_bank(ch, now, rr, next_ready, first);
-        return round_robin(ch, first, [&](uint32_t q) __attribute__((always_inline)) -> HbmPick {
-            const auto& queue = ch.queue(q);
-            const auto limit = static_cast<uint32_t>(queue.size());
-            for (uint32_t i = 0; i < limit; ++i) {
-                if (m_in_order && !oldest_of_bank(queue, i)) continue;
-                uint64_t ready = 0;
-                const HbmCmd cmd = ch.next_command(q, i, ready);
-                if (!hbm_cmd_in_class(cmd, want) || ready == kHbmNever) continue;
-                if ((cmd == HbmCmd::kPre || cmd == HbmCmd::kAct) && !oldest_of_bank(queue, i)) continue;
-                if (cmd == HbmCmd::kPre && !precharge_allowed(ch.bank(queue[i].bank))) continue;
-                if ((cmd == HbmCmd::kRead || cmd == HbmCmd::kWrite) && !hit_allowed(ch, queue, i)) continue;
-                if (ready > now) {
-                    next_ready = std::min(next_ready, ready);
-                    continue;
+        if (per_bank && want == HbmCmdClass::kColumn)
+            return pick_column_per_bank(ch, now, rr, next_ready, first);
+        if (per_bank && want == HbmCmdClass::kRow)
+            return pick_row_per_bank(ch, now, rr, next_ready, first);
+        return round_robin(
+            ch, first, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
+                const auto& queue = ch.queue(q);
+                const auto limit = static_cast<uint32_t>(queue.size());
+                for (uint32_t i = 0; i < limit; ++i) {
+                    if (m_in_order && !oldest_of_bank(queue, i)) continue;
+                    uint64_t ready = 0;
+                    const HbmCmd cmd = ch.next_command(q, i, ready);
+                    if (!hbm_cmd_in_class(cmd, want) || ready == kHbmNever) continue;
+                    if ((cmd == HbmCmd::kPre || cmd == HbmCmd::kAct) && !oldest_of_bank(queue, i))
+                        continue;
+                    if (cmd == HbmCmd::kPre && !precharge_allowed(ch.bank(queue[i].bank))) continue;
+                    if ((cmd == HbmCmd::kRead || cmd == HbmCmd::kWrite) &&
+                        !hit_allowed(ch, queue, i))
+                        continue;
+                    if (ready > now) {
+                        next_ready = std::min(next_ready, ready);
+                        continue;
+                    }
+                    rr = q;
+                    return {cmd, q, i};
                 }
-                rr = q;
-                return {cmd, q, i};
-            }
-            return {};
-        });
+                return {};
+            });
     }
 
 private:
@@ -71,70 +77,74 @@ private:
     // with less work: queue q holds bank q's requests only, so "oldest of its bank" is entry 0,
     // and every read (write) of the queue is ready at the same cycle: once one that passed every
     // other check was found not ready, the queue's later reads (writes) cannot lower next_ready.
-    HbmPick pick_column_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr, uint64_t& next_ready,
-                                 std::size_t first) const {
-        return round_robin(ch, first, [&](uint32_t q) __attribute__((always_inline)) -> HbmPick {
-            const HbmBank& b = ch.bank(q);
-            if (b.queued_hits == 0 || ch.refresh_blocks(q)) return {};
-            const auto& queue = ch.queue(q);
-            const uint32_t size = m_in_order ? 1 : static_cast<uint32_t>(queue.size());
-            bool seen_read = false, seen_write = false, seen_other_row = false;
-            bool read_waits = false, write_waits = false;  // a read (write) was found not ready
-            for (uint32_t i = 0; i < size; ++i) {
-                const HbmTxn& t = queue[i];
-                const bool write = t.is_write;
-                const bool hit = static_cast<int64_t>(t.row) == b.open_row;
-                const bool older_other_dir = write ? seen_read : seen_write;
-                seen_read |= !write;
-                seen_write |= write;
-                if (!hit) {
-                    seen_other_row = true;
-                    continue;
+    HbmPick pick_column_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr,
+                                 uint64_t& next_ready, std::size_t first) const {
+        return round_robin(
+            ch, first, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
+                const HbmBank& b = ch.bank(q);
+                if (b.queued_hits == 0 || ch.refresh_blocks(q)) return {};
+                const auto& queue = ch.queue(q);
+                const uint32_t size = m_in_order ? 1 : static_cast<uint32_t>(queue.size());
+                bool seen_read = false, seen_write = false, seen_other_row = false;
+                bool read_waits = false, write_waits = false;  // a read (write) was found not ready
+                for (uint32_t i = 0; i < size; ++i) {
+                    const HbmTxn& t = queue[i];
+                    const bool write = t.is_write;
+                    const bool hit = static_cast<int64_t>(t.row) == b.open_row;
+                    const bool older_other_dir = write ? seen_read : seen_write;
+                    seen_read |= !write;
+                    seen_write |= write;
+                    if (!hit) {
+                        seen_other_row = true;
+                        continue;
+                    }
+                    if (write ? write_waits : read_waits) continue;
+                    // An older access to the same address in the other direction goes first.
+                    if (older_other_dir && same_address_other_direction_before(queue, i)) continue;
+                    // hit_allowed: after row_hit_cap hits, an older request to another row stops
+                    // hits.
+                    if (!m_in_order && b.hits >= m_cap && seen_other_row) continue;
+                    const uint64_t ready = write ? ch.next_wr(q) : ch.next_rd(q);
+                    if (ready > now) {
+                        next_ready = std::min(next_ready, ready);
+                        (write ? write_waits : read_waits) = true;
+                        continue;
+                    }
+                    rr = q;
+                    return {write ? HbmCmd::kWrite : HbmCmd::kRead, q, i};
                 }
-                if (write ? write_waits : read_waits) continue;
-                // An older access to the same address in the other direction goes first.
-                if (older_other_dir && same_address_other_direction_before(queue, i)) continue;
-                // hit_allowed: after row_hit_cap hits, an older request to another row stops hits.
-                if (!m_in_order && b.hits >= m_cap && seen_other_row) continue;
-                const uint64_t ready = write ? ch.next_wr(q) : ch.next_rd(q);
+                return {};
+            });
+    }
+    HbmPick pick_row_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr,
+                              uint64_t& next_ready, std::size_t first) const {
+        return round_robin(
+            ch, first, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
+                const HbmBank& b = ch.bank(q);
+                const HbmTxn& t = ch.queue(q)[0];
+                if (static_cast<int64_t>(t.row) == b.open_row || ch.refresh_blocks(q)) return {};
+                uint64_t ready;
+                HbmCmd cmd;
+                if (b.open_row < 0) {
+                    cmd = HbmCmd::kAct;
+                    ready = ch.act_ready(t);
+                } else {
+                    if (!precharge_allowed(b)) return {};
+                    cmd = HbmCmd::kPre;
+                    ready = b.next_pre;
+                }
                 if (ready > now) {
                     next_ready = std::min(next_ready, ready);
-                    (write ? write_waits : read_waits) = true;
-                    continue;
+                    return {};
                 }
                 rr = q;
-                return {write ? HbmCmd::kWrite : HbmCmd::kRead, q, i};
-            }
-            return {};
-        });
-    }
-    HbmPick pick_row_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr, uint64_t& next_ready,
-                              std::size_t first) const {
-        return round_robin(ch, first, [&](uint32_t q) __attribute__((always_inline)) -> HbmPick {
-            const HbmBank& b = ch.bank(q);
-            const HbmTxn& t = ch.queue(q)[0];
-            if (static_cast<int64_t>(t.row) == b.open_row || ch.refresh_blocks(q)) return {};
-            uint64_t ready;
-            HbmCmd cmd;
-            if (b.open_row < 0) {
-                cmd = HbmCmd::kAct;
-                ready = ch.act_ready(t);
-            } else {
-                if (!precharge_allowed(b)) return {};
-                cmd = HbmCmd::kPre;
-                ready = b.next_pre;
-            }
-            if (ready > now) {
-                next_ready = std::min(next_ready, ready);
-                return {};
-            }
-            rr = q;
-            return {cmd, q, 0};
-        });
+                return {cmd, q, 0};
+            });
     }
     static bool same_address_other_direction_before(const std::vector<HbmTxn>& queue, uint32_t i) {
         for (uint32_t j = 0; j < i; ++j) {
-            if (queue[j].addr == queue[i].addr && queue[j].is_write != queue[i].is_write) return true;
+            if (queue[j].addr == queue[i].addr && queue[j].is_write != queue[i].is_write)
+                return true;
         }
         return false;
     }
@@ -150,14 +160,13 @@ private:
         const HbmBank& b = ch.bank(queue[i].bank);
         if (m_in_order || b.hits < m_cap) return true;
         for (uint32_t j = 0; j < i; ++j) {
-            if (queue[j].bank == queue[i].bank && static_cast<int64_t>(queue[j].row) != b.open_row) return false;
+            if (queue[j].bank == queue[i].bank && static_cast<int64_t>(queue[j].row) != b.open_row)
+                return false;
         }
         return true;
     }
     // Called for the oldest request of its bank, so every queued hit is younger than it.
-    bool precharge_allowed(const HbmBank& b) const {
-        return b.hits >= m_cap || b.queued_hits == 0;
-    }
+    bool precharge_allowed(const HbmBank& b) const { return b.hits >= m_cap || b.queued_hits == 0; }
     uint32_t m_cap;
     bool m_in_order;
 };
@@ -197,26 +206,29 @@ Registry<HbmPagePolicy>& hbm_page_policy_registry() {
     return registry;
 }
 
-ASIM_REGISTER(hbm_scheduler_registry(), frfcfs,
-              "first-ready FCFS: a column command to an open row overtakes older requests, up to row_hit_cap "
-              "hits after the row opened while a conflict waits",
-              {Param::integer("row_hit_cap", "hits", "row hits served before a waiting conflict may close the row")
-                   .dflt("4")
-                   .range(0, 1e6)
-                   .source("DRAMSim3's FR-FCFS (refdata); estimate for other devices")},
-              [](const ParamValues& v) {
-                  return std::make_unique<FrFcfs>(static_cast<uint32_t>(v.integer("row_hit_cap")), false);
-              })
+ASIM_REGISTER(
+    hbm_scheduler_registry(), frfcfs,
+    "first-ready FCFS: a column command to an open row overtakes older requests, up to row_hit_cap "
+    "hits after the row opened while a conflict waits",
+    {Param::integer("row_hit_cap", "hits",
+                    "row hits served before a waiting conflict may close the row")
+         .dflt("4")
+         .range(0, 1e6)
+         .source("DRAMSim3's FR-FCFS (refdata); estimate for other devices")},
+    [](const ParamValues& v) {
+        return std::make_unique<FrFcfs>(static_cast<uint32_t>(v.integer("row_hit_cap")), false);
+    });
 
-ASIM_REGISTER(hbm_scheduler_registry(), fcfs, "strict age order per bank: only each bank's oldest request is considered",
-              {}, [](const ParamValues&) { return std::make_unique<FrFcfs>(0, true); })
+ASIM_REGISTER(hbm_scheduler_registry(), fcfs,
+              "strict age order per bank: only each bank's oldest request is considered", {},
+              [](const ParamValues&) { return std::make_unique<FrFcfs>(0, true); });
 
 ASIM_REGISTER(hbm_page_policy_registry(), open, "rows stay open after an access", {},
-              [](const ParamValues&) { return std::make_unique<OpenPage>(); })
+              [](const ParamValues&) { return std::make_unique<OpenPage>(); });
 ASIM_REGISTER(hbm_page_policy_registry(), closed, "every column command auto-precharges", {},
-              [](const ParamValues&) { return std::make_unique<ClosedPage>(); })
+              [](const ParamValues&) { return std::make_unique<ClosedPage>(); });
 ASIM_REGISTER(hbm_page_policy_registry(), adaptive,
               "closes the row after an access unless another queued request hits it", {},
-              [](const ParamValues&) { return std::make_unique<AdaptivePage>(); })
+              [](const ParamValues&) { return std::make_unique<AdaptivePage>(); });
 
 }  // namespace asim

@@ -12,7 +12,8 @@ std::vector<std::pair<std::string, std::string>> HbmFlatParams::validate() const
     if (capacity_bytes == 0) problems.emplace_back("capacity", "must be greater than zero");
     if (stacks == 0) problems.emplace_back("stacks", "must be at least 1");
     if (channels_per_stack == 0) problems.emplace_back("channels_per_stack", "must be at least 1");
-    if (!(bandwidth_bytes_per_s > 0)) problems.emplace_back("bandwidth", "must be greater than zero");
+    if (!(bandwidth_bytes_per_s > 0))
+        problems.emplace_back("bandwidth", "must be greater than zero");
     if (clock_hz == 0) problems.emplace_back("clock", "must be greater than zero");
     if (interleave_bytes == 0 || (interleave_bytes & (interleave_bytes - 1)) != 0) {
         problems.emplace_back("interleave", "must be a power of two");
@@ -26,16 +27,17 @@ HbmFlat::HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, Stat
       l2_in("l2_in"),
       m_params(params),
       m_clock(std::string(this->name()) + ".clock", params.clock_hz),
-      m_stats{stats.counter(std::string(this->name()) + ".reads", "read transactions"),
-              stats.counter(std::string(this->name()) + ".writes", "write transactions"),
-              stats.counter(std::string(this->name()) + ".read_bytes", "bytes read", "B"),
-              stats.counter(std::string(this->name()) + ".write_bytes", "bytes written", "B"),
-              stats.histogram(std::string(this->name()) + ".read_latency_ns",
-                              "read latency, arrival to last data", "ns"),
-              stats.counter(std::string(this->name()) + ".busy_cycles",
-                            "channel-cycles spent transferring, summed over channels", "cycles")} {
-    const double per_channel = params.bandwidth_bytes_per_s / params.channels() /
-                               static_cast<double>(params.clock_hz);
+      m_stats{StatsGroup(stats, *this).counter("reads", "read transactions"),
+              StatsGroup(stats, *this).counter("writes", "write transactions"),
+              StatsGroup(stats, *this).counter("read_bytes", "bytes read", "B"),
+              StatsGroup(stats, *this).counter("write_bytes", "bytes written", "B"),
+              StatsGroup(stats, *this)
+                  .histogram("read_latency_ns", "read latency, arrival to last data", "ns"),
+              StatsGroup(stats, *this)
+                  .counter("busy_cycles", "channel-cycles spent transferring, summed over channels",
+                           "cycles")} {
+    const double per_channel =
+        params.bandwidth_bytes_per_s / params.channels() / static_cast<double>(params.clock_hz);
     m_channels.assign(params.channels(), BandwidthServer(&m_clock, per_channel));
     l2_in.register_b_transport(this, &HbmFlat::b_transport);
 }

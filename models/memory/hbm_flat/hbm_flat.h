@@ -50,7 +50,7 @@ struct HbmFlatStats {
 };
 
 class HbmFlat : public sc_core::sc_module, public HbmModel {
-  public:
+public:
     tlm_utils::simple_target_socket<HbmFlat> l2_in;
 
     HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, StatsRegistry& stats);
@@ -65,7 +65,7 @@ class HbmFlat : public sc_core::sc_module, public HbmModel {
     // completion time of an access of `bytes` at `addr` arriving at `arrival`.
     Picoseconds access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write);
 
-  private:
+private:
     void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
     uint32_t channel_of(uint64_t addr) const;
 

@@ -12,7 +12,7 @@
 namespace asim {
 
 class HbmLoadMonitor {
-  public:
+public:
     HbmLoadMonitor(double peak_bytes_per_s, Picoseconds window_ps)
         : m_peak_bytes_per_ps(peak_bytes_per_s * 1e-12), m_window_ps(window_ps) {}
 
@@ -36,7 +36,7 @@ class HbmLoadMonitor {
 
     Picoseconds window_ps() const { return m_window_ps; }
 
-  private:
+private:
     void forget_before(Picoseconds now) {
         while (!m_events.empty() && m_events.front().first + m_window_ps <= now) {
             m_bytes -= m_events.front().second;

@@ -9,7 +9,7 @@
 namespace asim {
 
 class HbmModel {
-  public:
+public:
     virtual ~HbmModel() = default;
     virtual tlm::tlm_target_socket<>& l2_target() = 0;
     virtual uint64_t read_bytes() const = 0;

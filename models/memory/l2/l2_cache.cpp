@@ -28,23 +28,27 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     std::vector<std::pair<std::string, std::string>> problems;
     if (!pow2(line_bytes)) problems.emplace_back("line", "must be a power of two");
     if (!pow2(sector_bytes) || sector_bytes > line_bytes || line_bytes / sector_bytes > 8) {
-        problems.emplace_back("sector", "must be a power of two dividing the line into at most 8 sectors");
+        problems.emplace_back("sector",
+                              "must be a power of two dividing the line into at most 8 sectors");
     }
     if (ways == 0) problems.emplace_back("ways", "must be at least 1");
     if (slices == 0) problems.emplace_back("slices", "must be at least 1");
     if (line_bytes != 0 && ways != 0 && (size_bytes % (line_bytes * ways) != 0 || sets() == 0)) {
         problems.emplace_back("size", "must be a whole number of sets (line x ways)");
     }
-    if (!(slice_bandwidth_bytes_per_s > 0)) problems.emplace_back("slice_bandwidth", "must be greater than zero");
+    if (!(slice_bandwidth_bytes_per_s > 0))
+        problems.emplace_back("slice_bandwidth", "must be greater than zero");
     if (mshrs == 0) problems.emplace_back("mshrs", "must be at least 1");
-    if (demand_mshrs >= mshrs) problems.emplace_back("demand_mshrs", "must leave prefetches at least one of the mshrs");
+    if (demand_mshrs >= mshrs)
+        problems.emplace_back("demand_mshrs", "must leave prefetches at least one of the mshrs");
     if (pow2(line_bytes) && address_space_bytes / line_bytes >= (uint64_t{1} << 48) - 1) {
         problems.emplace_back("line",
                               "too small for the address space: line numbers must fit 48 bits (" +
                                   std::to_string(address_space_bytes) + " B of memory)");
     }
     if (!replacement_policy_registry().contains(replacement)) {
-        problems.emplace_back("replacement", replacement_policy_registry().unknown_message(replacement));
+        problems.emplace_back("replacement",
+                              replacement_policy_registry().unknown_message(replacement));
     }
     if (partitioned() && ways != 0 && size_bytes % ways == 0) {
         uint64_t total = 0;
@@ -52,20 +56,24 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
             total += partition_bytes[i];
             if (partition_bytes[i] % way_bytes() != 0) {
                 problems.emplace_back(std::string("partitions.") + kPartitionNames[i],
-                                      "is not a whole number of ways (" + std::to_string(way_bytes()) +
-                                          " B each: size / ways)");
+                                      "is not a whole number of ways (" +
+                                          std::to_string(way_bytes()) + " B each: size / ways)");
             }
         }
         if (total > size_bytes) {
             problems.emplace_back("partitions", "add up to " + std::to_string(total) +
-                                                    " B, more than the L2's " + std::to_string(size_bytes) + " B");
+                                                    " B, more than the L2's " +
+                                                    std::to_string(size_bytes) + " B");
         }
     }
     return problems;
 }
 
 std::vector<L2Params::Partition> L2Params::partition_layout() const {
-    if (!partitioned()) return {{"shared", ways, {StreamClass::kWeight, StreamClass::kActivation, StreamClass::kGeneral}}};
+    if (!partitioned())
+        return {{"shared",
+                 ways,
+                 {StreamClass::kWeight, StreamClass::kActivation, StreamClass::kGeneral}}};
     const bool any_rest = partition_rest[0] || partition_rest[1] || partition_rest[2];
     std::vector<Partition> layout;
     Partition rest{"", 0, {}};
@@ -77,7 +85,8 @@ std::vector<L2Params::Partition> L2Params::partition_layout() const {
             continue;
         }
         const bool takes_leftover = !any_rest && i + 1 == kPartitionNames.size();
-        const uint32_t n = takes_leftover ? ways - used : static_cast<uint32_t>(partition_bytes[i] / way_bytes());
+        const uint32_t n =
+            takes_leftover ? ways - used : static_cast<uint32_t>(partition_bytes[i] / way_bytes());
         layout.push_back({kPartitionNames[i], n, {kClasses[i]}});
         used += n;
     }
@@ -101,47 +110,54 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_tags(params.sets() * params.ways, kInvalidTag),
       m_prefetched_in_set(params.sets(), 0),
       m_policy(replacement_policy_registry().make(params.replacement, params.replacement_params,
-                                                   params.sets() * params.ways, 0)),
+                                                  params.sets() * params.ways, 0)),
       m_filling_in_set(params.sets(), 0),
-      m_read_bytes(
-          stats.counter(std::string(this->name()) + ".read_bytes", "bytes read by engines", "B")),
-      m_write_bytes(stats.counter(std::string(this->name()) + ".write_bytes",
-                                  "bytes written by engines", "B")),
-      m_atomic_bytes(stats.counter(std::string(this->name()) + ".atomic_add_bytes",
-                                   "bytes written by atomic adds (included in write_bytes)", "B")),
-      m_noc_link_wait(stats.counter(std::string(this->name()) + ".noc_link_wait_ps",
-                                    "time requests waited for on-die mesh links, summed", "ps")),
-      m_hbm_fetch_demand(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_demand",
-                                       "bytes fetched from HBM for demand misses", "B")),
-      m_hbm_fetch_prefetch(stats.counter(std::string(this->name()) + ".hbm_fetch_bytes_prefetch",
-                                         "bytes fetched from HBM for prefetch fills", "B")),
-      m_slice_busy_cycles(stats.counter(std::string(this->name()) + ".slice_busy_cycles",
-                                        "slice-cycles transferring, summed over slices", "cycles")),
-      m_mshr_stalls(stats.counter(std::string(this->name()) + ".mshr_stalls",
-                                  "misses that waited for a free MSHR")),
-      m_all_ways_filling(stats.counter(
-          std::string(this->name()) + ".all_ways_filling",
-          "misses not allocated: every way of their partition's set was being filled")) {
-    const double per_slice = params.slice_bandwidth_bytes_per_s / static_cast<double>(params.clock_hz);
+      m_read_bytes(StatsGroup(stats, *this).counter("read_bytes", "bytes read by engines", "B")),
+      m_write_bytes(
+          StatsGroup(stats, *this).counter("write_bytes", "bytes written by engines", "B")),
+      m_atomic_bytes(StatsGroup(stats, *this)
+                         .counter("atomic_add_bytes",
+                                  "bytes written by atomic adds (included in write_bytes)", "B")),
+      m_noc_link_wait(StatsGroup(stats, *this)
+                          .counter("noc_link_wait_ps",
+                                   "time requests waited for on-die mesh links, summed", "ps")),
+      m_hbm_fetch_demand(
+          StatsGroup(stats, *this)
+              .counter("hbm_fetch_bytes_demand", "bytes fetched from HBM for demand misses", "B")),
+      m_hbm_fetch_prefetch(StatsGroup(stats, *this)
+                               .counter("hbm_fetch_bytes_prefetch",
+                                        "bytes fetched from HBM for prefetch fills", "B")),
+      m_slice_busy_cycles(StatsGroup(stats, *this)
+                              .counter("slice_busy_cycles",
+                                       "slice-cycles transferring, summed over slices", "cycles")),
+      m_mshr_stalls(
+          StatsGroup(stats, *this).counter("mshr_stalls", "misses that waited for a free MSHR")),
+      m_all_ways_filling(
+          StatsGroup(stats, *this)
+              .counter(
+                  "all_ways_filling",
+                  "misses not allocated: every way of their partition's set was being filled")) {
+    const double per_slice =
+        params.slice_bandwidth_bytes_per_s / static_cast<double>(params.clock_hz);
     m_slices.assign(params.slices, BandwidthServer(&m_clock, per_slice));
 
     auto add_partition = [&](const std::string& pname, uint32_t first, uint32_t ways) {
-        const std::string base = std::string(this->name()) + ".partition." + pname;
+        const StatsGroup g = StatsGroup(stats, *this).group("partition." + pname);
         m_partitions.push_back(Partition{
             pname, first, ways,
-            L2PartitionStats{stats.counter(base + ".hits", "demand hits"),
-                             stats.counter(base + ".misses", "demand misses"),
-                             stats.counter(base + ".merged", "hits on lines still being filled"),
-                             stats.counter(base + ".evictions", "lines evicted"),
-                             stats.counter(base + ".writebacks", "dirty lines written back"),
-                             stats.counter(base + ".prefetch_fills", "lines filled by prefetch"),
-                             stats.counter(base + ".prefetch_useful", "prefetched lines hit after their fill"),
-                             stats.counter(base + ".prefetch_late", "prefetched lines hit during their fill"),
-                             stats.counter(base + ".prefetch_unused", "prefetched lines evicted unused")}});
+            L2PartitionStats{g.counter("hits", "demand hits"), g.counter("misses", "demand misses"),
+                             g.counter("merged", "hits on lines still being filled"),
+                             g.counter("evictions", "lines evicted"),
+                             g.counter("writebacks", "dirty lines written back"),
+                             g.counter("prefetch_fills", "lines filled by prefetch"),
+                             g.counter("prefetch_useful", "prefetched lines hit after their fill"),
+                             g.counter("prefetch_late", "prefetched lines hit during their fill"),
+                             g.counter("prefetch_unused", "prefetched lines evicted unused")}});
     };
     uint32_t first = 0;
     for (const L2Params::Partition& part : params.partition_layout()) {
-        for (StreamClass c : part.classes) m_partition_of_class[static_cast<std::size_t>(c)] = m_partitions.size();
+        for (StreamClass c : part.classes)
+            m_partition_of_class[static_cast<std::size_t>(c)] = m_partitions.size();
         add_partition(part.name, first, part.ways);
         first += part.ways;
     }
@@ -149,9 +165,11 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
     m_partition_of_class[static_cast<std::size_t>(StreamClass::kPrefetch)] =
         m_partition_of_class[static_cast<std::size_t>(StreamClass::kWeight)];
     for (StreamClass c : kClasses) {
-        const std::string base = std::string(this->name()) + ".class." + std::string(to_string(c));
-        m_class_hits[static_cast<std::size_t>(c)] = &stats.counter(base + ".hits", "demand hits of this stream class");
-        m_class_misses[static_cast<std::size_t>(c)] = &stats.counter(base + ".misses", "demand misses of this stream class");
+        const StatsGroup g = StatsGroup(stats, *this).group("class." + std::string(to_string(c)));
+        m_class_hits[static_cast<std::size_t>(c)] =
+            &g.counter("hits", "demand hits of this stream class");
+        m_class_misses[static_cast<std::size_t>(c)] =
+            &g.counter("misses", "demand misses of this stream class");
     }
     core_in.register_b_transport(this, &L2Cache::b_transport);
     SC_HAS_PROCESS(L2Cache);
@@ -303,7 +321,8 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     p->release();
     if (!is_write) (r.prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
     if (m_monitor) m_monitor->record(arrival, bytes);
-    if (m_timeline) m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
+    if (m_timeline)
+        m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
     // The target may have waited: the kernel's time now, not the time of the call.
     return kernel_now() + ClockDomain::to_ps(delay) + m_noc_to_hbm;  // data back to the slice
 }
@@ -397,7 +416,8 @@ void L2Cache::release_prefetch(Line& line) {
     if (m_listener && line.prefetch_bytes) {
         m_listener->prefetch_released(line.partition, line.prefetch_bytes);
     }
-    if (line.prefetched) --m_prefetched_in_set[static_cast<std::size_t>(&line - m_lines.data()) / m_params.ways];
+    if (line.prefetched)
+        --m_prefetched_in_set[static_cast<std::size_t>(&line - m_lines.data()) / m_params.ways];
     line.prefetched = false;
     line.prefetch_bytes = 0;
 }
@@ -440,14 +460,17 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     // The on-die network: each line reaches its slice `hop` after issue and its data returns
     // `hop` later (zero without a NoC). Fills that complete in a batch return the farthest hop.
     const Picoseconds* hop_of_slice =
-        m_noc_one_way.empty() ? nullptr : &m_noc_one_way[static_cast<std::size_t>(port) * m_slices.size()];
+        m_noc_one_way.empty() ? nullptr
+                              : &m_noc_one_way[static_cast<std::size_t>(port) * m_slices.size()];
     Picoseconds farthest_hop = 0;
-    const Picoseconds port_mean_hop = m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
+    const Picoseconds port_mean_hop =
+        m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
     // Sets of the lines kPrefetchLines ahead, hashed once when their prefetch is issued and used
     // when the loop reaches them (line i's set is in slot i mod kPrefetchLines from line i - 4 on).
     std::array<std::size_t, kPrefetchLines> sets_ahead{};
     uint64_t line_index = 0;
-    for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes, ++line_index) {
+    for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end;
+         line_addr += line_bytes, ++line_index) {
         const uint64_t line_number = line_addr >> m_line_shift;
         std::size_t& slot = sets_ahead[line_index % kPrefetchLines];
         const std::size_t set = line_index < kPrefetchLines ? set_of(line_number) : slot;
@@ -456,10 +479,13 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             // and drops the call.
             slot = set_of(line_number + kPrefetchLines);
             const std::size_t ahead = slot * m_params.ways;
-            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(uint32_t)) __builtin_prefetch(&m_tags[ahead + w]);
-            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(Line)) __builtin_prefetch(&m_lines[ahead + w]);
+            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(uint32_t))
+                __builtin_prefetch(&m_tags[ahead + w]);
+            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(Line))
+                __builtin_prefetch(&m_lines[ahead + w]);
             if (const char* state = m_policy->state_of(ahead)) {
-                for (std::size_t b = 0; b < m_params.ways * m_policy->state_bytes(); b += 64) __builtin_prefetch(state + b);
+                for (std::size_t b = 0; b < m_params.ways * m_policy->state_bytes(); b += 64)
+                    __builtin_prefetch(state + b);
             }
         }
         const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
@@ -510,7 +536,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             if (missing == 0) {
                 const bool in_flight = waited || l.ready > arrival;
                 if (is_prefetch) {
-                    if (m_listener) m_listener->prefetch_released(part, hi - lo);  // nothing to fill
+                    if (m_listener)
+                        m_listener->prefetch_released(part, hi - lo);  // nothing to fill
                 } else {
                     ++ps.hits;
                     ++r.hits;
@@ -536,7 +563,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
             } else {
                 if (!m_lines[idx].prefetched) ++m_prefetched_in_set[set];
                 m_lines[idx].prefetched = true;
-                m_lines[idx].prefetch_bytes = static_cast<uint16_t>(m_lines[idx].prefetch_bytes + (hi - lo));
+                m_lines[idx].prefetch_bytes =
+                    static_cast<uint16_t>(m_lines[idx].prefetch_bytes + (hi - lo));
             }
         } else {
             ++ps.misses;
@@ -556,8 +584,10 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
                 {arrival, lo, hi - lo});  // not allocated: the sum is written through
         }
         // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
-        const uint64_t first = line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
-        const uint64_t last = line_addr + (static_cast<uint64_t>(32 - __builtin_clz(missing)) << m_sector_shift);
+        const uint64_t first =
+            line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
+        const uint64_t last =
+            line_addr + (static_cast<uint64_t>(32 - __builtin_clz(missing)) << m_sector_shift);
         // Misses of one request are fetched as contiguous runs issued together (one HBM access
         // per run, not per line): their tag checks are taken to finish at the request's mean
         // distance to the slices, so lines a hop nearer or farther still join one run.
@@ -576,11 +606,14 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     if (r.fills_done != 0) done = std::max(done, r.fills_done + farthest_hop);
     if (!m_noc_links.empty() && !is_prefetch) {
         // The request's data crosses the mesh links towards (writes) or from (reads) the slices.
-        const auto& loads = (is_write ? m_noc_write_loads : m_noc_read_loads)[static_cast<std::size_t>(port)];
+        const auto& loads =
+            (is_write ? m_noc_write_loads : m_noc_read_loads)[static_cast<std::size_t>(port)];
         Picoseconds links_done = 0;
         for (const LinkLoad& l : loads) {
-            const auto bytes = static_cast<uint64_t>(l.fraction * static_cast<double>(p.get_data_length()) + 0.5);
-            if (bytes) links_done = std::max(links_done, m_noc_links[l.link].reserve(issued, bytes).end);
+            const auto bytes =
+                static_cast<uint64_t>(l.fraction * static_cast<double>(p.get_data_length()) + 0.5);
+            if (bytes)
+                links_done = std::max(links_done, m_noc_links[l.link].reserve(issued, bytes).end);
         }
         links_done += port_mean_hop;
         if (links_done > done) {
@@ -591,7 +624,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
     if (atomic) m_atomic_bytes += p.get_data_length();
     if (info && info->ledger && (r.hits | r.misses) != 0) info->ledger->l2(*info, r.hits, r.misses);
-    if (m_timeline && !is_prefetch) m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
+    if (m_timeline && !is_prefetch)
+        m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
     m_free_requests.push_back(std::move(request));
     // Relative to the kernel's time now: a target below may have waited.
     const Picoseconds now = kernel_now();
@@ -599,7 +633,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way, Picoseconds slice_hbm_one_way) {
+void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way,
+                                  Picoseconds slice_hbm_one_way) {
     m_noc_one_way = std::move(port_slice_one_way);
     m_noc_to_hbm = slice_hbm_one_way;
     const std::size_t slices = m_slices.size();
@@ -611,14 +646,16 @@ void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way, P
     }
 }
 
-void L2Cache::set_network_links(uint32_t links, double bytes_per_cycle, std::vector<std::vector<LinkLoad>> read_loads,
+void L2Cache::set_network_links(uint32_t links, double bytes_per_cycle,
+                                std::vector<std::vector<LinkLoad>> read_loads,
                                 std::vector<std::vector<LinkLoad>> write_loads) {
     m_noc_links.assign(links, BandwidthServer(&m_clock, bytes_per_cycle));
     m_noc_read_loads = std::move(read_loads);
     m_noc_write_loads = std::move(write_loads);
 }
 
-void L2Cache::record_to(Timeline* timeline, const std::string& l2_group, const std::string& hbm_group) {
+void L2Cache::record_to(Timeline* timeline, const std::string& l2_group,
+                        const std::string& hbm_group) {
     m_timeline = timeline;
     m_tl_read = timeline->counter_track(l2_group, "L2 read by engines");
     m_tl_write = timeline->counter_track(l2_group, "L2 write by engines");

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
@@ -46,8 +46,8 @@ struct L2Params {
     double slice_bandwidth_bytes_per_s = 1.5e12;
     uint64_t clock_hz = 1'650'000'000;
     uint32_t hit_latency_cycles = 100;
-    uint32_t mshrs = 256;             // outstanding line fills, whole L2
-    uint32_t demand_mshrs = 0;        // of them, kept for demand: prefetches use at most the rest
+    uint32_t mshrs = 256;       // outstanding line fills, whole L2
+    uint32_t demand_mshrs = 0;  // of them, kept for demand: prefetches use at most the rest
     std::string replacement = "lru";
     ParamValues replacement_params;  // the policy's own
     // Unconsumed prefetched lines are evicted only when every other line of their partition's
@@ -61,8 +61,8 @@ struct L2Params {
     uint64_t address_space_bytes = 288ULL << 30;  // what targets accept (the HBM capacity)
 
     bool partitioned() const {
-        return partition_bytes[0] + partition_bytes[1] + partition_bytes[2] != 0 || partition_rest[0] ||
-               partition_rest[1] || partition_rest[2];
+        return partition_bytes[0] + partition_bytes[1] + partition_bytes[2] != 0 ||
+               partition_rest[0] || partition_rest[1] || partition_rest[2];
     }
     uint64_t sets() const { return size_bytes / line_bytes / ways; }
     uint64_t way_bytes() const { return size_bytes / ways; }
@@ -82,9 +82,9 @@ L2Params parse_l2_params(const ConfigNode& node, uint64_t address_space_bytes);
 
 // Per-partition statistics (also the summary's l2_partitions).
 struct L2PartitionStats {
-    Counter& hits;             // demand accesses whose sectors were all present (or in flight)
-    Counter& misses;           // demand accesses that fetched from HBM or allocated
-    Counter& merged;           // hits on a line whose fill was still in flight (MSHR merge)
+    Counter& hits;    // demand accesses whose sectors were all present (or in flight)
+    Counter& misses;  // demand accesses that fetched from HBM or allocated
+    Counter& merged;  // hits on a line whose fill was still in flight (MSHR merge)
     Counter& evictions;
     Counter& writebacks;       // dirty lines written back
     Counter& prefetch_fills;   // lines filled by CMO prefetch
@@ -119,8 +119,10 @@ public:
     void set_target_waits(bool waits) { m_queue_posted_writes = waits; }
     void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
     // The on-die network's one-way latency from each target port (binding order) to each slice,
-    // `ports x slices` row-major, and from a slice to the HBM controllers (models/interconnect/noc).
-    void set_network_latency(std::vector<Picoseconds> port_slice_one_way, Picoseconds slice_hbm_one_way);
+    // `ports x slices` row-major, and from a slice to the HBM controllers
+    // (models/interconnect/noc).
+    void set_network_latency(std::vector<Picoseconds> port_slice_one_way,
+                             Picoseconds slice_hbm_one_way);
     // The on-die network's links between the ports and the slices, when it models them: `links`
     // directed links of `bytes_per_cycle` each; per port, the share of a request's bytes that
     // each link it loads carries, for the data of reads (slices to port) and writes (port to
@@ -130,7 +132,8 @@ public:
         uint32_t link;
         double fraction;
     };
-    void set_network_links(uint32_t links, double bytes_per_cycle, std::vector<std::vector<LinkLoad>> read_loads,
+    void set_network_links(uint32_t links, double bytes_per_cycle,
+                           std::vector<std::vector<LinkLoad>> read_loads,
                            std::vector<std::vector<LinkLoad>> write_loads);
     std::size_t slice_count() const { return m_slices.size(); }
     // Records on `timeline` the bytes engines read and write (group `l2_group`) and the bytes the
@@ -157,8 +160,8 @@ private:
     static constexpr Picoseconds kFilling = ~Picoseconds{0};
     static constexpr std::size_t kNone = ~std::size_t{0};
     struct Line {
-        Picoseconds ready = 0;        // when its last fill completes; kFilling while in flight
-        uint8_t valid = 0;            // sector masks
+        Picoseconds ready = 0;  // when its last fill completes; kFilling while in flight
+        uint8_t valid = 0;      // sector masks
         uint8_t dirty = 0;
         uint8_t partition = 0;
         bool prefetched = false;      // filled by prefetch, not yet demanded
@@ -239,8 +242,8 @@ private:
     uint64_t m_sets;
     int m_line_shift;
     int m_sector_shift;
-    std::vector<Line> m_lines;      // sets x ways
-    std::vector<uint32_t> m_tags;   // sets x ways, see kInvalidTag
+    std::vector<Line> m_lines;     // sets x ways
+    std::vector<uint32_t> m_tags;  // sets x ways, see kInvalidTag
     // Prefetched, not yet demanded lines per set: when a set holds none, the victim search that
     // protects them is skipped (it reads every way's Line).
     std::vector<uint16_t> m_prefetched_in_set;

@@ -8,34 +8,41 @@ namespace {
 
 const ParamTable kL2(
     {"die.l2"}, "L2 cache",
-    {Param::size("size", "capacity"),
-     Param::size("line", "line size (tag granularity)"),
+    {Param::size("size", "capacity"), Param::size("line", "line size (tag granularity)"),
      Param::size("sector", "sector size (fill and hit granularity)").dflt_from("line"),
      Param::integer("ways", "", "associativity").range(1, 64),
-     Param::integer("slices", "", "address-interleaved slices, each with its own port").range(1, 1024),
+     Param::integer("slices", "", "address-interleaved slices, each with its own port")
+         .range(1, 1024),
      Param::byte_rate("slice_bandwidth", "bandwidth of one slice's port"),
      Param::frequency("clock", "clock of the hit pipeline"),
-     Param::integer("hit_latency_cycles", "cycles", "hit latency at the slice, without the NoC").range(0, 100000),
+     Param::integer("hit_latency_cycles", "cycles", "hit latency at the slice, without the NoC")
+         .range(0, 100000),
      Param::integer("mshrs", "entries", "outstanding line fills, whole L2")
          .dflt("256")
          .range(1, 1 << 20)
-         .source("estimate: ascend960 sets 4096, the bandwidth x latency product of a streaming read"),
-     Param::integer("demand_mshrs", "entries", "of the mshrs, kept for demand misses (prefetches use the rest)")
+         .source(
+             "estimate: ascend960 sets 4096, the bandwidth x latency product of a streaming read"),
+     Param::integer("demand_mshrs", "entries",
+                    "of the mshrs, kept for demand misses (prefetches use the rest)")
          .dflt("0")
          .range(0, 1 << 20),
-     Param::implementation("replacement", replacement_policy_registry(), "replacement policy").dflt("lru"),
-     Param::boolean("protect_prefetched",
-                    "lines the H-JSD holds credit for are not evicted by demand before their first use")
+     Param::implementation("replacement", replacement_policy_registry(), "replacement policy")
+         .dflt("lru"),
+     Param::boolean(
+         "protect_prefetched",
+         "lines the H-JSD holds credit for are not evicted by demand before their first use")
          .dflt("true")});
 
 // Each partition: a size (0B: its class bypasses the L2) or `rest` (no partition of its own; the
 // rest classes share the ways left over).
-const ParamTable kPartitions({"die.l2.partitions"}, "L2 partitions by stream class",
-                             {Param::string("weight", "ways for weights: a size, 0B (bypass) or rest").optional(),
-                              Param::string("activation", "ways for activations: a size, 0B or rest").optional(),
-                              Param::string("general", "ways for the rest: a size, 0B or rest (default: the ways "
-                                                       "left over)")
-                                  .optional()});
+const ParamTable kPartitions(
+    {"die.l2.partitions"}, "L2 partitions by stream class",
+    {Param::string("weight", "ways for weights: a size, 0B (bypass) or rest").optional(),
+     Param::string("activation", "ways for activations: a size, 0B or rest").optional(),
+     Param::string("general",
+                   "ways for the rest: a size, 0B or rest (default: the ways "
+                   "left over)")
+         .optional()});
 
 }  // namespace
 

@@ -43,7 +43,10 @@ private:
         }
         std::sort(order.begin(), order.end());
         for (uint32_t& s : m_stamp) {
-            if (s != 0) s = static_cast<uint32_t>(std::lower_bound(order.begin(), order.end(), s) - order.begin()) + 1;
+            if (s != 0)
+                s = static_cast<uint32_t>(std::lower_bound(order.begin(), order.end(), s) -
+                                          order.begin()) +
+                    1;
         }
         m_clock = static_cast<uint32_t>(order.size());
     }
@@ -61,13 +64,15 @@ Registry<ReplacementPolicy, std::size_t, uint32_t>& replacement_policy_registry(
     return registry;
 }
 
-ASIM_REGISTER(replacement_policy_registry(), lru, "least recently used: the line filled or hit longest ago", {},
+ASIM_REGISTER(replacement_policy_registry(), lru,
+              "least recently used: the line filled or hit longest ago", {},
               [](const ParamValues&, std::size_t lines, uint32_t first_stamp) {
                   return std::make_unique<StampPolicy>(lines, true, first_stamp);
-              })
-ASIM_REGISTER(replacement_policy_registry(), fifo, "first in, first out: the line filled longest ago", {},
+              });
+ASIM_REGISTER(replacement_policy_registry(), fifo,
+              "first in, first out: the line filled longest ago", {},
               [](const ParamValues&, std::size_t lines, uint32_t first_stamp) {
                   return std::make_unique<StampPolicy>(lines, false, first_stamp);
-              })
+              });
 
 }  // namespace asim

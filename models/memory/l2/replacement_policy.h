@@ -26,7 +26,9 @@ public:
 
     // Where the per-line state of `line` lives (nullptr for a policy without any), and its size
     // per line: the L2 asks the host CPU to prefetch it (simulator speed only).
-    const char* state_of(std::size_t line) const { return m_state ? m_state + line * m_state_bytes : nullptr; }
+    const char* state_of(std::size_t line) const {
+        return m_state ? m_state + line * m_state_bytes : nullptr;
+    }
     std::size_t state_bytes() const { return m_state_bytes; }
 
 protected:

@@ -99,37 +99,46 @@ const ParamTable kTier(
     {Param::size("base", "start of the tier's window in the supernode's address space")
          .dflt_from("remote_hbm 64TiB, host_ddr 16TiB, pmem 32TiB")
          .zero_allowed(),
-     Param::size("capacity", "bytes of the tier (remote_hbm: per owner)").dflt_from("remote_hbm: the die's HBM; required otherwise"),
+     Param::size("capacity", "bytes of the tier (remote_hbm: per owner)")
+         .dflt_from("remote_hbm: the die's HBM; required otherwise"),
      Param::time("read_latency", "load-to-use latency of a read, port to port"),
      Param::time("write_latency", "latency of a write").dflt_from("read_latency"),
-     Param::byte_rate("read_bandwidth", "the tier's read bandwidth").dflt_from("remote_hbm: the die's HBM; required otherwise"),
-     Param::byte_rate("write_bandwidth", "the tier's write bandwidth").dflt_from("remote_hbm: read_bandwidth; required otherwise"),
-     Param::size("endurance_block", "pmem: block whose writes are counted (0B: not counted)").dflt("0B").zero_allowed()});
+     Param::byte_rate("read_bandwidth", "the tier's read bandwidth")
+         .dflt_from("remote_hbm: the die's HBM; required otherwise"),
+     Param::byte_rate("write_bandwidth", "the tier's write bandwidth")
+         .dflt_from("remote_hbm: read_bandwidth; required otherwise"),
+     Param::size("endurance_block", "pmem: block whose writes are counted (0B: not counted)")
+         .dflt("0B")
+         .zero_allowed()});
 
 const ParamTable kPort({"dsm.port"}, "DSM port (the die's way into the pool, per direction)",
                        {Param::byte_rate("read_bandwidth", "read bandwidth of the port"),
                         Param::byte_rate("write_bandwidth", "write bandwidth of the port")});
 
-const ParamTable kStaging({"dsm.staging"}, "DSM staging (prefetch into local HBM)",
-                          {Param::size("capacity", "local HBM set aside for staged blocks (0B: none)").dflt("0B").zero_allowed(),
-                           Param::size("block", "staged unit").dflt("64KiB"),
-                           Param::choice("use", {"oversize", "all"},
-                                         "which pool candidates are staged: larger than the L2 weight credit, or all")
-                               .dflt("oversize")});
+const ParamTable kStaging(
+    {"dsm.staging"}, "DSM staging (prefetch into local HBM)",
+    {Param::size("capacity", "local HBM set aside for staged blocks (0B: none)")
+         .dflt("0B")
+         .zero_allowed(),
+     Param::size("block", "staged unit").dflt("64KiB"),
+     Param::choice("use", {"oversize", "all"},
+                   "which pool candidates are staged: larger than the L2 weight credit, or all")
+         .dflt("oversize")});
 
-const ParamTable kTiering({"dsm.tiering"}, "DSM hardware tiering",
-                          {Param::boolean("enable", "promote hot pool blocks into local HBM").dflt("false"),
-                           Param::size("block", "counted and migrated unit").dflt("2MiB"),
-                           Param::integer("promote_after", "reads", "demand reads of a block before it is promoted")
-                               .dflt("4")
-                               .range(1, 1e9),
-                           Param::size("capacity", "local HBM set aside for promoted blocks").dflt("0B").zero_allowed(),
-                           Param::byte_rate("migration_bandwidth", "budget for migrations").dflt("1GB/s")});
+const ParamTable kTiering(
+    {"dsm.tiering"}, "DSM hardware tiering",
+    {Param::boolean("enable", "promote hot pool blocks into local HBM").dflt("false"),
+     Param::size("block", "counted and migrated unit").dflt("2MiB"),
+     Param::integer("promote_after", "reads", "demand reads of a block before it is promoted")
+         .dflt("4")
+         .range(1, 1e9),
+     Param::size("capacity", "local HBM set aside for promoted blocks").dflt("0B").zero_allowed(),
+     Param::byte_rate("migration_bandwidth", "budget for migrations").dflt("1GB/s")});
 
 }  // namespace
 
-DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, double local_hbm_bytes_per_s,
-                           uint32_t owners, uint32_t dies_per_node) {
+DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
+                           double local_hbm_bytes_per_s, uint32_t owners, uint32_t dies_per_node) {
     DsmParams p;
     p.dies_per_node = dies_per_node;
     p.owners = owners;
@@ -137,7 +146,8 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, dou
         for (const std::string& name : tiers->keys()) {
             const auto tier = tier_from_string(name);
             if (!tier || *tier == Tier::kHbm) {
-                tiers->fail(name, "unknown pool tier '" + name + "' (the pool's tiers: remote_hbm, host_ddr, pmem)");
+                tiers->fail(name, "unknown pool tier '" + name +
+                                      "' (the pool's tiers: remote_hbm, host_ddr, pmem)");
             }
             const ConfigNode t = tiers->child(name);
             TierParams tp;
@@ -146,13 +156,16 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, dou
             tp.base = kTier.size(t, "base", kDefaultTierBase[static_cast<std::size_t>(*tier)]);
             // remote_hbm is the owners' HBM: as large and as fast as the die's by default (a
             // stand-in for the owner's HBM on a single die; a supernode uses the owner's model).
-            tp.capacity = remote ? kTier.size(t, "capacity", local_hbm_bytes) : kTier.size(t, "capacity");
+            tp.capacity =
+                remote ? kTier.size(t, "capacity", local_hbm_bytes) : kTier.size(t, "capacity");
             tp.read_latency_ps = kTier.time_ps(t, "read_latency");
             tp.write_latency_ps = kTier.time_ps(t, "write_latency", tp.read_latency_ps);
-            tp.read_bytes_per_s = remote ? kTier.byte_rate(t, "read_bandwidth", local_hbm_bytes_per_s)
-                                         : kTier.byte_rate(t, "read_bandwidth");
-            tp.write_bytes_per_s = remote ? kTier.byte_rate(t, "write_bandwidth", tp.read_bytes_per_s)
-                                          : kTier.byte_rate(t, "write_bandwidth");
+            tp.read_bytes_per_s = remote
+                                      ? kTier.byte_rate(t, "read_bandwidth", local_hbm_bytes_per_s)
+                                      : kTier.byte_rate(t, "read_bandwidth");
+            tp.write_bytes_per_s = remote
+                                       ? kTier.byte_rate(t, "write_bandwidth", tp.read_bytes_per_s)
+                                       : kTier.byte_rate(t, "write_bandwidth");
             tp.endurance_block = kTier.size(t, "endurance_block");
             p.tiers.push_back(tp);
         }

@@ -84,8 +84,7 @@ struct DsmParams {
 // Reads `dsm`. `owners` is the supernode's die count (8 without a network), `dies_per_node` the
 // dies of one node (whose CPUs hold one host_ddr and one pmem).
 // `local_hbm_bytes_per_s`: the die's HBM bandwidth, the default of remote_hbm's stand-in device.
-DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes, double local_hbm_bytes_per_s,
-                           uint32_t owners,
-                           uint32_t dies_per_node);
+DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
+                           double local_hbm_bytes_per_s, uint32_t owners, uint32_t dies_per_node);
 
 }  // namespace asim

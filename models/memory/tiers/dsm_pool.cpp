@@ -47,9 +47,10 @@ void DsmPool::finalize_stats() {
     for (const auto& [key, d] : m_devices) {
         busy[key.first] += d->read.busy_cycles() + d->write.busy_cycles();
     }
+    const StatsGroup dsm(m_stats, "dsm");  // the pool is no module: its group is named here
     for (const auto& [tier, ps] : busy) {
-        m_stats
-            .counter(std::string("dsm.") + to_string(tier) + ".device_busy_ps",
+        dsm.group(to_string(tier))
+            .counter("device_busy_ps",
                      "time the tier's devices spent transferring, read plus write, summed over "
                      "nodes (remote_hbm: the stand-in for another die's HBM)",
                      "ps")

@@ -8,8 +8,8 @@
 #pragma once
 
 #include <array>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@
 namespace asim {
 
 class DsmPool {
-  public:
+public:
     // Several dies book a device each at their own (future-dated) times: calendar servers, so
     // an earlier transfer is not held behind one booked for later (calendar_server.h). Demand
     // before prefetch is arbitrated at the dies' ports, not here.
@@ -55,7 +55,7 @@ class DsmPool {
     const ClockDomain& clock() const { return m_clock; }
     void finalize_stats();
 
-  private:
+private:
     struct Member {
         tlm::tlm_target_socket<>* hbm = nullptr;
         int64_t hbm_latency_ps = 0;

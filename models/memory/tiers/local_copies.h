@@ -14,7 +14,7 @@
 namespace asim {
 
 class LocalCopies {
-  public:
+public:
     struct Copy {
         uint64_t block = 0;      // pool address / block bytes
         uint64_t slot_addr = 0;  // where the copy lives in local HBM
@@ -65,7 +65,7 @@ class LocalCopies {
 
     std::size_t size() const { return m_order.size(); }
 
-  private:
+private:
     uint64_t m_base;
     uint64_t m_block;
     bool m_lru;

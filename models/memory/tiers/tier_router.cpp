@@ -32,22 +32,22 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
                  params.tiering.enable ? params.tiering.capacity : 0, params.tiering.block, true),
       m_migration_budget(&pool.clock(), params.tiering.migration_bytes_per_s / kPicosecondClock),
       m_stats{
-          stats.counter(std::string(this->name()) + ".staged_blocks",
-                        "blocks the H-JSD staged into local HBM"),
-          stats.counter(std::string(this->name()) + ".staging_hits",
-                        "pool reads served from a staged copy"),
-          stats.counter(std::string(this->name()) + ".staging_unused",
-                        "staged blocks evicted before any demand read"),
-          stats.counter(std::string(this->name()) + ".promoted_hits",
-                        "pool reads served from a promoted copy"),
-          stats.counter(std::string(this->name()) + ".migrations_skipped",
-                        "promotions skipped: migration budget booked"),
-          stats.counter(std::string(this->name()) + ".port_read_bytes",
-                        "bytes into the die through its pool port", "B"),
-          stats.counter(std::string(this->name()) + ".port_write_bytes",
-                        "bytes out of the die through its pool port", "B"),
-          stats.histogram(std::string(this->name()) + ".pool_read_latency_ns",
-                          "demand reads of a pool tier (no local copy): arrival to data", "ns")},
+          StatsGroup(stats, *this)
+              .counter("staged_blocks", "blocks the H-JSD staged into local HBM"),
+          StatsGroup(stats, *this).counter("staging_hits", "pool reads served from a staged copy"),
+          StatsGroup(stats, *this)
+              .counter("staging_unused", "staged blocks evicted before any demand read"),
+          StatsGroup(stats, *this)
+              .counter("promoted_hits", "pool reads served from a promoted copy"),
+          StatsGroup(stats, *this)
+              .counter("migrations_skipped", "promotions skipped: migration budget booked"),
+          StatsGroup(stats, *this)
+              .counter("port_read_bytes", "bytes into the die through its pool port", "B"),
+          StatsGroup(stats, *this)
+              .counter("port_write_bytes", "bytes out of the die through its pool port", "B"),
+          StatsGroup(stats, *this)
+              .histogram("pool_read_latency_ns",
+                         "demand reads of a pool tier (no local copy): arrival to data", "ns")},
       m_registry(stats) {
     m_staging_base = region_top - params.staging.capacity;
     pool.attach_egress(die, m_port_serve);
@@ -72,8 +72,9 @@ TierRouter::Decoded TierRouter::decode(uint64_t addr, uint64_t bytes) const {
     return d;
 }
 
-Picoseconds TierRouter::hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr, Picoseconds arrival,
-                                   uint64_t bytes, bool write, const TransactionInfo& info) {
+Picoseconds TierRouter::hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr,
+                                   Picoseconds arrival, uint64_t bytes, bool write,
+                                   const TransactionInfo& info) {
     tlm::tlm_generic_payload* p = m_payloads.acquire();
     p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     p->set_address(addr);
@@ -91,7 +92,8 @@ Picoseconds TierRouter::hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t add
 
 Picoseconds TierRouter::local_access(uint64_t addr, Picoseconds arrival, uint64_t bytes, bool write,
                                      const TransactionInfo* info) {
-    return hbm_access(*hbm_out.operator->(), addr, arrival, bytes, write, info ? *info : TransactionInfo{});
+    return hbm_access(*hbm_out.operator->(), addr, arrival, bytes, write,
+                      info ? *info : TransactionInfo{});
 }
 
 Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes,
@@ -102,8 +104,9 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
         for (uint64_t off = 0; off < bytes; off += kBackgroundPiece) {
             Decoded piece = d;
             piece.offset += off;
-            done = std::max(done, pool_access(piece, arrival, std::min(kBackgroundPiece, bytes - off),
-                                              write, true));
+            done = std::max(
+                done,
+                pool_access(piece, arrival, std::min(kBackgroundPiece, bytes - off), write, true));
         }
         return done;
     }
@@ -292,26 +295,21 @@ void TierRouter::stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& 
 void TierRouter::finalize_stats() {
     for (const TierParams& t : m_params.tiers) {
         const TierTotals& tot = totals(t.tier);
-        const std::string base = std::string(name()) + "." + to_string(t.tier);
-        m_registry
-            .counter(base + ".read_bytes",
-                     "bytes read from the tier (pool reads, migrations and staging included)", "B")
+        const StatsGroup g = StatsGroup(m_registry, *this).group(to_string(t.tier));
+        g.counter("read_bytes",
+                  "bytes read from the tier (pool reads, migrations and staging included)", "B")
             .set(tot.read_bytes);
-        m_registry.counter(base + ".write_bytes", "bytes written to the tier", "B")
-            .set(tot.write_bytes);
-        m_registry.counter(base + ".reads", "read transactions at the tier").set(tot.reads);
-        m_registry.counter(base + ".writes", "write transactions at the tier").set(tot.writes);
-        m_registry
-            .counter(base + ".hits", "accesses to the tier's addresses served from a local copy")
+        g.counter("write_bytes", "bytes written to the tier", "B").set(tot.write_bytes);
+        g.counter("reads", "read transactions at the tier").set(tot.reads);
+        g.counter("writes", "write transactions at the tier").set(tot.writes);
+        g.counter("hits", "accesses to the tier's addresses served from a local copy")
             .set(tot.copy_hits);
-        m_registry.counter(base + ".migrations_in", "blocks promoted from the tier into local HBM")
+        g.counter("migrations_in", "blocks promoted from the tier into local HBM")
             .set(tot.migrations_in);
-        m_registry
-            .counter(base + ".migrations_out", "promoted blocks of the tier demoted from local HBM")
+        g.counter("migrations_out", "promoted blocks of the tier demoted from local HBM")
             .set(tot.migrations_out);
         if (t.tier == Tier::kPmem) {
-            m_registry
-                .counter(base + ".max_block_writes", "writes to the most written endurance block")
+            g.counter("max_block_writes", "writes to the most written endurance block")
                 .set(tot.max_block_writes);
         }
     }

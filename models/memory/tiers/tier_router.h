@@ -25,10 +25,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
@@ -45,13 +45,13 @@ namespace asim {
 // Where the H-JSD sends its second-level prefetches (a b_transport without a socket: the port
 // exists only on dies whose platform turns staging on).
 class StagingPort {
-  public:
+public:
     virtual ~StagingPort() = default;
     virtual void stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) = 0;
 };
 
 class TierRouter : public sc_core::sc_module, public StagingPort {
-  public:
+public:
     tlm_utils::simple_target_socket<TierRouter> l2_in;  // from the L2 (its misses, write-backs)
     tlm_utils::simple_initiator_socket<TierRouter> hbm_out;
 
@@ -87,12 +87,13 @@ class TierRouter : public sc_core::sc_module, public StagingPort {
     // Staging prefetches from the H-JSD (StagingPort).
     void stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) override;
 
-  private:
+private:
     void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
     // Times one access of a pool tier (no local copy); returns its completion.
     Picoseconds pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes, bool write,
                             bool background);
-    // One access of an HBM model (this die's through hbm_out, or an owner's); returns its completion.
+    // One access of an HBM model (this die's through hbm_out, or an owner's); returns its
+    // completion.
     Picoseconds hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr, Picoseconds arrival,
                            uint64_t bytes, bool write, const TransactionInfo& info);
     // A local HBM access through hbm_out; returns its completion.
