@@ -212,7 +212,7 @@ namespace {
 
 // A value that lets reading go on after a problem: the default, else the range's minimum, else
 // the smallest legal value of the type.
-ParamValue stand_in(const Param& param, const std::optional<ParamValue>& fallback) {
+ParamValue stand_in(const Param& param, const ParamValue* fallback) {
     if (fallback) return *fallback;
     if (param.default_text()) return default_value(param);
     const double min = param.value_range() ? param.value_range()->min : 1.0;
@@ -301,9 +301,9 @@ ParamValue read_present(const ConfigNode& node, const Param& param) {
 }  // namespace
 
 std::optional<ParamValue> read_param(const ConfigNode& node, const Param& param,
-                                     const std::optional<ParamValue>& fallback) {
+                                     const ParamValue* fallback) {
     if (!node.has(param.key())) {
-        if (fallback) return fallback;  // a computed default (dflt_from), or the caller's
+        if (fallback) return *fallback;  // a computed default (dflt_from), or the caller's
         if (param.default_text()) return default_value(param);
         if (param.is_optional()) return std::nullopt;
         node.report(param.key(), "missing required key (" + param.description() + ")");
@@ -340,7 +340,7 @@ const Param& ParamTable::operator[](const std::string& key) const {
 }
 
 ParamValue ParamTable::read(const ConfigNode& node, const std::string& key, ParamType type,
-                            const std::optional<ParamValue>& fallback) const {
+                            const ParamValue* fallback) const {
     const Param& param = (*this)[key];
     if (param.type() != type &&
         !(type == ParamType::kString && param.type() == ParamType::kChoice)) {
@@ -355,60 +355,66 @@ ParamValue ParamTable::read(const ConfigNode& node, const std::string& key, Para
 }
 
 int64_t ParamTable::integer(const ConfigNode& n, const std::string& k) const {
-    return std::get<int64_t>(read(n, k, ParamType::kInteger, std::nullopt));
+    return std::get<int64_t>(read(n, k, ParamType::kInteger, nullptr));
 }
 int64_t ParamTable::integer(const ConfigNode& n, const std::string& k, int64_t fallback) const {
-    return std::get<int64_t>(read(n, k, ParamType::kInteger, ParamValue(fallback)));
+    const ParamValue f(fallback);
+    return std::get<int64_t>(read(n, k, ParamType::kInteger, &f));
 }
 double ParamTable::real(const ConfigNode& n, const std::string& k) const {
-    return std::get<double>(read(n, k, ParamType::kReal, std::nullopt));
+    return std::get<double>(read(n, k, ParamType::kReal, nullptr));
 }
 double ParamTable::real(const ConfigNode& n, const std::string& k, double fallback) const {
-    return std::get<double>(read(n, k, ParamType::kReal, ParamValue(fallback)));
+    const ParamValue f(fallback);
+    return std::get<double>(read(n, k, ParamType::kReal, &f));
 }
 bool ParamTable::boolean(const ConfigNode& n, const std::string& k) const {
-    return std::get<bool>(read(n, k, ParamType::kBoolean, std::nullopt));
+    return std::get<bool>(read(n, k, ParamType::kBoolean, nullptr));
 }
 std::string ParamTable::string(const ConfigNode& n, const std::string& k) const {
-    return std::get<std::string>(read(n, k, ParamType::kString, std::nullopt));
+    return std::get<std::string>(read(n, k, ParamType::kString, nullptr));
 }
 std::string ParamTable::string(const ConfigNode& n, const std::string& k,
                                const std::string& fallback) const {
-    return std::get<std::string>(read(n, k, ParamType::kString, ParamValue(fallback)));
+    const ParamValue f(fallback);
+    return std::get<std::string>(read(n, k, ParamType::kString, &f));
 }
 uint64_t ParamTable::size(const ConfigNode& n, const std::string& k) const {
-    return static_cast<uint64_t>(std::get<int64_t>(read(n, k, ParamType::kSize, std::nullopt)));
+    return static_cast<uint64_t>(std::get<int64_t>(read(n, k, ParamType::kSize, nullptr)));
 }
 uint64_t ParamTable::size(const ConfigNode& n, const std::string& k, uint64_t fallback) const {
-    return static_cast<uint64_t>(std::get<int64_t>(
-        read(n, k, ParamType::kSize, ParamValue(static_cast<int64_t>(fallback)))));
+    const ParamValue f(static_cast<int64_t>(fallback));
+    return static_cast<uint64_t>(std::get<int64_t>(read(n, k, ParamType::kSize, &f)));
 }
 int64_t ParamTable::time_ps(const ConfigNode& n, const std::string& k) const {
-    return std::get<int64_t>(read(n, k, ParamType::kTime, std::nullopt));
+    return std::get<int64_t>(read(n, k, ParamType::kTime, nullptr));
 }
 int64_t ParamTable::time_ps(const ConfigNode& n, const std::string& k, int64_t fallback) const {
-    return std::get<int64_t>(read(n, k, ParamType::kTime, ParamValue(fallback)));
+    const ParamValue f(fallback);
+    return std::get<int64_t>(read(n, k, ParamType::kTime, &f));
 }
 double ParamTable::frequency_hz(const ConfigNode& n, const std::string& k) const {
-    return std::get<double>(read(n, k, ParamType::kFrequency, std::nullopt));
+    return std::get<double>(read(n, k, ParamType::kFrequency, nullptr));
 }
 double ParamTable::bit_rate(const ConfigNode& n, const std::string& k) const {
-    return std::get<double>(read(n, k, ParamType::kBitRate, std::nullopt));
+    return std::get<double>(read(n, k, ParamType::kBitRate, nullptr));
 }
 double ParamTable::bit_rate(const ConfigNode& n, const std::string& k, double fallback) const {
-    return std::get<double>(read(n, k, ParamType::kBitRate, ParamValue(fallback)));
+    const ParamValue f(fallback);
+    return std::get<double>(read(n, k, ParamType::kBitRate, &f));
 }
 double ParamTable::byte_rate(const ConfigNode& n, const std::string& k) const {
-    return std::get<double>(read(n, k, ParamType::kByteRate, std::nullopt));
+    return std::get<double>(read(n, k, ParamType::kByteRate, nullptr));
 }
 double ParamTable::byte_rate(const ConfigNode& n, const std::string& k, double fallback) const {
-    return std::get<double>(read(n, k, ParamType::kByteRate, ParamValue(fallback)));
+    const ParamValue f(fallback);
+    return std::get<double>(read(n, k, ParamType::kByteRate, &f));
 }
 std::vector<int64_t> ParamTable::integer_list(const ConfigNode& n, const std::string& k) const {
-    return std::get<std::vector<int64_t>>(read(n, k, ParamType::kIntegerList, std::nullopt));
+    return std::get<std::vector<int64_t>>(read(n, k, ParamType::kIntegerList, nullptr));
 }
 std::vector<std::string> ParamTable::string_list(const ConfigNode& n, const std::string& k) const {
-    return std::get<std::vector<std::string>>(read(n, k, ParamType::kStringList, std::nullopt));
+    return std::get<std::vector<std::string>>(read(n, k, ParamType::kStringList, nullptr));
 }
 
 std::vector<const ParamTable*> param_tables() {

@@ -145,7 +145,7 @@ ParamValue default_value(const Param& param);
 // the node's tree (ConfigNode::report) and the default, or the nearest value in range, stands in
 // so that reading can go on.
 std::optional<ParamValue> read_param(const ConfigNode& node, const Param& param,
-                                     const std::optional<ParamValue>& fallback = std::nullopt);
+                                     const ParamValue* fallback = nullptr);
 
 // The parameters of one YAML map of the platform. `paths` are the dotted paths the map appears
 // at ("die.l2"; a table may serve several, e.g. every link of the network); "<name>" stands for a
@@ -186,8 +186,10 @@ public:
     std::vector<std::string> string_list(const ConfigNode& node, const std::string& key) const;
 
 private:
+    // `fallback`: nullptr for none (a pointer, not an optional of the variant: GCC 12's
+    // maybe-uninitialized analysis misreads the latter under the sanitizers).
     ParamValue read(const ConfigNode& node, const std::string& key, ParamType type,
-                    const std::optional<ParamValue>& fallback) const;
+                    const ParamValue* fallback) const;
 
     std::vector<std::string> m_paths;
     std::string m_title;

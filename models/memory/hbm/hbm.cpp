@@ -116,8 +116,7 @@ void Hbm::run() {
     }
 }
 
-void Hbm::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-    if (!validate_payload(p, m_params.capacity_bytes())) return;
+Picoseconds Hbm::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int) {
     wait(delay);
     delay = sc_core::SC_ZERO_TIME;
     const sc_core::sc_time start = sc_core::sc_time_stamp();
@@ -148,20 +147,21 @@ void Hbm::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     } else if (time_of(w.last) > sc_core::sc_time_stamp()) {
         wait(time_of(w.last) - sc_core::sc_time_stamp());
     }
+    // Reads come back over the die-side path (network_latency) after the data left the device.
+    Picoseconds done = ClockDomain::to_ps(sc_core::sc_time_stamp());
     if (is_write) {
         ++m_writes;
         m_write_bytes += p.get_data_length();
     } else {
         ++m_reads;
         m_read_bytes += p.get_data_length();
-        delay = ClockDomain::from_ps(static_cast<Picoseconds>(m_params.network_latency_ps));
-        m_read_latency_ns.sample(ClockDomain::to_ps(sc_core::sc_time_stamp() - start + delay) /
-                                 1000);
+        done += static_cast<Picoseconds>(m_params.network_latency_ps);
+        m_read_latency_ns.sample((done - ClockDomain::to_ps(start)) / 1000);
     }
     if (const TransactionInfo* info = info_of(p); info && info->ledger) {
         info->ledger->hbm(*info, p.get_data_length(), is_write);  // per-op bytes (op_ledger.h)
     }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return done;
 }
 
 void Hbm::finalize_stats() {

@@ -17,8 +17,10 @@
 #include <vector>
 
 #include <tlm_utils/simple_target_socket.h>
+
 #include <systemc>
 #include <tlm>
+#include "models/common/tlm_target.h"
 
 #include "models/common/stats.h"
 #include "models/memory/hbm/hbm_controller.h"
@@ -27,7 +29,7 @@
 
 namespace asim {
 
-class Hbm : public sc_core::sc_module, public HbmModel {
+class Hbm : public sc_core::sc_module, public HbmModel, public TlmTarget<Hbm> {
 public:
     tlm_utils::simple_target_socket<Hbm> l2_in;
 
@@ -53,7 +55,9 @@ private:
         bool is_write;
         Waiter* waiter;
     };
-    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    friend class TlmTarget<Hbm>;
+    uint64_t address_limit() const { return m_params.capacity_bytes(); }
+    Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
     void run();
     uint64_t now_cycle() const;
     sc_core::sc_time time_of(uint64_t cycle) const;

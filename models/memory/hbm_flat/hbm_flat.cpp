@@ -71,16 +71,14 @@ Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, 
     return done;
 }
 
-void HbmFlat::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-    if (!validate_payload(p, m_params.capacity_bytes)) return;
-    const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-    const Picoseconds arrival = now + ClockDomain::to_ps(delay);
+Picoseconds HbmFlat::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int) {
+    const Picoseconds arrival =
+        ClockDomain::to_ps(sc_core::sc_time_stamp()) + ClockDomain::to_ps(delay);
     const Picoseconds done = access(arrival, p.get_address(), p.get_data_length(), p.is_write());
     if (const TransactionInfo* info = info_of(p); info && info->ledger) {
         info->ledger->hbm(*info, p.get_data_length(), p.is_write());  // per-op bytes (op_ledger.h)
     }
-    delay = ClockDomain::from_ps(done - now);
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return done;
 }
 
 void HbmFlat::finalize_stats() {

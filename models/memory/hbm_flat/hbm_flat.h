@@ -11,6 +11,8 @@
 
 #include <tlm_utils/simple_target_socket.h>
 
+#include "models/common/tlm_target.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,7 +51,7 @@ struct HbmFlatStats {
     Counter& busy_cycles;  // summed over channels
 };
 
-class HbmFlat : public sc_core::sc_module, public HbmModel {
+class HbmFlat : public sc_core::sc_module, public HbmModel, public TlmTarget<HbmFlat> {
 public:
     tlm_utils::simple_target_socket<HbmFlat> l2_in;
 
@@ -66,7 +68,9 @@ public:
     Picoseconds access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write);
 
 private:
-    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    friend class TlmTarget<HbmFlat>;
+    uint64_t address_limit() const { return m_params.capacity_bytes; }
+    Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
     uint32_t channel_of(uint64_t addr) const;
 
     HbmFlatParams m_params;

@@ -171,7 +171,7 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
         m_class_misses[static_cast<std::size_t>(c)] =
             &g.counter("misses", "demand misses of this stream class");
     }
-    core_in.register_b_transport(this, &L2Cache::b_transport);
+    core_in.register_b_transport(this, &L2Cache::b_transport_tagged);
     SC_HAS_PROCESS(L2Cache);
     SC_THREAD(drain_write_backs);
 }
@@ -422,8 +422,7 @@ void L2Cache::release_prefetch(Line& line) {
     line.prefetch_bytes = 0;
 }
 
-void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-    if (!validate_payload(p, m_params.address_space_bytes)) return;
+Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port) {
     std::unique_ptr<Request> request;
     if (m_free_requests.empty()) {
         request = std::make_unique<Request>();
@@ -627,10 +626,8 @@ void L2Cache::b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_tim
     if (m_timeline && !is_prefetch)
         m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
     m_free_requests.push_back(std::move(request));
-    // Relative to the kernel's time now: a target below may have waited.
-    const Picoseconds now = kernel_now();
-    delay = ClockDomain::from_ps(done > now ? done - now : 0);
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return done;  // TlmTarget annotates it relative to the kernel's time now (a target below may
+                  // have waited)
 }
 
 void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way,

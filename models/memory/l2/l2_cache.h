@@ -21,6 +21,7 @@
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
+#include "models/common/tlm_target.h"
 #include "models/memory/l2/replacement_policy.h"
 
 namespace asim {
@@ -93,7 +94,7 @@ struct L2PartitionStats {
     Counter& prefetch_unused;  // prefetched lines evicted before any demand access
 };
 
-class L2Cache : public sc_core::sc_module {
+class L2Cache : public sc_core::sc_module, public TlmTarget<L2Cache> {
 public:
     tlm_utils::multi_passthrough_target_socket<L2Cache> core_in;  // from every engine
     tlm_utils::simple_initiator_socket<L2Cache> hbm_out;
@@ -215,7 +216,9 @@ private:
         uint64_t hits = 0, misses = 0;    // demand hits and misses of this request (op_ledger.h)
     };
 
-    void b_transport(int port, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    friend class TlmTarget<L2Cache>;
+    uint64_t address_limit() const { return m_params.address_space_bytes; }
+    Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
     void drain_write_backs();  // SC_THREAD: issues queued posted writes in order
     void release_prefetch(Line& line);
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or npos

@@ -51,7 +51,7 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
       m_registry(stats) {
     m_staging_base = region_top - params.staging.capacity;
     pool.attach_egress(die, m_port_serve);
-    l2_in.register_b_transport(this, &TierRouter::b_transport);
+    l2_in.register_b_transport(this, &TierRouter::route);
 }
 
 TierRouter::Decoded TierRouter::decode(uint64_t addr, uint64_t bytes) const {
@@ -214,20 +214,28 @@ Picoseconds TierRouter::remote_piece(uint64_t addr, const Decoded& d, Picosecond
     return pool_access(d, arrival, bytes, write, background);
 }
 
-void TierRouter::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+void TierRouter::route(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    // A router for the die's own HBM: the transaction goes on unchanged (the HBM, a TlmTarget,
+    // checks it), so the common path costs one decode. Pool addresses are this module's to serve.
     const uint64_t addr = p.get_address();
-    const uint64_t bytes = p.get_data_length();
-    const Decoded d = decode(addr, bytes);
-    if (!d.valid) {
-        p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        return;
-    }
-    if (d.tier == Tier::kHbm) {
+    const Decoded d = decode(addr, p.get_data_length());
+    if (d.valid && d.tier == Tier::kHbm) {
         if (d.offset == addr) return hbm_out->b_transport(p, delay);
         p.set_address(d.offset);  // the die's own window of remote_hbm
         hbm_out->b_transport(p, delay);
         p.set_address(addr);
         return;
+    }
+    b_transport(p, delay);
+}
+
+Picoseconds TierRouter::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int) {
+    const uint64_t addr = p.get_address();
+    const uint64_t bytes = p.get_data_length();
+    const Decoded d = decode(addr, bytes);
+    if (!d.valid || d.tier == Tier::kHbm) {  // (local HBM was routed before)
+        p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return kNotServed;
     }
     const TransactionInfo* info = info_of(p);
     const bool background = info && info->stream == StreamClass::kPrefetch;
@@ -245,8 +253,7 @@ void TierRouter::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& dela
         done = std::max(done, remote_piece(a, pd, arrival, end - a, write, background, info));
         a = end;
     }
-    delay = ClockDomain::from_ps(done - kernel_now());
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return done;
 }
 
 void TierRouter::stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {

@@ -27,8 +27,10 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
 #include <systemc>
 #include <tlm>
+#include "models/common/tlm_target.h"
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
@@ -50,7 +52,7 @@ public:
     virtual void stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) = 0;
 };
 
-class TierRouter : public sc_core::sc_module, public StagingPort {
+class TierRouter : public sc_core::sc_module, public StagingPort, public TlmTarget<TierRouter> {
 public:
     tlm_utils::simple_target_socket<TierRouter> l2_in;  // from the L2 (its misses, write-backs)
     tlm_utils::simple_initiator_socket<TierRouter> hbm_out;
@@ -88,7 +90,12 @@ public:
     void stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) override;
 
 private:
-    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    friend class TlmTarget<TierRouter>;
+    // The socket's callback: local HBM goes straight on, pool addresses to serve().
+    void route(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    // Any address a tier may hold: decode() finds the tier or refuses.
+    uint64_t address_limit() const { return ~uint64_t{0}; }
+    Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
     // Times one access of a pool tier (no local copy); returns its completion.
     Picoseconds pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes, bool write,
                             bool background);
