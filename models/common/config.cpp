@@ -53,6 +53,10 @@ struct TreeNode {
         auto it = index.find(key);
         return it == index.end() ? nullptr : &entries[it->second];
     }
+    const MapEntry* find(const std::string& key) const {
+        auto it = index.find(key);
+        return it == index.end() ? nullptr : &entries[it->second];
+    }
     MapEntry& add(MapEntry entry) {
         index.emplace(entry.key, entries.size());
         entries.push_back(std::move(entry));
@@ -800,7 +804,7 @@ std::optional<std::string> Config::value_text(const std::string& dotted_path) co
         const std::string key =
             dotted_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
         if (node->type != NodeType::kMap) return std::nullopt;
-        const MapEntry* entry = const_cast<TreeNode*>(node)->find(key);
+        const MapEntry* entry = node->find(key);
         if (!entry) return std::nullopt;
         node = entry->value.get();
         if (dot == std::string::npos) break;

@@ -162,6 +162,12 @@ std::string Param::range_text() const {
     }
 }
 
+std::string Param::default_display() const {
+    if (m_default) return *m_default;
+    if (!m_default_from.empty()) return "= " + m_default_from;
+    return m_optional ? "(unset)" : "(required)";
+}
+
 // ---- ParamValues -------------------------------------------------------------------------
 
 const ParamValue& ParamValues::at(const std::string& key) const {
@@ -482,10 +488,7 @@ std::string param_markdown(const std::string& prefix) {
     for (const ParamRow& row : param_rows()) {
         if (!key_under(row.key, prefix)) continue;
         const Param& p = *row.param;
-        std::string dflt = p.default_text()            ? *p.default_text()
-                           : !p.default_from().empty() ? "= " + p.default_from()
-                           : p.is_optional()           ? "(unset)"
-                                                       : "(required)";
+        const std::string dflt = p.default_display();
         std::string description = p.description();
         if (!row.implementation.empty())
             description = "(" + row.implementation + ") " + description;

@@ -98,6 +98,9 @@ public:
     const RegistryBase* registry() const { return m_registry; }
     // "64 MiB", "[1, 64]", as `params` shows them.
     std::string range_text() const;
+    // The default as `params` and the README tables show it: the YAML text, "= what it is
+    // computed from", "(unset)" or "(required)".
+    std::string default_display() const;
 
 private:
     Param(std::string key, ParamType type, std::string unit, std::string description);

@@ -1,5 +1,7 @@
 #include "models/common/registry.h"
 
+#include <set>
+
 namespace asim {
 
 namespace {
@@ -56,6 +58,7 @@ ParamValues RegistryBase::read_params(const ConfigNode& node, const std::string&
     for (const Param& p : *mine->params) {
         if (auto v = read_param(node, p)) values.set(p.key(), std::move(*v));
     }
+    std::set<std::string> reported;  // a key two other implementations declare: named once
     for (const auto& other : all) {
         if (other.name == chosen) continue;
         for (const Param& p : *other.params) {
@@ -63,6 +66,7 @@ ParamValues RegistryBase::read_params(const ConfigNode& node, const std::string&
                 std::any_of(mine->params->begin(), mine->params->end(),
                             [&](const Param& q) { return q.key() == p.key(); });
             if (declared_by_mine || !node.has(p.key())) continue;
+            if (!reported.insert(p.key()).second) continue;
             node.report(p.key(), "is a parameter of the " + m_kind + " '" + other.name +
                                      "', not of the chosen '" + chosen + "'");
         }

@@ -16,12 +16,6 @@ namespace asim {
 
 namespace {
 
-std::string default_text(const Param& p) {
-    if (p.default_text()) return *p.default_text();
-    if (!p.default_from().empty()) return "= " + p.default_from();
-    return p.is_optional() ? "(unset)" : "(required)";
-}
-
 nlohmann::json rows_json(const std::vector<ParamRow>& rows) {
     auto out = nlohmann::json::array();
     for (const ParamRow& row : rows) {
@@ -62,7 +56,7 @@ std::string rows_text(const std::vector<ParamRow>& rows, const std::string& plat
         if (!row.implementation.empty()) key += " (" + row.implementation + ")";
         std::string unit = p.unit().empty() ? "" : " [" + p.unit() + "]";
         out += fmt::format("  {:<44} {}{}", key, to_string(p.type()), unit);
-        out += fmt::format("  default {}", default_text(p));
+        out += fmt::format("  default {}", p.default_display());
         if (row.value) out += fmt::format("  {} {}", platform, *row.value);
         if (const std::string range = p.range_text(); !range.empty()) {
             out +=

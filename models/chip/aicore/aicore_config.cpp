@@ -74,8 +74,8 @@ const ParamTable kCube({"die.aicore.cube"}, "AI core: Cube",
 const ParamTable kFractals(
     {"die.aicore.cube.fractals"}, "AI core: Cube fractals",
     {Param::integer_list("<dtype>", "elements",
-                         "[m, k, n] of one fractal in this dtype (fp32, tf32, fp16, bf16, "
-                         "fp8, hif8, int8, fp4, hif4, int4); a dtype without one is refused")
+                         std::string("[m, k, n] of one fractal in this dtype (") + kDtypes +
+                             "); a dtype without one is refused")
          .range(1, 1024)});
 
 const ParamTable kMatrixEngine(

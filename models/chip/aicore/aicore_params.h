@@ -51,7 +51,7 @@ struct AiCoreParams {
     double l0c_to_ub = 128;     // Cube -> Vector direct path (FixPipe L0C -> UB)
     double ub_to_l1 = 128;      // Vector -> Cube direct path (UB -> L1)
 
-    // Tiling choices (tiling.h): the matmul scheduler, by name (matmul_schedulers()).
+    // Tiling choices (tiling.h): the matmul scheduler, by name (matmul_scheduler_registry()).
     std::string matmul_scheduler = "split_k";
 
     // Cycles of SIMD work for `elements` of `func` on one vector core.

@@ -63,9 +63,9 @@ L2Params parse_l2_params(const ConfigNode& node, uint64_t address_space_bytes) {
     p.protect_prefetched = kL2.boolean(node, "protect_prefetched");
     if (const auto parts = node.optional_child("partitions")) {
         // Sizes or `rest`, not one type: read here, declared in kPartitions.
-        const char* names[] = {"weight", "activation", "general"};
-        for (std::size_t i = 0; i < 3; ++i) {
-            const char* name = kPartitions[names[i]].key().c_str();
+        // The declarations are in partition index order: weight, activation, general.
+        for (std::size_t i = 0; i < kPartitions.params().size(); ++i) {
+            const std::string& name = kPartitions.params()[i].key();
             if (parts->has(name) && parts->string(name) == "rest") {
                 p.partition_rest[i] = true;
             } else {
