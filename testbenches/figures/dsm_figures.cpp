@@ -24,8 +24,11 @@
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/common/units.h"
+#include "models/interconnect/network/flow_network.h"
+#include "models/interconnect/topology/topology.h"
 #include "models/memory/hbm_flat/hbm_flat.h"
 #include "models/memory/tiers/dsm_pool.h"
+#include "models/memory/tiers/network_fabric.h"
 #include "models/memory/tiers/tier_router.h"
 #include "platforms/platform.h"
 #include "testbenches/command/progress.h"
@@ -126,6 +129,7 @@ struct Point {
     uint64_t size;
     uint64_t chunk;
     uint32_t outstanding;
+    uint32_t owner_offset = 1;
 };
 
 // One point's model. Dies 0..D-1 (D: the readers and the owners they read), each with its flat
@@ -135,11 +139,18 @@ struct Point {
 class PointBench : public sc_core::sc_module {
 public:
     PointBench(sc_core::sc_module_name name, const Point& pt, const DsmParams& dsm,
-               const HbmFlatParams& hbm, Progress& progress)
+               const HbmFlatParams& hbm, const NetworkParams* network, Progress& progress)
         : sc_module(name) {
         m_pool = std::make_unique<DsmPool>(dsm, m_stats);
-        const uint32_t dies =
-            pt.tier == Tier::kRemoteHbm ? std::min(dsm.owners, pt.readers + 1) : pt.readers;
+        if (network) {  // remote_hbm data crosses the supernode's links, as in a run
+            m_topology = std::make_unique<Topology>(network->topology);
+            m_network = std::make_unique<FlowNetwork>(*m_topology, network->max_paths);
+            m_fabric = std::make_unique<NetworkFabric>(*m_network);
+            m_pool->set_fabric(m_fabric.get());
+        }
+        const uint32_t dies = pt.tier == Tier::kRemoteHbm
+                                  ? std::min(dsm.owners, pt.readers + pt.owner_offset)
+                                  : pt.readers;
         const TierParams& tp = *dsm.find(pt.tier);
         for (uint32_t d = 0; d < dies; ++d) {
             m_hbms.push_back(
@@ -157,7 +168,7 @@ public:
             m_routers.back()->hbm_out.bind(m_hbms.back()->l2_in);
             const uint64_t base =
                 pt.tier == Tier::kRemoteHbm
-                    ? tp.base + uint64_t{(d + 1) % dsm.owners} * kRemoteHbmOwnerStride
+                    ? tp.base + uint64_t{(d + pt.owner_offset) % dsm.owners} * kRemoteHbmOwnerStride
                     : tp.base;
             m_readers.push_back(std::make_unique<StreamReader>(fmt::format("reader{}", d).c_str(),
                                                                base, pt.size, pt.chunk,
@@ -174,6 +185,9 @@ public:
 
 private:
     StatsRegistry m_stats;
+    std::unique_ptr<Topology> m_topology;
+    std::unique_ptr<FlowNetwork> m_network;
+    std::unique_ptr<NetworkFabric> m_fabric;
     std::unique_ptr<DsmPool> m_pool;
     std::vector<std::unique_ptr<HbmFlat>> m_hbms;
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<PointBench>>> m_idle;
@@ -274,13 +288,14 @@ uint64_t readable_bytes(const TierParams& t, uint64_t hbm_bytes) {
 // Runs in the child: the point's model and its tier's latency probe, simulated together (they
 // share nothing); writes {"slowest_ps", "latency_ps"} to DIR/stats.json.
 void run_point(const Point& pt, const DsmParams& dsm, const HbmFlatParams& hbm,
-               const std::string& label, const std::string& dir) {
+               const NetworkParams* network, const std::string& label, const std::string& dir) {
     set_kernel_time_resolution();
     Progress progress(label, pt.readers * pt.size);
-    PointBench bench("dsm", pt, dsm, hbm, progress);
+    PointBench bench("dsm", pt, dsm, hbm, network, progress);
     Progress quiet("latency", 0);
-    PointBench probe("latency_probe", {pt.tier, 1, kLatencyProbeBytes, kLatencyProbeBytes, 1}, dsm,
-                     hbm, quiet);
+    PointBench probe("latency_probe",
+                     {pt.tier, 1, kLatencyProbeBytes, kLatencyProbeBytes, 1, pt.owner_offset}, dsm,
+                     hbm, network, quiet);
     sc_core::sc_start();
     progress.finish();
     const nlohmann::json out = {{"slowest_ps", bench.slowest()}, {"latency_ps", probe.slowest()}};
@@ -315,6 +330,12 @@ std::vector<FigureTable> dsm_figures(const DsmFiguresOptions& o) {
     }
     const std::vector<Tier> tiers = parse_tiers(o.tiers, platform);
     const std::vector<uint32_t> readers = parse_readers(o.readers, platform);
+    if (o.owner_offset == 0 || (dsm.owners > 1 && o.owner_offset >= dsm.owners)) {
+        throw InputError(fmt::format(
+            "figures dsm: --owner-offset {}: must be from 1 to {} (reader k reads owner (k + "
+            "offset) mod {}, another die)",
+            o.owner_offset, std::max<uint32_t>(1, dsm.owners - 1), dsm.owners));
+    }
     const HbmFlatParams hbm = platform.die.hbm.flat_params();
     for (const Tier t : tiers) {
         const uint64_t cap = readable_bytes(*dsm.find(t), hbm.capacity_bytes);
@@ -343,13 +364,17 @@ std::vector<FigureTable> dsm_figures(const DsmFiguresOptions& o) {
         for (const Tier t : tiers) {
             for (const uint32_t n : readers) {
                 for (const uint64_t s : sizes) {
-                    const Point pt{t, n, s, chunk, o.outstanding};
+                    const Point pt{t, n, s, chunk, o.outstanding, o.owner_offset};
                     const std::string label =
                         fmt::format("{} x{} {}", to_string(t), n, units::format_bytes(s));
                     const std::string dir =
                         (tmp / ("point" + std::to_string(table.rows.size()))).string();
                     const nlohmann::json r = run_in_child(
-                        [&] { run_point(pt, dsm, hbm, label, dir); }, dir, "figures dsm: " + label);
+                        [&] {
+                            run_point(pt, dsm, hbm, platform.network ? &*platform.network : nullptr,
+                                      label, dir);
+                        },
+                        dir, "figures dsm: " + label);
                     const double slowest_s = r.at("slowest_ps").get<double>() * 1e-12;
                     const double latency_us = r.at("latency_ps").get<double>() * 1e-6;
                     const double aggregate =

@@ -2,11 +2,12 @@
 // -s SIZE`, DESIGN §5b). N dies (the readers) each stream-read SIZE bytes from a pool tier at the
 // same time, through the real model parts: one DsmPool, and per die a TierRouter in front of its
 // own flat HBM (die.hbm's flat_params), every HBM attached to the pool so that reader k's
-// remote_hbm reads land on owner (k + 1) mod owners's HBM model. Each reader keeps up to
-// `outstanding` demand reads of `chunk` bytes in flight (the next is issued when the earliest
-// completes). Every (tier, readers, size) point is a fresh model in a child process (SystemC
-// elaborates once per process), beside its tier's unloaded latency probe (one 512 B read, alone in
-// a model of its own).
+// remote_hbm reads land on owner (k + owner_offset) mod owners's HBM model; on a platform with a
+// network their data crosses its links (flow-network streams, as in a supernode run). Each reader
+// keeps up to `outstanding` demand reads of `chunk` bytes in flight (the next is issued when the
+// earliest completes). Every (tier, readers, size) point is a fresh model in a child process
+// (SystemC elaborates once per process), beside its tier's unloaded latency probe (one 512 B read,
+// alone in a model of its own).
 //
 // Table "dsm": tier,readers,size_bytes,latency_us,aggregate_GBps,per_reader_GBps.
 //   latency_us: the tier's unloaded latency, one 512 B read issued alone (request to data).
@@ -30,6 +31,7 @@ struct DsmFiguresOptions {
     std::string sizes = "64MiB,1GiB";
     std::string chunk = "64KiB";
     uint32_t outstanding = 32;
+    uint32_t owner_offset = 1;  // remote_hbm: reader k reads owner (k + offset) mod owners
 };
 
 std::vector<FigureTable> dsm_figures(const DsmFiguresOptions& o);

@@ -216,8 +216,9 @@ Command add_figures_command(CLI::App& app) {
         "dsm",
         "memory pool bandwidth test (dsmbandwidth -t read): N dies each stream-read SIZE bytes "
         "from a "
-        "pool tier at once, through each die's pool port (TierRouter) and the tier's device (the "
-        "owner die's HBM model for remote_hbm; reader k reads owner (k+1) mod owners); table dsm: "
+        "pool tier at once, through each die's pool port (TierRouter), the platform's network "
+        "links for remote_hbm (when it has a network:) and the tier's device (the owner die's "
+        "HBM model for remote_hbm; reader k reads owner (k+offset) mod owners); table dsm: "
         "tier,readers,size_bytes,latency_us (one 512 B read alone),aggregate_GBps (readers x size "
         "/ "
         "the slowest reader's time),per_reader_GBps (aggregate / readers)");
@@ -243,6 +244,10 @@ Command add_figures_command(CLI::App& app) {
            "--outstanding", s->dsm.outstanding,
            "demand reads each reader keeps in flight (the next is issued when the earliest "
            "completes)")
+        ->capture_default_str();
+    dsm->add_option("--owner-offset", s->dsm.owner_offset,
+                    "remote_hbm: reader k reads owner (k + offset) mod owners (1: the next die; "
+                    "owners - 1: the previous one)")
         ->capture_default_str();
     dsm->add_option("--out,-o", s->out_dir, "output directory: dsm.csv, dsm.json and dsm.png");
     return {cmd, [s, hbm, l2, gemm, systolic, links, colls, sizes, dsm] {

@@ -34,7 +34,8 @@ NetworkBridge::NetworkBridge(sc_core::sc_module_name name, FlowNetwork& network,
       m_network(network),
       m_engine(engine),
       m_params(params),
-      m_failures(failures) {
+      m_failures(failures),
+      m_fabric(network) {
     m_services.reserve(network.topology().dies());
     for (uint32_t d = 0; d < network.topology().dies(); ++d) m_services.emplace_back(*this, d);
     SC_THREAD(run);
@@ -120,6 +121,7 @@ void NetworkBridge::run() {
             const int64_t now = static_cast<int64_t>(ClockDomain::to_ps(sc_core::sc_time_stamp()));
             m_network.run_until(now);
             const int64_t next = m_network.next_event_ps();
+            m_wake_at = next;
             if (next == std::numeric_limits<int64_t>::max()) {
                 wait(m_kick);
             } else {
@@ -131,6 +133,17 @@ void NetworkBridge::run() {
     } catch (...) {
         m_failures.fail(std::current_exception());
     }
+}
+
+Picoseconds NetworkBridge::carry(uint32_t src, uint32_t dst, uint64_t bytes, bool write,
+                                 bool background) {
+    const Picoseconds sent = m_fabric.carry(src, dst, bytes, write, background);
+    // The stream's end (or the rates it changed) may come before run() planned to wake.
+    if (m_network.next_event_ps() < m_wake_at) {
+        m_wake_at = m_network.next_event_ps();
+        m_kick.notify(sc_core::SC_ZERO_TIME);
+    }
+    return sent;
 }
 
 std::string NetworkBridge::waiting_report() const {

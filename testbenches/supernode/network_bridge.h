@@ -10,6 +10,10 @@
 // When it starts, each member die gets its share of the data movement and reductions in its own
 // memory and vector cores (network.collectives.die_work; models/chip/die/collective_work.h).
 //
+// The DSM pool's traffic between dies (remote_hbm reads and writes) crosses the same network:
+// the bridge is the pool's PoolFabric, and each (source, destination, direction, demand or
+// background) is one stream of the flow network that the dies' tier routers push bytes into.
+//
 // Matching: the k-th collective a die issues on a given (kind, group) pairs with the k-th of every
 // other member; a `send` on [s, r] pairs with the `recv` on [s, r].
 #pragma once
@@ -27,10 +31,11 @@
 #include "models/common/failure_sink.h"
 #include "models/interconnect/collectives/collective_engine.h"
 #include "models/interconnect/network_params.h"
+#include "models/memory/tiers/network_fabric.h"
 
 namespace asim {
 
-class NetworkBridge : public sc_core::sc_module {
+class NetworkBridge : public sc_core::sc_module, public PoolFabric {
 public:
     NetworkBridge(sc_core::sc_module_name name, FlowNetwork& network, CollectiveEngine& engine,
                   const NetworkParams& params, FailureSink& failures);
@@ -41,6 +46,10 @@ public:
     // Collectives some members reached and others never did, for the deadlock message.
     std::string waiting_report() const;
     uint64_t collectives_started() const { return m_started; }
+
+    // PoolFabric: the tier routers' remote_hbm bytes, on the flow network's streams.
+    Picoseconds carry(uint32_t src, uint32_t dst, uint64_t bytes, bool write,
+                      bool background) override;
 
 private:
     SC_HAS_PROCESS(NetworkBridge);
@@ -76,6 +85,8 @@ private:
     // (kind, group, sequence) -> the members that reached it
     std::map<std::tuple<std::string, std::vector<int>, uint64_t>, Pending> m_pending;
     sc_core::sc_event m_kick;
+    int64_t m_wake_at = 0;  // when run() wakes next unless kicked
+    NetworkFabric m_fabric;
     uint64_t m_started = 0;
 };
 

@@ -230,7 +230,10 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     }
     // The pool's shared devices, and every detailed die's HBM as the others' remote_hbm.
     std::unique_ptr<DsmPool> pool;
-    if (platform.die.dsm.enabled()) pool = std::make_unique<DsmPool>(platform.die.dsm, stats);
+    if (platform.die.dsm.enabled()) {
+        pool = std::make_unique<DsmPool>(platform.die.dsm, stats);
+        pool->set_fabric(&bridge);  // remote_hbm traffic crosses the links too
+    }
     std::vector<std::unique_ptr<Die>> detailed(set.files.size());
     std::vector<std::unique_ptr<FastDie>> fast(set.files.size());
     for (std::size_t i = 0; i < set.files.size(); ++i) {

@@ -103,14 +103,16 @@ struct Weight {
 };
 
 // Where die `die` of `world` places the tensors of a pool tier (traces/FORMAT.md, "Memory
-// tiers"): remote_hbm in the next die's window (die 1's for a one-die trace), above that die's own
-// long-lived tensors; host_ddr and pmem in a slice of the shared tier per die.
+// tiers"): remote_hbm in the previous die's window (die 1's for a one-die trace), above that
+// die's own long-lived tensors: on a unidirectional ring the previous die's data comes one hop,
+// the next die's would cross all the others; host_ddr and pmem in a slice of the shared tier per
+// die.
 constexpr uint64_t kRemoteHbmOffset = 128ULL << 30;
 uint64_t tier_arena(Tier tier, uint64_t die, uint64_t world) {
     const auto i = static_cast<std::size_t>(tier);
     if (tier == Tier::kHbm) return 0;
     if (tier == Tier::kRemoteHbm) {
-        const uint64_t owner = (die + 1) % std::max<uint64_t>(world, 2);
+        const uint64_t owner = world < 2 ? 1 : (die + world - 1) % world;
         return kDefaultTierBase[i] + owner * kRemoteHbmOwnerStride + kRemoteHbmOffset;
     }
     const uint64_t slice = std::max<uint64_t>(1ULL << 30, (kTiB / world) & ~((1ULL << 30) - 1));

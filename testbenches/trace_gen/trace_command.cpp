@@ -84,7 +84,8 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
     c->add_option("--seed", s->o.seed, "seed of the skewed routing")->capture_default_str();
     c->add_option("--die", s->o.only_dies, "generate only this die (repeatable)");
     const std::string tiers =
-        "hbm, remote_hbm (the next die's HBM), host_ddr or pmem (traces/FORMAT.md, Memory tiers)";
+        "hbm, remote_hbm (the previous die's HBM), host_ddr or pmem (traces/FORMAT.md, Memory "
+        "tiers)";
     c->add_option("--weights", s->o.weights_tier, "memory tier of the weights: " + tiers)
         ->capture_default_str();
     c->add_option("--expert-weights", s->o.expert_weights_tier,

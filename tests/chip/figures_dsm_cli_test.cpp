@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/harness/cli_runner.h"
@@ -114,6 +115,22 @@ TEST(FiguresDsmCli, ReadersShareTheDeviceEachOnItsOwnPort) {
     EXPECT_EQ(rows[4][1], "8");
 }
 
+// On a platform with a network remote_hbm data crosses its links: on supernode8_ring (a
+// unidirectional ring of 21.25 GB/s links) reader k reading k + 1 sends each owner's data round 7
+// links, so 7 of the 8 streams share every link; reading k - 1 (offset 7) is one hop each.
+TEST(FiguresDsmCli, RemoteReadsOnAUnidirectionalRingShareItsLinks) {
+    for (const auto& [offset, bound] : {std::pair{1, 8 * 21.25 / 7}, std::pair{7, 8 * 21.25}}) {
+        const CliResult r = run_cli(
+            "figures dsm --platform supernode8_ring --tier remote_hbm --sizes 64MiB "
+            "--owner-offset " +
+            std::to_string(offset));
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const auto rows = dsm_table(r.output);
+        ASSERT_EQ(rows.size(), 2u) << r.output;
+        expect_within_3_percent(std::stod(rows[1][4]), bound, "offset " + std::to_string(offset));
+    }
+}
+
 // ascend960 without its pmem tier: the preset with that block left out.
 std::string platform_without_pmem() {
     std::istringstream in(read_text(std::string(ASIM_SOURCE_DIR) + "/platforms/ascend960.yaml"));
@@ -153,6 +170,8 @@ TEST(FiguresDsmCli, BadInputExitsTwoWithOneMessageAndWritesNothing) {
         {"--chunk 0B", "--chunk 0B"},
         {"--chunk 2GiB", "--chunk 2GiB"},
         {"--outstanding 0", "--outstanding must be at least 1"},
+        {"--owner-offset 0", "--owner-offset 0: must be from 1 to 7"},
+        {"--owner-offset 8", "--owner-offset 8: must be from 1 to 7"},
     };
     for (const Case& c : cases) {
         const std::string out = scratch_path("figures", "dsm-bad");
@@ -181,7 +200,7 @@ TEST(FiguresDsmCli, HelpDescribesEveryOption) {
     const CliResult r = run_cli("figures dsm --help");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const char* option : {"--platform", "--set", "--tier", "--readers", "--sizes", "--chunk",
-                               "--outstanding", "--out"}) {
+                               "--outstanding", "--owner-offset", "--out"}) {
         EXPECT_NE(r.output.find(option), std::string::npos) << option << "\n" << r.output;
     }
 }

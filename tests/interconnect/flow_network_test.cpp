@@ -225,5 +225,55 @@ TEST(FlowNetwork, AFaultOnOnePlaneReroutesBundledFlowsAsPerPlaneLinks) {
     }
 }
 
+// Streams: the DSM pool's many small pieces as one flow that holds its links while it has a
+// backlog, sharing them max-min with the transfers.
+TEST(FlowNetwork, AStreamAloneDrainsAtTheLinkRateAndFifo) {
+    const Topology t(ring(2, false, 0));
+    FlowNetwork net(t, 1);
+    const uint32_t s = net.open_stream(0, 1, LinkOp::read);
+    // 1 MB, then another 1 MB pushed 10 us later: each answer is the end of the backlog.
+    const int64_t first = net.stream_push(s, 1'000'000);
+    EXPECT_NEAR(static_cast<double>(first) * 1e-12, 1e6 / 25e9, 1e-11);
+    net.advance_to(10'000'000);
+    const int64_t second = net.stream_push(s, 1'000'000);
+    EXPECT_NEAR(static_cast<double>(second) * 1e-12, 2e6 / 25e9, 1e-11);
+    net.run();
+    EXPECT_EQ(net.pending_transfers(), 0u);  // a stream is never a pending transfer
+    EXPECT_NEAR(net.link_bytes()[0], 2e6, 1);
+}
+
+TEST(FlowNetwork, AStreamAndATransferShareALinkAndTheStreamLeavesWhenDrained) {
+    const Topology t(ring(2, false, 0));
+    FlowNetwork net(t, 1);
+    int64_t done = 0;
+    net.start_transfer(0, 1, 50'000'000, LinkOp::write, 0, [&](int64_t at) { done = at; });
+    net.advance_to(0);  // the transfer is on the link
+    const uint32_t s = net.open_stream(0, 1, LinkOp::write);
+    // Half the link each: 10 MB of backlog drain in 10e6 / 12.5e9 s.
+    const int64_t drained = net.stream_push(s, 10'000'000);
+    EXPECT_NEAR(static_cast<double>(drained) * 1e-12, 10e6 / 12.5e9, 1e-11);
+    net.run();
+    // The transfer sent 10 MB beside the stream, then 40 MB alone at the full rate.
+    EXPECT_NEAR(static_cast<double>(done) * 1e-12, 20e6 / 25e9 + 40e6 / 25e9, 1e-9);
+    // Pushed again after it drained, it starts alone at the full rate.
+    net.advance_to(done + 1'000'000);
+    const int64_t pushed_at = net.now_ps();  // (stale events may have moved now further)
+    EXPECT_GE(pushed_at, done + 1'000'000);
+    EXPECT_NEAR(static_cast<double>(net.stream_push(s, 1'000'000) - pushed_at) * 1e-12, 1e6 / 25e9,
+                1e-11);
+    net.run();
+    EXPECT_NEAR(net.link_bytes()[0], 61e6, 10);
+}
+
+TEST(FlowNetwork, AStreamWithoutARouteIsASimulationError) {
+    const Topology t(ring(4, false, 0));
+    FlowNetwork net(t, 1);
+    net.set_link_down(static_cast<uint32_t>(t.link_between(1, 2)), 0);
+    net.advance_to(1);
+    const uint32_t s = net.open_stream(1, 2, LinkOp::read);
+    EXPECT_THROW(net.stream_push(s, 4096), SimulationError);
+    EXPECT_THROW(net.open_stream(1, 1, LinkOp::read), InputError);
+}
+
 }  // namespace
 }  // namespace asim

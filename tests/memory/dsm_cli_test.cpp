@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +58,92 @@ TEST(DsmCli, WeightsInHostDdrAreReadFromThePool) {
     const auto l = run_summary("--trace " + local + "/die0.jsonl", local_out)["summary"];
     EXPECT_LT(l["sim_time_ns"].get<double>() * 3, s["sim_time_ns"].get<double>());
     EXPECT_FALSE(l["tiers"]["host_ddr"]["read_bytes"].get<uint64_t>() > 0);
+}
+
+// A trace set on the 8-die ring: die 0 copies 64 MiB out of die 1's HBM (remote_hbm) and/or all
+// eight dies all-reduce 256 MiB, with nothing ordering the two.
+std::string ring_set(const std::string& name, bool pool, bool collective) {
+    const std::string dir = scratch(name);
+    fs::create_directories(dir);
+    const uint64_t remote_owner1 = (uint64_t{64} << 40) + (uint64_t{1} << 40) + (uint64_t{1} << 30);
+    std::string files;
+    for (int d = 0; d < 8; ++d) {
+        std::ofstream f(dir + "/die" + std::to_string(d) + ".jsonl");
+        f << R"({"format":"ascend-sim-trace","version":1,"name":"pool and ring","dies":8,"die":)"
+          << d << "}\n";
+        int id = 0;
+        if (pool && d == 0) {
+            f << R"({"id":)" << id++
+              << R"J(,"op":"memcpy","name":"pool_read","bytes":67108864,"inputs":[{"name":"w","addr":)J"
+              << remote_owner1
+              << R"J(,"bytes":67108864,"stream":"weight"}],"outputs":[{"name":"o","addr":1073741824,"bytes":67108864,"stream":"general"}]})J"
+              << "\n";
+        }
+        if (collective) {
+            f << R"({"id":)" << id++
+              << R"(,"op":"collective","name":"ar","kind":"all_reduce","group":[0,1,2,3,4,5,6,7],"bytes":268435456})"
+              << "\n";
+        }
+        if (id == 0) {
+            f << R"J({"id":0,"op":"memcpy","name":"idle","bytes":4096,"inputs":[{"name":"a","addr":2147483648,"bytes":4096,"stream":"general"}],"outputs":[{"name":"b","addr":3221225472,"bytes":4096,"stream":"general"}]})J"
+              << "\n";
+        }
+        files += std::string(d ? "," : "") + R"({"die":)" + std::to_string(d) + R"(,"file":"die)" +
+                 std::to_string(d) + R"(.jsonl"})";
+    }
+    std::ofstream(dir + "/index.json")
+        << R"({"format":"ascend-sim-trace-index","version":1,"name":"pool and ring","dies":8,"files":[)"
+        << files << "]}\n";
+    return dir;
+}
+
+// Op end times (ns) of die 0 by op name, from ops.csv.
+std::map<std::string, double> die0_op_ends(const std::string& out) {
+    std::map<std::string, double> ends;
+    std::istringstream csv(test::read_text(out + "/ops.csv"));
+    std::string line;
+    std::getline(csv, line);  // id,name,kind,die,start_ns,end_ns,...
+    while (std::getline(csv, line)) {
+        std::vector<std::string> cells;
+        std::istringstream row(line);
+        for (std::string c; std::getline(row, c, ',');) cells.push_back(c);
+        if (cells.size() > 5 && cells[3] == "0") ends[cells[1]] = std::stod(cells[5]);
+    }
+    return ends;
+}
+
+// Remote HBM reads cross the ring's links (DESIGN §5b): on supernode8_ring (a unidirectional ring
+// of 21.25 GB/s links, the pool port's rate too) die 1's data goes 7 hops to die 0 and shares
+// every link it crosses with the all-reduce. Alone each takes its own time; together the read
+// gets half of each link and the ring all-reduce, bound by its slowest link, is longer by the
+// read's 64 MiB at the link rate. With dsm.port.network=false the port alone stands for the
+// links and neither sees the other.
+TEST(DsmCli, RemoteReadsShareTheRingsLinksWithACollective) {
+    const std::string pool = ring_set("ring-pool", true, false);
+    const std::string ring = ring_set("ring-ar", false, true);
+    const std::string both = ring_set("ring-both", true, true);
+    // (scratch() empties its directory: each output path is taken once.)
+    const std::string pool_out = scratch("ring-pool-out"), ring_out = scratch("ring-ar-out"),
+                      both_out = scratch("ring-both-out"), port_out = scratch("ring-port-out");
+    const std::string args = "--platform supernode8_ring --trace ";
+    const auto ar_only = run_summary(args + ring, ring_out)["summary"];
+    run_summary(args + pool, pool_out);
+    const auto together = run_summary(args + both, both_out)["summary"];
+    run_summary(args + both + " --set dsm.port.network=false", port_out);
+    const double read_alone = die0_op_ends(pool_out).at("pool_read");
+    const double ar_alone = die0_op_ends(ring_out).at("ar");
+    const auto ends = die0_op_ends(both_out);
+    const auto port_only = die0_op_ends(port_out);
+    const double read_link_ns = 67108864.0 / 21.25e9 * 1e9;  // 3.158 ms
+    EXPECT_NEAR(read_alone, read_link_ns, 0.03 * read_link_ns);
+    EXPECT_NEAR(ends.at("pool_read"), 2 * read_alone, 0.1 * read_alone);
+    EXPECT_NEAR(ends.at("ar") - ar_alone, read_link_ns, 0.1 * read_link_ns);
+    EXPECT_NEAR(port_only.at("pool_read"), read_alone, 0.02 * read_alone);
+    EXPECT_NEAR(port_only.at("ar"), ar_alone, 1.0);
+    // The read's bytes are on the links: 7 hops of 64 MiB beside the all-reduce's.
+    EXPECT_NEAR(
+        together["network_link_bytes"].get<double>() - ar_only["network_link_bytes"].get<double>(),
+        7 * 67108864.0, 7 * 4096.0);
 }
 
 // Mixtral's expert matrices (235 MB) exceed the 20 MiB weight partition: with a staging region

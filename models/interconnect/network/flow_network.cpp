@@ -344,19 +344,27 @@ void FlowNetwork::activate(uint32_t id) {
     ++m_stats.solved_flows;
     f.rate = 1.0 / *std::max_element(f.route->cost.begin(), f.route->cost.end());
     ++f.version;
+    post_finish(id);
+}
+
+void FlowNetwork::post_finish(uint32_t id) {
+    const Flow& f = m_flows[id];
     const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
     post(m_now + dt, Kind::finish, id, f.version);
 }
 
-void FlowNetwork::deactivate(uint32_t id) {
-    Flow& f = m_flows[id];
-    // Account the bytes sent since the last update.
+void FlowNetwork::account_sent(Flow& f) {
     const double sent =
         std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
     note_sent(f, sent);
-    f.route->carried += sent;
+    f.route->carried += sent;  // the bytes sent at the old rate were carried by its links
     f.remaining -= sent;
     f.updated = m_now;
+}
+
+void FlowNetwork::deactivate(uint32_t id) {
+    Flow& f = m_flows[id];
+    account_sent(f);
     f.active = false;
     ++f.version;
     for (std::size_t i = 0; i < f.route->links.size(); ++i) {
@@ -445,15 +453,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     ++m_stats.rate_solves;
     m_stats.solved_flows += comp_flows.size();
     // Bring every flow of the component up to now.
-    for (uint32_t fid : comp_flows) {
-        Flow& f = m_flows[fid];
-        const double sent =
-            std::min(f.remaining, f.rate * static_cast<double>(m_now - f.updated) * 1e-12);
-        note_sent(f, sent);
-        f.route->carried += sent;  // the bytes sent at the old rate were carried by its links
-        f.remaining -= sent;
-        f.updated = m_now;
-    }
+    for (uint32_t fid : comp_flows) account_sent(m_flows[fid]);
     if (comp_flows.size() == 1) {
         // Alone on its links: the most loaded link sets the rate.
         Flow& f = m_flows[comp_flows[0]];
@@ -461,9 +461,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
         if (f.rate != rate) {
             f.rate = rate;
             ++f.version;
-            const int64_t dt =
-                static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
-            post(m_now + dt, Kind::finish, comp_flows[0], f.version);
+            post_finish(comp_flows[0]);
         }
         return;
     }
@@ -572,10 +570,54 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
         f.rate = new_rate[fi];
         ++f.version;
         if (f.rate <= 0) continue;
-        const int64_t dt =
-            static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
-        post(m_now + dt, Kind::finish, comp_flows[fi], f.version);
+        post_finish(comp_flows[fi]);
     }
+}
+
+uint32_t FlowNetwork::open_stream(uint32_t src, uint32_t dst, LinkOp op) {
+    if (!m_topology.is_endpoint(src) || !m_topology.is_endpoint(dst) || src == dst)
+        throw InputError(fmt::format("a stream {} -> {} needs two distinct endpoints", src, dst));
+    const auto id = static_cast<uint32_t>(m_transfers.size());
+    m_transfers.emplace_back();
+    m_pending_bytes.push_back(0);
+    Transfer& tr = m_transfers[id];
+    tr.src = src;
+    tr.dst = dst;
+    tr.op = op;
+    tr.stream = static_cast<uint32_t>(m_streams.size());
+    m_streams.push_back({id});
+    return tr.stream;
+}
+
+int64_t FlowNetwork::stream_push(uint32_t stream, uint64_t bytes) {
+    Stream& st = m_streams.at(stream);
+    if (st.flow == kNoFlow) {
+        const Transfer& tr = m_transfers[st.transfer];
+        const std::shared_ptr<RouteTemplate> route =
+            route_template(tr.src, tr.dst, tr.op, kStreamRouteBytes);
+        if (route == nullptr)
+            throw SimulationError(fmt::format(
+                "traffic die{} -> die{} at {:.3f} us: no route (the links it needs are down)",
+                tr.src, tr.dst, static_cast<double>(m_now) * 1e-6));
+        st.flow = new_flow(st.transfer, route, static_cast<double>(bytes));
+        activate(st.flow);
+        solve();  // its share, and the flows it slows down, from now
+    } else {
+        // Its finish event stays as it is: when it comes, the stream goes on with what was
+        // pushed since (one event per drained backlog, not one per push).
+        Flow& f = m_flows[st.flow];
+        account_sent(f);
+        f.remaining += static_cast<double>(bytes);
+    }
+    const Flow& f = m_flows[st.flow];
+    if (f.rate <= 0) return std::numeric_limits<int64_t>::max();
+    return m_now + static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+}
+
+void FlowNetwork::advance_to(int64_t t) {
+    if (m_running || t < m_now) return;
+    run_until(t);
+    m_now = std::max(m_now, t);
 }
 
 void FlowNetwork::run() {
@@ -605,7 +647,21 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                 case Kind::finish: {
                     Flow& f = m_flows[e.id];
                     if (!f.active || f.version != e.version) break;
+                    if (m_transfers[f.transfer].stream != kNotAStream) {
+                        account_sent(f);
+                        if (f.remaining >= 1.0) {  // bytes pushed after this event was posted
+                            post_finish(e.id);
+                            break;
+                        }
+                    }
                     deactivate(e.id);
+                    if (Transfer& tr = m_transfers[f.transfer]; tr.stream != kNotAStream) {
+                        // A stream's backlog has drained: it leaves its links until more comes.
+                        m_streams[tr.stream].flow = kNoFlow;
+                        --tr.flows_left;
+                        m_free_flows.push_back(e.id);
+                        break;
+                    }
                     post(m_now + f.latency + m_transfers[f.transfer].wait_ps, Kind::deliver, e.id);
                     break;
                 }
@@ -643,15 +699,22 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                         --m_transfers[t_id].flows_left;
                         m_free_flows.push_back(fid);
                         ++m_stats.reroutes;
-                        const Transfer& tr = m_transfers[t_id];
-                        std::shared_ptr<RouteTemplate> route =
-                            route_template(tr.src, tr.dst, tr.op, left);
+                        Transfer& tr = m_transfers[t_id];
+                        const bool stream = tr.stream != kNotAStream;
+                        std::shared_ptr<RouteTemplate> route = route_template(
+                            tr.src, tr.dst, tr.op, stream ? kStreamRouteBytes : left);
+                        if (stream) m_streams[tr.stream].flow = kNoFlow;
                         if (route == nullptr) {
-                            m_transfers[t_id].stuck = true;
-                            ++m_transfers[t_id].flows_left;  // never delivered
+                            // A stream's backlog is dropped; its next push reports the lack
+                            // of a route.
+                            if (stream) continue;
+                            tr.stuck = true;
+                            ++tr.flows_left;  // never delivered
                             continue;
                         }
-                        activate(new_flow(t_id, route, left));
+                        const uint32_t moved = new_flow(t_id, route, left);
+                        if (stream) m_streams[tr.stream].flow = moved;
+                        activate(moved);
                     }
                     break;
                 }

@@ -31,6 +31,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <queue>
 #include <string>
@@ -96,6 +97,21 @@ public:
     // Link `link` carries nothing from `at_ps` on; its flows move to other routes.
     void set_link_down(uint32_t link, int64_t at_ps);
 
+    // Streams: traffic that arrives in many small pieces between one pair of endpoints (the DSM
+    // pool's reads of another die's HBM, one L2 line at a time). A stream is one flow that stays
+    // on its links while it has bytes to send and leaves them when its backlog drains, so it takes
+    // its max-min share beside the transfers (and they beside it) without an event per piece.
+    // `open_stream` returns its id; nothing moves until bytes are pushed.
+    uint32_t open_stream(uint32_t src, uint32_t dst, LinkOp op);
+    // Adds `bytes` to the stream's backlog at now() (call advance_to first), solves the rates
+    // that its activation changes, and returns the time its backlog, these bytes included,
+    // leaves the source at the rate it gets now (FIFO within the stream; a later change of rate
+    // moves the stream's flow but not this answer). Throws SimulationError when no route exists.
+    int64_t stream_push(uint32_t stream, uint64_t bytes);
+    // Processes every event due at or before `t` and moves now() to `t` (for a caller in the
+    // SystemC run that needs the network's state at the kernel's time).
+    void advance_to(int64_t t);
+
     // Processes events until none is left. Throws SimulationError (the watchdog) when transfers
     // remain that can never finish (no route), listing them.
     void run();
@@ -147,7 +163,16 @@ private:
         uint64_t label_key = 0;
         int64_t latest_arrival = 0;
         bool stuck = false;
-        int64_t wait_ps = 0;  // added to the delivery (start_transfer's wait_ps)
+        int64_t wait_ps = 0;            // added to the delivery (start_transfer's wait_ps)
+        uint32_t stream = kNotAStream;  // a stream's transfer: never delivered
+    };
+    static constexpr uint32_t kNotAStream = ~uint32_t{0};
+    static constexpr uint32_t kNoFlow = ~uint32_t{0};
+    // A stream takes the routes of a large transfer (sprayed over every path it may use).
+    static constexpr double kStreamRouteBytes = 1ull << 30;
+    struct Stream {
+        uint32_t transfer;        // holds its endpoints and op
+        uint32_t flow = kNoFlow;  // active while the backlog lasts
     };
     enum class Kind : uint8_t { start, finish, deliver, link_down, timer };
     struct Event {
@@ -195,6 +220,9 @@ private:
     void solve();  // max-min over the components touched since the last solve
     void solve_component(const std::vector<uint32_t>& flows);
     void begin_transfer(uint32_t transfer, double bytes, int64_t at);
+    // Brings flow `f`'s bytes sent up to now.
+    void account_sent(Flow& f);
+    void post_finish(uint32_t flow);
     [[noreturn]] void report_stuck() const;
 
     const Topology& m_topology;
@@ -211,6 +239,7 @@ private:
     std::vector<uint32_t> m_free_flows;
     std::vector<Transfer> m_transfers;
     std::vector<uint32_t> m_free_transfers;
+    std::vector<Stream> m_streams;
     std::vector<double> m_pending_bytes;  // per transfer, bytes to start (start events)
     std::vector<std::function<void()>> m_timers;
     std::vector<uint32_t> m_free_timers;

@@ -113,7 +113,11 @@ const ParamTable kTier(
 
 const ParamTable kPort({"dsm.port"}, "DSM port (the die's way into the pool, per direction)",
                        {Param::byte_rate("read_bandwidth", "read bandwidth of the port"),
-                        Param::byte_rate("write_bandwidth", "write bandwidth of the port")});
+                        Param::byte_rate("write_bandwidth", "write bandwidth of the port"),
+                        Param::boolean("network",
+                                       "in a supernode, remote_hbm traffic also crosses the "
+                                       "network model's links (shared with collectives)")
+                            .dflt("true")});
 
 const ParamTable kStaging(
     {"dsm.staging"}, "DSM staging (prefetch into local HBM)",
@@ -173,6 +177,7 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
     if (const auto port = node.optional_child("port")) {
         p.port.read_bytes_per_s = kPort.byte_rate(*port, "read_bandwidth");
         p.port.write_bytes_per_s = kPort.byte_rate(*port, "write_bandwidth");
+        p.port.network = kPort.boolean(*port, "network");
     }
     if (const auto s = node.optional_child("staging")) {
         p.staging.capacity = kStaging.size(*s, "capacity");

@@ -47,6 +47,9 @@ struct TierParams {
 struct DsmPortParams {             // the die's way into the pool (UB): per direction
     double read_bytes_per_s = 0;   // data into the die
     double write_bytes_per_s = 0;  // data out of the die
+    // In a supernode, remote_hbm traffic also crosses the network model (DsmPool::fabric), so it
+    // shares the links with collectives; false: the port alone stands for the links.
+    bool network = true;
 };
 
 struct DsmStagingParams {   // H-JSD second level: a region of local HBM

@@ -24,6 +24,20 @@
 
 namespace asim {
 
+// The supernode's network as the pool's traffic between dies sees it (the supernode run's
+// NetworkBridge): remote_hbm data crosses the same links as the collectives.
+class PoolFabric {
+public:
+    virtual ~PoolFabric() = default;
+    // `bytes` leave die `src` for die `dst` at the kernel's time: read data (the owner's reply)
+    // or written data, demand or background. Each (pair, direction, class) is a stream: they
+    // share the links max-min fairly with each other and with the collectives' transfers.
+    // Returns when the last of them has left `src` at the share the links give them now; the
+    // flight time is in the tier's latency.
+    virtual Picoseconds carry(uint32_t src, uint32_t dst, uint64_t bytes, bool write,
+                              bool background) = 0;
+};
+
 class DsmPool {
 public:
     // Several dies book a device each at their own (future-dated) times: calendar servers, so
@@ -53,6 +67,9 @@ public:
     };
     Owner owner(uint32_t die) const;
     const ClockDomain& clock() const { return m_clock; }
+    // The network remote_hbm traffic crosses besides the ports (null: the ports alone).
+    void set_fabric(PoolFabric* fabric) { m_fabric = m_params.port.network ? fabric : nullptr; }
+    PoolFabric* fabric() const { return m_fabric; }
     void finalize_stats();
 
 private:
@@ -66,6 +83,7 @@ private:
     ClockDomain m_clock;
     std::map<std::pair<Tier, uint32_t>, std::unique_ptr<Device>> m_devices;  // (tier, node)
     std::vector<Member> m_members;
+    PoolFabric* m_fabric = nullptr;
 };
 
 }  // namespace asim

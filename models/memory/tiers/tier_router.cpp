@@ -129,6 +129,13 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
         // The tier's latency is end to end: the owner's idle HBM latency is already in it.
         const auto hbm_latency = static_cast<Picoseconds>(owner.hbm_latency_ps);
         device_done = std::max(device_done, hbm_done - std::min(hbm_done - arrival, hbm_latency));
+        // Its data crosses the supernode's links, beside the collectives and other dies' pool
+        // traffic (the owner's port and the links are both on the way).
+        if (PoolFabric* fabric = m_pool.fabric()) {
+            device_done = std::max(device_done,
+                                   write ? fabric->carry(m_die, d.owner, bytes, true, background)
+                                         : fabric->carry(d.owner, m_die, bytes, false, background));
+        }
     } else {
         DsmPool::Device& dev = *m_pool.device(d.tier, m_die);
         CalendarServer& server = write ? dev.write : dev.read;
