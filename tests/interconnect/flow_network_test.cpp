@@ -265,6 +265,17 @@ TEST(FlowNetwork, AStreamAndATransferShareALinkAndTheStreamLeavesWhenDrained) {
     EXPECT_NEAR(net.link_bytes()[0], 61e6, 10);
 }
 
+TEST(FlowNetwork, AWeightedStreamGetsItsWeightedShare) {
+    // A background stream of weight 1/16 beside a transfer on one link: 1/17 of the link.
+    const Topology t(ring(2, false, 0));
+    FlowNetwork net(t, 1);
+    net.start_transfer(0, 1, 100'000'000, LinkOp::write, 0, {});
+    net.advance_to(0);
+    const uint32_t s = net.open_stream(0, 1, LinkOp::write, 1.0 / 16);
+    EXPECT_NEAR(static_cast<double>(net.stream_push(s, 1'000'000)) * 1e-12, 1e6 / (25e9 / 17),
+                1e-11);
+}
+
 TEST(FlowNetwork, AStreamWithoutARouteIsASimulationError) {
     const Topology t(ring(4, false, 0));
     FlowNetwork net(t, 1);

@@ -162,7 +162,9 @@ TEST(DsmCli, LargeExpertsAreStagedIntoLocalHbm) {
     const auto b =
         run_summary("--trace " + dir + "/die0.jsonl --set dsm.staging.capacity=2GiB", on);
     EXPECT_EQ(a["stats"]["die"]["dsm"]["staged_blocks"].get<uint64_t>(), 0u);
-    EXPECT_GT(b["stats"]["die"]["dsm"]["staged_blocks"].get<uint64_t>(), 1000u);
+    // 740 staged blocks of 64 KiB (2901 before the flat HBM served demand before the H-JSD's
+    // copies: the demand reads now finish sooner, and the step with them, 17.17 -> 16.95 ms).
+    EXPECT_GT(b["stats"]["die"]["dsm"]["staged_blocks"].get<uint64_t>(), 500u);
     EXPECT_GT(b["stats"]["die"]["dsm"]["staging_hits"].get<uint64_t>(), 10000u);
     const double pool_a = a["summary"]["tiers"]["remote_hbm"]["read_bytes"].get<double>();
     const double pool_b = b["summary"]["tiers"]["remote_hbm"]["read_bytes"].get<double>();

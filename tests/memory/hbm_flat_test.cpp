@@ -57,6 +57,24 @@ TEST(HbmFlat, OneChannelQueues) {
     EXPECT_EQ(hbm.read_bytes(), 1280u);
 }
 
+TEST(HbmFlat, DemandGoesBeforeQueuedPrefetches) {
+    test::set_time_resolution();
+    StatsRegistry stats;
+    HbmFlatParams p = small_hbm();
+    p.channels_per_stack = 1;
+    p.bandwidth_bytes_per_s = 64e9;
+    HbmFlat hbm("hbm", p, stats);
+    // Three 640 B prefetches (10 ns each, in 256 B interleave pieces of 4, 4 and 2 ns) queued
+    // at t = 0, then a demand read at 5 ns: it waits for the piece in service (to 8 ns), not for
+    // the prefetches queued behind it, which move back by its 10 ns.
+    EXPECT_EQ(hbm.access(0, 0, 640, false, true), 10'000u + 50'000u);
+    EXPECT_EQ(hbm.access(0, 1024, 640, false, true), 20'000u + 50'000u);
+    EXPECT_EQ(hbm.access(0, 2048, 640, false, true), 30'000u + 50'000u);
+    EXPECT_EQ(hbm.access(5'000, 4096, 640, false), 18'000u + 50'000u);
+    // A later prefetch queues behind everything.
+    EXPECT_EQ(hbm.access(5'000, 8192, 640, false, true), 50'000u + 50'000u);
+}
+
 TEST(HbmFlat, RejectsInvalidParams) {
     HbmFlatParams p = small_hbm();
     p.interleave_bytes = 100;

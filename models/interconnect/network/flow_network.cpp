@@ -292,6 +292,7 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, const std::shared_ptr<RouteTem
     Flow& f = m_flows[id];
     const LinkOp op = m_transfers[transfer].op;
     f.transfer = transfer;
+    f.weight = m_transfers[transfer].weight;
     f.remaining = bytes;
     f.rate = 0;
     f.updated = m_now;
@@ -494,6 +495,9 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     m_cons_cost.clear();
     for (uint32_t fid : comp_flows) {
         const RouteTemplate& r = *m_flows[fid].route;
+        // A flow of weight w takes w units of rate per unit of level: its link time per level is
+        // its cost times w (exact for w = 1).
+        const double w = m_flows[fid].weight;
         for (std::size_t i = 0; i < r.links.size(); ++i) {
             const uint32_t l = r.links[i];
             if (l >= m_physical && std::binary_search(m_expand.begin(), m_expand.end(), l)) {
@@ -503,11 +507,11 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
                 for (std::size_t j = 0; j < size; ++j) {
                     if (!uses_member(r.mask[i], j)) continue;
                     m_cons_ids.push_back(first[j]);
-                    m_cons_cost.push_back(r.cost[i]);
+                    m_cons_cost.push_back(r.cost[i] * w);
                 }
             } else {
                 m_cons_ids.push_back(l);
-                m_cons_cost.push_back(r.cost[i]);
+                m_cons_cost.push_back(r.cost[i] * w);
             }
         }
         m_cons_start.push_back(static_cast<uint32_t>(m_cons_ids.size()));
@@ -553,7 +557,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
         for (uint32_t fi : link_members[e.link]) {
             if (frozen[fi]) continue;
             frozen[fi] = 1;
-            new_rate[fi] = level;
+            new_rate[fi] = level * m_flows[comp_flows[fi]].weight;
             for (uint32_t c = m_cons_start[fi]; c < m_cons_start[fi + 1]; ++c) {
                 LinkState& s = state[m_cons_ids[c]];
                 s.used += m_cons_cost[c] * level;
@@ -574,7 +578,7 @@ void FlowNetwork::solve_component(const std::vector<uint32_t>& comp_flows) {
     }
 }
 
-uint32_t FlowNetwork::open_stream(uint32_t src, uint32_t dst, LinkOp op) {
+uint32_t FlowNetwork::open_stream(uint32_t src, uint32_t dst, LinkOp op, double weight) {
     if (!m_topology.is_endpoint(src) || !m_topology.is_endpoint(dst) || src == dst)
         throw InputError(fmt::format("a stream {} -> {} needs two distinct endpoints", src, dst));
     const auto id = static_cast<uint32_t>(m_transfers.size());
@@ -584,6 +588,7 @@ uint32_t FlowNetwork::open_stream(uint32_t src, uint32_t dst, LinkOp op) {
     tr.src = src;
     tr.dst = dst;
     tr.op = op;
+    tr.weight = weight > 0 ? weight : 1.0;
     tr.stream = static_cast<uint32_t>(m_streams.size());
     m_streams.push_back({id});
     return tr.stream;

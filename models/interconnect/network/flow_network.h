@@ -101,8 +101,10 @@ public:
     // pool's reads of another die's HBM, one L2 line at a time). A stream is one flow that stays
     // on its links while it has bytes to send and leaves them when its backlog drains, so it takes
     // its max-min share beside the transfers (and they beside it) without an event per piece.
-    // `open_stream` returns its id; nothing moves until bytes are pushed.
-    uint32_t open_stream(uint32_t src, uint32_t dst, LinkOp op);
+    // `open_stream` returns its id; nothing moves until bytes are pushed. `weight`: its share
+    // against others on a link is weighted (max-min with weights: a flow of weight w gets w
+    // times the rate of a weight-1 flow held back by the same link); transfers weigh 1.
+    uint32_t open_stream(uint32_t src, uint32_t dst, LinkOp op, double weight = 1.0);
     // Adds `bytes` to the stream's backlog at now() (call advance_to first), solves the rates
     // that its activation changes, and returns the time its backlog, these bytes included,
     // leaves the source at the rate it gets now (FIFO within the stream; a later change of rate
@@ -148,6 +150,7 @@ private:
         std::shared_ptr<RouteTemplate> route;
         double remaining;      // payload bytes still to leave the source
         double rate = 0;       // payload bytes per second
+        double weight = 1.0;   // weighted max-min: rate = level x weight
         int64_t updated = 0;   // time `remaining` refers to
         int64_t latency = 0;   // path latency
         uint32_t version = 0;  // finish events of older versions are stale
@@ -165,6 +168,7 @@ private:
         bool stuck = false;
         int64_t wait_ps = 0;            // added to the delivery (start_transfer's wait_ps)
         uint32_t stream = kNotAStream;  // a stream's transfer: never delivered
+        double weight = 1.0;            // its flows' weight in the max-min share
     };
     static constexpr uint32_t kNotAStream = ~uint32_t{0};
     static constexpr uint32_t kNoFlow = ~uint32_t{0};

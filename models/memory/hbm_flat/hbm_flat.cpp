@@ -38,7 +38,7 @@ HbmFlat::HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, Stat
                            "cycles")} {
     const double per_channel =
         params.bandwidth_bytes_per_s / params.channels() / static_cast<double>(params.clock_hz);
-    m_channels.assign(params.channels(), BandwidthServer(&m_clock, per_channel));
+    m_channels.assign(params.channels(), PriorityBandwidthServer(&m_clock, per_channel));
     l2_in.register_b_transport(this, &HbmFlat::b_transport);
 }
 
@@ -48,14 +48,15 @@ uint32_t HbmFlat::channel_of(uint64_t addr) const {
     return static_cast<uint32_t>(((block * 0x9E3779B97F4A7C15ULL) >> 32) % m_channels.size());
 }
 
-Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write) {
+Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
+                            bool prefetch) {
     Picoseconds done = arrival;
     uint64_t a = addr;
     const uint64_t end = addr + bytes;
     while (a < end) {
         const uint64_t block_end = (a / m_params.interleave_bytes + 1) * m_params.interleave_bytes;
         const uint64_t chunk = std::min(end, block_end) - a;
-        const auto grant = m_channels[channel_of(a)].reserve(arrival, chunk);
+        const auto grant = m_channels[channel_of(a)].reserve(arrival, chunk, prefetch);
         done = std::max(done, grant.end);
         a += chunk;
     }
@@ -74,8 +75,11 @@ Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, 
 Picoseconds HbmFlat::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int) {
     const Picoseconds arrival =
         ClockDomain::to_ps(sc_core::sc_time_stamp()) + ClockDomain::to_ps(delay);
-    const Picoseconds done = access(arrival, p.get_address(), p.get_data_length(), p.is_write());
-    if (const TransactionInfo* info = info_of(p); info && info->ledger) {
+    const TransactionInfo* info = info_of(p);
+    const bool prefetch = info && info->stream == StreamClass::kPrefetch;
+    const Picoseconds done =
+        access(arrival, p.get_address(), p.get_data_length(), p.is_write(), prefetch);
+    if (info && info->ledger) {
         info->ledger->hbm(*info, p.get_data_length(), p.is_write());  // per-op bytes (op_ledger.h)
     }
     return done;

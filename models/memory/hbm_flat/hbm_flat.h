@@ -1,6 +1,8 @@
-// HBM as a set of independent channels, each a first-come first-served bandwidth server with a
-// fixed unloaded access latency. Addresses interleave across channels in `interleave_bytes`
-// blocks through a hash, so sequential and strided streams both spread.
+// HBM as a set of independent channels, each a bandwidth server that serves demand before
+// prefetch (DESIGN §5: a demand access waits for the demand work before it and the prefetch in
+// service, not for queued prefetches; PriorityBandwidthServer) with a fixed unloaded access
+// latency; first come first served within each class. Addresses interleave across channels in
+// `interleave_bytes` blocks through a hash, so sequential and strided streams both spread.
 //
 // Models: per-channel occupancy and queueing, bandwidth = channels x per-channel rate, unloaded
 // latency. Leaves out (the JEDEC controller in ../hbm models them): banks, row buffers and JEDEC
@@ -11,6 +13,7 @@
 
 #include <tlm_utils/simple_target_socket.h>
 
+#include "models/common/priority_bandwidth_server.h"
 #include "models/common/tlm_target.h"
 
 #include <cstdint>
@@ -64,8 +67,10 @@ public:
     void finalize_stats() override;
 
     // The timing core without TLM, for callers inside this folder's tests: returns the
-    // completion time of an access of `bytes` at `addr` arriving at `arrival`.
-    Picoseconds access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write);
+    // completion time of an access of `bytes` at `addr` arriving at `arrival` (`prefetch`: the
+    // H-JSD's, behind demand).
+    Picoseconds access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
+                       bool prefetch = false);
 
 private:
     friend class TlmTarget<HbmFlat>;
@@ -75,7 +80,7 @@ private:
 
     HbmFlatParams m_params;
     ClockDomain m_clock;
-    std::vector<BandwidthServer> m_channels;
+    std::vector<PriorityBandwidthServer> m_channels;
     HbmFlatStats m_stats;
 };
 

@@ -13,7 +13,10 @@ Picoseconds NetworkFabric::carry(uint32_t src, uint32_t dst, uint64_t bytes, boo
     const uint64_t key = (static_cast<uint64_t>(src) << 34) | (static_cast<uint64_t>(dst) << 2) |
                          (write ? 2u : 0u) | (background ? 1u : 0u);
     auto [it, fresh] = m_streams.try_emplace(key, 0);
-    if (fresh) it->second = m_network.open_stream(src, dst, write ? LinkOp::write : LinkOp::read);
+    if (fresh) {
+        it->second = m_network.open_stream(src, dst, write ? LinkOp::write : LinkOp::read,
+                                           background ? kBackgroundWeight : 1.0);
+    }
     return static_cast<Picoseconds>(m_network.stream_push(it->second, bytes));
 }
 

@@ -3,8 +3,11 @@
 // first use. A push first brings the network to the kernel's time, so a stream joins the links as
 // they are at that instant and takes its max-min share beside the collectives' transfers.
 //
-// Demand and background (prefetch, staging, migration) are separate streams: on a link they
-// share max-min fairly, not by priority (the die's port arbitrates them demand first).
+// Demand and background (prefetch, staging, migration) are separate streams, and demand goes
+// first on the links as at the port (DESIGN §5): a background stream weighs kBackgroundWeight in
+// the links' weighted max-min share, so beside a demand stream or a collective's transfer it gets
+// 1/17 of a link they both want, and never nothing (its bytes' completion is computed when they
+// are pushed, which a stream starved to zero could not give).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@ public:
 
     Picoseconds carry(uint32_t src, uint32_t dst, uint64_t bytes, bool write,
                       bool background) override;
+    static constexpr double kBackgroundWeight = 1.0 / 16;  // estimate: demand first, no starving
 
 private:
     FlowNetwork& m_network;
