@@ -35,7 +35,7 @@ public:
         m_l2_base = g.add_vertices(m_planes * m_l2_per_plane);
         std::vector<uint32_t> up, down;
         for (uint32_t n = 0; n < m_nodes; ++n) {
-            const uint32_t first = g.links();
+            const uint32_t first = g.link_count();
             for (uint32_t p = 0; p < m_planes; ++p)
                 for (uint32_t k = 0; k < m_l2_per_plane; ++k)
                     g.add_duplex(node.switch_chip(n, p), l2(p, k), LinkClass::uplink);

@@ -58,7 +58,9 @@ uint32_t GraphBuilder::add_duplex(uint32_t a, uint32_t b, LinkClass cls) {
     return m_topology.add_duplex(a, b, cls);
 }
 void GraphBuilder::add_bundle(const std::vector<uint32_t>& links) { m_topology.add_bundle(links); }
-uint32_t GraphBuilder::links() const { return static_cast<uint32_t>(m_topology.m_links.size()); }
+uint32_t GraphBuilder::link_count() const {
+    return static_cast<uint32_t>(m_topology.m_links.size());
+}
 
 std::string TopologyParams::problems() const {
     std::string p;

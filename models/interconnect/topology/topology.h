@@ -97,7 +97,7 @@ public:
     // a -> b; b -> a is the next id.
     uint32_t add_duplex(uint32_t a, uint32_t b, LinkClass cls);
     void add_bundle(const std::vector<uint32_t>& links);
-    uint32_t links() const;
+    uint32_t link_count() const;  // links so far: the id the next one gets
 
 private:
     friend class Topology;
