@@ -181,6 +181,9 @@ bool ParamValues::boolean(const std::string& key) const { return std::get<bool>(
 const std::string& ParamValues::string(const std::string& key) const {
     return std::get<std::string>(at(key));
 }
+const std::vector<int64_t>& ParamValues::integer_list(const std::string& key) const {
+    return std::get<std::vector<int64_t>>(at(key));
+}
 
 // ---- Reading -----------------------------------------------------------------------------
 

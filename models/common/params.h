@@ -134,6 +134,9 @@ public:
     double real(const std::string& key) const;
     bool boolean(const std::string& key) const;
     const std::string& string(const std::string& key) const;
+    const std::vector<int64_t>& integer_list(const std::string& key) const;
+    // Every value, by key (listings: `info --json`).
+    const std::map<std::string, ParamValue>& all() const { return m_values; }
 
 private:
     const ParamValue& at(const std::string& key) const;

@@ -26,6 +26,16 @@ namespace {
     at.fail(key, what);
 }
 
+// Whether `key` is written in `node` as `value` (a choice that was refused is not: its
+// stand-in's parameters are not read).
+bool written_as(const ConfigNode& node, const std::string& key, const std::string& value) {
+    try {
+        return node.has(key) && node.string(key) == value;
+    } catch (const ConfigError&) {
+        return false;
+    }
+}
+
 }  // namespace
 
 namespace {
@@ -44,38 +54,18 @@ const ParamTable kNetwork({"network"}, "Network",
                                .dflt("8")
                                .range(1, 4096)});
 
-const ParamTable kNode(
-    {"network.node"}, "Network: node",
-    {Param::integer("dies", "", "dies per node").range(1, 1 << 24),
-     Param::choice("topology", {"ring", "full_mesh", "mesh", "torus", "switch", "custom"},
-                   "how a node's dies connect"),
-     Param::boolean("bidirectional", "(ring) links in both directions").dflt("true"),
-     Param::integer_list("dims", "dies", "(mesh, torus) extent of each dimension")
-         .range(1, 1 << 20)
-         .dflt_from("required for a mesh or torus"),
-     Param::integer("planes", "", "(switch) parallel switch planes")
-         .range(1, 1024)
-         .dflt_from("required for a switch"),
-     Param::integer_list("edges", "", "(custom) die pairs [a0, b0, a1, b1, ...]")
-         .range(0, 1 << 24)
-         .dflt_from("required for custom")});
+const ParamTable kNode({"network.node"}, "Network: node",
+                       {Param::integer("dies", "", "dies per node").range(1, 1 << 24),
+                        Param::implementation("topology", node_topology_registry(),
+                                              "how a node's dies connect")});
 
 const ParamTable kFallback(
     {"network.node.fallback"}, "Network: ring-break fallback through the host",
     {Param::byte_rate("host_copy", "the host's forwarding copy (read and write of host DRAM)")});
 
-const ParamTable kScaleOut(
-    {"network.scale_out"}, "Network: between nodes",
-    {Param::choice("topology", {"clos", "fat_tree"}, "network between the nodes"),
-     Param::integer("l2_per_plane", "switches", "(clos) second-level switches per plane")
-         .range(1, 1 << 16)
-         .dflt_from("required for clos"),
-     Param::integer("dies_per_leaf", "", "(fat_tree) dies per leaf switch")
-         .range(1, 1 << 20)
-         .dflt_from("required for fat_tree"),
-     Param::integer("spines", "", "(fat_tree) spine switches")
-         .range(1, 1 << 16)
-         .dflt_from("required for fat_tree")});
+const ParamTable kScaleOut({"network.scale_out"}, "Network: between nodes",
+                           {Param::implementation("topology", scale_out_registry(),
+                                                  "network between the nodes")});
 
 const ParamTable kEndpoint(
     {"network.endpoint"}, "Network: endpoints",
@@ -123,30 +113,9 @@ NetworkParams parse_network_params(const ConfigNode& n) {
 
     const ConfigNode node = n.child("node");
     t.dies_per_node = static_cast<uint32_t>(kNode.integer(node, "dies"));
-    const std::string kind = kNode.string(node, "topology");
-    t.node_topology = kind == "ring"        ? NodeTopology::ring
-                      : kind == "full_mesh" ? NodeTopology::full_mesh
-                      : kind == "mesh"      ? NodeTopology::mesh
-                      : kind == "torus"     ? NodeTopology::torus
-                      : kind == "switch"    ? NodeTopology::switched
-                                            : NodeTopology::custom;
-    if (t.node_topology == NodeTopology::ring)
-        t.bidirectional = kNode.boolean(node, "bidirectional");
-    if (t.node_topology == NodeTopology::mesh || t.node_topology == NodeTopology::torus) {
-        for (int64_t d : kNode.integer_list(node, "dims"))
-            t.dims.push_back(static_cast<uint32_t>(d));
-    }
-    if (t.node_topology == NodeTopology::switched)
-        t.planes = static_cast<uint32_t>(kNode.integer(node, "planes"));
-    if (t.node_topology == NodeTopology::custom) {
-        const auto flat = kNode.integer_list(node, "edges");
-        if (flat.size() % 2 != 0)
-            node.report("edges", "a list of die pairs [a0, b0, a1, b1, ...]: odd length");
-        for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
-            t.edges.emplace_back(static_cast<uint32_t>(flat[i]),
-                                 static_cast<uint32_t>(flat[i + 1]));
-        }
-    }
+    t.node_topology = kNode.string(node, "topology");
+    if (written_as(node, "topology", t.node_topology))
+        t.node_params = node_topology_registry().read_params(node, t.node_topology);
     t.die_link = parse_link_params(node.child("link"), LinkParams{});
     if (const auto fb = node.optional_child("fallback")) {
         t.has_fallback = true;
@@ -155,17 +124,14 @@ NetworkParams parse_network_params(const ConfigNode& n) {
     }
 
     if (const auto so = n.optional_child("scale_out")) {
-        if (kScaleOut.string(*so, "topology") == "clos") {
-            t.scale_out = ScaleOutTopology::clos;
-            t.l2_per_plane = static_cast<uint32_t>(kScaleOut.integer(*so, "l2_per_plane"));
-        } else {
-            t.scale_out = ScaleOutTopology::fat_tree;
-            t.dies_per_leaf = static_cast<uint32_t>(kScaleOut.integer(*so, "dies_per_leaf"));
-            t.spines = static_cast<uint32_t>(kScaleOut.integer(*so, "spines"));
-            t.nic_link = parse_link_params(so->child("nic"), LinkParams{});
+        t.scale_out = kScaleOut.string(*so, "topology");
+        bool has_nic = false;
+        if (written_as(*so, "topology", t.scale_out)) {
+            t.scale_out_params = scale_out_registry().read_params(*so, t.scale_out);
+            has_nic = make_scale_out(t)->has_nic();
         }
-        t.uplink = parse_link_params(
-            so->child("uplink"), t.scale_out == ScaleOutTopology::clos ? t.die_link : t.nic_link);
+        if (has_nic) t.nic_link = parse_link_params(so->child("nic"), LinkParams{});
+        t.uplink = parse_link_params(so->child("uplink"), has_nic ? t.nic_link : t.die_link);
     }
     // The topology is checked as a whole only when its keys read well.
     if (!n.problems_reported()) {

@@ -1,5 +1,7 @@
 #include "testbenches/cli/info_job.h"
 
+#include <variant>
+
 #include <fmt/format.h>
 
 #include "models/common/registry.h"
@@ -25,27 +27,14 @@ std::string link_line(const char* what, const LinkParams& l) {
 std::string network_info(const NetworkParams& n) {
     const TopologyParams& t = n.topology;
     std::string out = fmt::format("\nnetwork\n");
-    std::string node = to_string(t.node_topology);
-    if (t.node_topology == NodeTopology::ring)
-        node += t.bidirectional ? " (bidirectional)" : " (unidirectional)";
-    if (!t.dims.empty()) {
-        std::string dims;
-        for (uint32_t d : t.dims) dims += (dims.empty() ? "" : "x") + std::to_string(d);
-        node += " " + dims;
-    }
-    if (t.node_topology == NodeTopology::switched) node += fmt::format(", {} planes", t.planes);
-    out += fmt::format("  {:<28}{} ({} node{} of {}), {} in a node\n", "dies", t.dies, t.nodes(),
-                       t.nodes() == 1 ? "" : "s", t.dies_per_node, node);
-    if (t.scale_out != ScaleOutTopology::none) {
-        out += fmt::format(
-            "  {:<28}{}{}\n", "between nodes", to_string(t.scale_out),
-            t.scale_out == ScaleOutTopology::clos
-                ? fmt::format(", {} L2 switches per plane", t.l2_per_plane)
-                : fmt::format(", {} dies per leaf, {} spines", t.dies_per_leaf, t.spines));
-    }
+    out +=
+        fmt::format("  {:<28}{} ({} node{} of {}), {} in a node\n", "dies", t.dies, t.nodes(),
+                    t.nodes() == 1 ? "" : "s", t.dies_per_node, make_node_topology(t)->summary());
+    const auto scale_out = t.scale_out.empty() ? nullptr : make_scale_out(t);
+    if (scale_out) out += fmt::format("  {:<28}{}\n", "between nodes", scale_out->summary());
     out += link_line("die link", t.die_link);
-    if (t.scale_out == ScaleOutTopology::fat_tree) out += link_line("NIC link", t.nic_link);
-    if (t.scale_out != ScaleOutTopology::none) out += link_line("uplink", t.uplink);
+    if (scale_out && scale_out->has_nic()) out += link_line("NIC link", t.nic_link);
+    if (scale_out) out += link_line("uplink", t.uplink);
     if (t.has_fallback) {
         out += link_line("fallback (host star)", t.fallback_link);
         out += fmt::format("  {:<28}{}\n", "host forwarding copy",
@@ -187,29 +176,25 @@ nlohmann::json link_json(const LinkParams& l) {
 
 nlohmann::json network_json(const NetworkParams& n) {
     const TopologyParams& t = n.topology;
-    nlohmann::json j = {
-        {"dies", t.dies},
-        {"nodes", t.nodes()},
-        {"dies_per_node", t.dies_per_node},
-        {"node_topology", to_string(t.node_topology)},
-        {"bidirectional", t.bidirectional},
-        {"dims", t.dims},
-        {"planes", t.planes},
-        {"scale_out", t.scale_out == ScaleOutTopology::none ? "none" : to_string(t.scale_out)},
-        {"die_link", link_json(t.die_link)},
-        {"paths_per_transfer", n.max_paths},
-        {"endpoint",
-         {{"issue_overhead_ps", n.endpoint.issue_overhead_ps},
-          {"memory_read_ps", n.endpoint.memory_read_ps},
-          {"memory_write_ps", n.endpoint.memory_write_ps}}},
-        {"faults", n.faults.size()}};
-    if (t.scale_out == ScaleOutTopology::clos) j["l2_per_plane"] = t.l2_per_plane;
-    if (t.scale_out == ScaleOutTopology::fat_tree) {
-        j["dies_per_leaf"] = t.dies_per_leaf;
-        j["spines"] = t.spines;
-        j["nic_link"] = link_json(t.nic_link);
+    nlohmann::json j = {{"dies", t.dies},
+                        {"nodes", t.nodes()},
+                        {"dies_per_node", t.dies_per_node},
+                        {"node_topology", t.node_topology},
+                        {"scale_out", t.scale_out.empty() ? "none" : t.scale_out},
+                        {"die_link", link_json(t.die_link)},
+                        {"paths_per_transfer", n.max_paths},
+                        {"endpoint",
+                         {{"issue_overhead_ps", n.endpoint.issue_overhead_ps},
+                          {"memory_read_ps", n.endpoint.memory_read_ps},
+                          {"memory_write_ps", n.endpoint.memory_write_ps}}},
+                        {"faults", n.faults.size()}};
+    // Each part's own keys, as it declares them (ring: bidirectional, torus: dims, ...).
+    for (const ParamValues* values : {&t.node_params, &t.scale_out_params}) {
+        for (const auto& [key, value] : values->all())
+            std::visit([&, k = key](const auto& v) { j[k] = v; }, value);
     }
-    if (t.scale_out != ScaleOutTopology::none) j["uplink"] = link_json(t.uplink);
+    if (!t.scale_out.empty() && make_scale_out(t)->has_nic()) j["nic_link"] = link_json(t.nic_link);
+    if (!t.scale_out.empty()) j["uplink"] = link_json(t.uplink);
     if (t.has_fallback) {
         j["fallback_link"] = link_json(t.fallback_link);
         j["host_copy_bytes_per_s"] = t.host_copy_bytes_per_s;

@@ -65,7 +65,7 @@ TEST(AlgorithmRegistry, ATestOnlyAlgorithmIsChosenFromYamlAndRuns) {
     const uint32_t ranks = 8;
     const uint64_t bytes = 16ull << 20;
     TopologyParams mesh = test::ring_topology(ranks, true, test::alpha_beta_link(1'000'000));
-    mesh.node_topology = NodeTopology::full_mesh;
+    mesh.node_topology = "full_mesh";
     const Topology t(mesh);
     FlowNetwork net(t, 1);
     CollectiveEngine engine(net, CollectiveParams{});

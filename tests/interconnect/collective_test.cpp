@@ -19,7 +19,7 @@ TopologyParams ring(uint32_t dies, bool bidirectional, LinkParams link) {
 
 TopologyParams full_mesh(uint32_t dies, LinkParams link) {
     TopologyParams t = ring(dies, true, link);
-    t.node_topology = NodeTopology::full_mesh;
+    t.node_topology = "full_mesh";
     return t;
 }
 
@@ -27,11 +27,11 @@ TopologyParams clos(uint32_t nodes, uint32_t per_node) {
     TopologyParams t;
     t.dies = nodes * per_node;
     t.dies_per_node = per_node;
-    t.node_topology = NodeTopology::switched;
-    t.planes = 2;
+    t.node_topology = "switch";
+    t.node_params.set("planes", int64_t{2});
     t.die_link = test::ub_link();
-    t.scale_out = ScaleOutTopology::clos;
-    t.l2_per_plane = 2;
+    t.scale_out = "clos";
+    t.scale_out_params.set("l2_per_plane", int64_t{2});
     t.uplink = test::ub_link();
     return t;
 }

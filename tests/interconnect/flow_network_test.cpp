@@ -95,8 +95,8 @@ TEST(FlowNetwork, ADownLinkWithoutAnAlternativeFailsClearly) {
 TEST(FlowNetwork, SprayingOverPlanesAddsTheirBandwidth) {
     TopologyParams p;
     p.dies = p.dies_per_node = 4;
-    p.node_topology = NodeTopology::switched;
-    p.planes = 4;
+    p.node_topology = "switch";
+    p.node_params.set("planes", int64_t{4});
     p.die_link = test::alpha_beta_link(0);
     p.die_link.mtu_bytes = 4096;  // packets to spray
     const Topology t(p);
@@ -118,13 +118,13 @@ TopologyParams small_clos() {
     TopologyParams p;
     p.dies = 12;
     p.dies_per_node = 4;
-    p.node_topology = NodeTopology::switched;
-    p.planes = 4;
+    p.node_topology = "switch";
+    p.node_params.set("planes", int64_t{4});
     p.die_link = test::alpha_beta_link(100'000);
     p.die_link.mtu_bytes = 4096;
     p.uplink = p.die_link;
-    p.scale_out = ScaleOutTopology::clos;
-    p.l2_per_plane = 2;
+    p.scale_out = "clos";
+    p.scale_out_params.set("l2_per_plane", int64_t{2});
     return p;
 }
 

@@ -98,7 +98,7 @@ TEST(HcclCosts, EveryAlgorithmStillGivesTheTrueResultWithFlagsAndStartUps) {
     cp.chunk_bytes = 64;
     const auto mesh = [] {
         TopologyParams t = test::ring_topology(6, true, test::ub_link());
-        t.node_topology = NodeTopology::full_mesh;
+        t.node_topology = "full_mesh";
         return t;
     }();
     using A = CollectiveAlgo;

@@ -170,14 +170,31 @@ TEST(FiguresCollectives, BadInputExitsTwoNamingTheKey) {
     struct Case {
         std::string args, needle;
     };
+    // The ring without its own key (bidirectional: a key of another topology than custom).
+    const std::string custom = asim::test::scratch_path("net", "custom") + ".yaml";
+    asim::test::write_text(custom, R"(base: ascend960
+name: custom_split
+network:
+  dies: 4
+  node:
+    dies: 4
+    topology: custom
+    edges: [0, 1, 2, 3]
+    link: {lane_rate: 200Gbps}
+)");
     const std::vector<Case> cases{
         {"--platform supernode8_ring --set 'network.faults=[{link: die3->die9, at: 0us}]'",
          "network.faults[0].link"},
         {"--platform supernode8_ring --dies 9", "--dies 9"},
         {"--platform supernode8_ring --set network.dies=12", "network.dies"},
+        {"--platform " + custom, "network.node.edges: the topology does not connect"},
         {"--platform supernode8_ring --set network.node.topology=custom --set "
          "'network.node.edges=[0,1,2,3]'",
-         "does not connect"},
+         "network.node.bidirectional (platforms/supernode8_ring.yaml:20:20): is a parameter of "
+         "the node topology 'ring', not of the chosen 'custom'"},
+        {"--platform supernode8_ring --set network.node.topology=toruss",
+         "unknown node topology 'toruss' (registered: custom, full_mesh, mesh, ring, switch, "
+         "torus; did you mean torus?)"},
         {"--platform supernode8_ring --set network.node.link.lane_rat=1Gbps", "lane_rate"},
         {"--platform supernode8_ring --op allsum", "allreduce"},
         {"--platform supernode8_ring --algo ring_pipelnied", "ring_pipelined"},

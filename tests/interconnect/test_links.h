@@ -39,15 +39,16 @@ inline LinkParams ub_link() {
 inline TopologyParams ring_topology(uint32_t dies, bool bidirectional, const LinkParams& link) {
     TopologyParams t;
     t.dies = t.dies_per_node = dies;
-    t.node_topology = NodeTopology::ring;
-    t.bidirectional = bidirectional;
+    t.node_topology = "ring";
+    t.node_params.set("bidirectional", bidirectional);
     t.die_link = link;
     return t;
 }
 
 // `nodes` nodes of `dies_per_node` dies in a `kind` node topology, every link class a UB-like
 // link (the standby star's too, used only when has_fallback is set).
-inline TopologyParams node_topology(NodeTopology kind, uint32_t dies_per_node, uint32_t nodes = 1) {
+inline TopologyParams node_topology(const std::string& kind, uint32_t dies_per_node,
+                                    uint32_t nodes = 1) {
     TopologyParams t;
     t.dies = dies_per_node * nodes;
     t.dies_per_node = dies_per_node;

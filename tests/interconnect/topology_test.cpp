@@ -9,35 +9,35 @@
 namespace asim {
 namespace {
 
-TopologyParams node_of(NodeTopology kind, uint32_t dies_per_node, uint32_t nodes = 1) {
+TopologyParams node_of(const std::string& kind, uint32_t dies_per_node, uint32_t nodes = 1) {
     return test::node_topology(kind, dies_per_node, nodes);
 }
 
 std::vector<std::pair<std::string, TopologyParams>> all_topologies() {
     std::vector<std::pair<std::string, TopologyParams>> v;
-    auto ring_uni = node_of(NodeTopology::ring, 6);
-    ring_uni.bidirectional = false;
+    auto ring_uni = node_of("ring", 6);
+    ring_uni.node_params.set("bidirectional", false);
     v.emplace_back("ring_uni", ring_uni);
-    v.emplace_back("ring_bi", node_of(NodeTopology::ring, 7));
-    v.emplace_back("full_mesh", node_of(NodeTopology::full_mesh, 5));
-    auto mesh = node_of(NodeTopology::mesh, 12);
-    mesh.dims = {3, 4};
+    v.emplace_back("ring_bi", node_of("ring", 7));
+    v.emplace_back("full_mesh", node_of("full_mesh", 5));
+    auto mesh = node_of("mesh", 12);
+    mesh.node_params.set("dims", std::vector<int64_t>{3, 4});
     v.emplace_back("mesh_3x4", mesh);
-    auto torus = node_of(NodeTopology::torus, 27);
-    torus.dims = {3, 3, 3};
+    auto torus = node_of("torus", 27);
+    torus.node_params.set("dims", std::vector<int64_t>{3, 3, 3});
     v.emplace_back("torus_3x3x3", torus);
-    auto clos = node_of(NodeTopology::switched, 4, 3);
-    clos.planes = 3;
-    clos.scale_out = ScaleOutTopology::clos;
-    clos.l2_per_plane = 2;
+    auto clos = node_of("switch", 4, 3);
+    clos.node_params.set("planes", int64_t{3});
+    clos.scale_out = "clos";
+    clos.scale_out_params.set("l2_per_plane", int64_t{2});
     v.emplace_back("clos", clos);
-    auto fat = node_of(NodeTopology::ring, 4, 4);
-    fat.scale_out = ScaleOutTopology::fat_tree;
-    fat.dies_per_leaf = 8;
-    fat.spines = 3;
+    auto fat = node_of("ring", 4, 4);
+    fat.scale_out = "fat_tree";
+    fat.scale_out_params.set("dies_per_leaf", int64_t{8});
+    fat.scale_out_params.set("spines", int64_t{3});
     v.emplace_back("ring_nodes_fat_tree", fat);
-    auto custom = node_of(NodeTopology::custom, 5);
-    custom.edges = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {1, 4}};
+    auto custom = node_of("custom", 5);
+    custom.node_params.set("edges", std::vector<int64_t>{0, 1, 1, 2, 2, 3, 3, 4, 1, 4});
     v.emplace_back("custom", custom);
     return v;
 }
@@ -81,7 +81,7 @@ TEST(Topology, ClosSpreadsOverPlanesAndSecondLevelChips) {
 TEST(Topology, DownLinksRerouteOrFallBackToTheStarOrLeaveNoRoute) {
     // Bidirectional ring: the other way round.
     {
-        const Topology t(node_of(NodeTopology::ring, 8));
+        const Topology t(node_of("ring", 8));
         std::vector<char> down(t.links().size(), 0);
         down[static_cast<std::size_t>(t.link_between(0, 1))] = 1;
         const auto r = t.routes(0, 1, 4, down);
@@ -89,8 +89,8 @@ TEST(Topology, DownLinksRerouteOrFallBackToTheStarOrLeaveNoRoute) {
         EXPECT_EQ(r[0].size(), 7u);
     }
     // Unidirectional ring with a host star: the star.
-    auto uni = node_of(NodeTopology::ring, 8);
-    uni.bidirectional = false;
+    auto uni = node_of("ring", 8);
+    uni.node_params.set("bidirectional", false);
     uni.has_fallback = true;
     uni.fallback_link = test::ub_link();
     {
@@ -119,24 +119,24 @@ TEST(Topology, DownLinksRerouteOrFallBackToTheStarOrLeaveNoRoute) {
 }
 
 TEST(Topology, BadShapesAreBadInput) {
-    auto uneven = node_of(NodeTopology::ring, 8);
+    auto uneven = node_of("ring", 8);
     uneven.dies = 12;
     EXPECT_THROW(Topology{uneven}, InputError);
-    auto mesh = node_of(NodeTopology::mesh, 12);
-    mesh.dims = {3, 3};
+    auto mesh = node_of("mesh", 12);
+    mesh.node_params.set("dims", std::vector<int64_t>{3, 3});
     EXPECT_THROW(Topology{mesh}, InputError);
-    auto disconnected = node_of(NodeTopology::custom, 4);
-    disconnected.edges = {{0, 1}, {2, 3}};
+    auto disconnected = node_of("custom", 4);
+    disconnected.node_params.set("edges", std::vector<int64_t>{0, 1, 2, 3});
     try {
         Topology t(disconnected);
         FAIL();
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("does not connect"), std::string::npos) << e.what();
     }
-    auto no_scale_out = node_of(NodeTopology::ring, 4, 2);
+    auto no_scale_out = node_of("ring", 4, 2);
     EXPECT_THROW(Topology{no_scale_out}, InputError);
-    auto clos_on_ring = node_of(NodeTopology::ring, 4, 2);
-    clos_on_ring.scale_out = ScaleOutTopology::clos;
+    auto clos_on_ring = node_of("ring", 4, 2);
+    clos_on_ring.scale_out = "clos";
     EXPECT_THROW(Topology{clos_on_ring}, InputError);
 }
 
@@ -150,18 +150,20 @@ TEST(Topology, BundlesGroupTheParallelLinksRoutesSprayOver) {
     for (const auto& [name, params] : all_topologies()) {
         const Topology t(params);
         uint32_t expected = 0;  // per die up and down; per node and L2 index up and down; per leaf
-        if (params.node_topology == NodeTopology::switched && params.planes > 1)
-            expected += 2 * params.dies;
-        if (params.scale_out == ScaleOutTopology::clos && params.planes > 1)
-            expected += 2 * params.nodes() * params.l2_per_plane;
-        if (params.scale_out == ScaleOutTopology::fat_tree && params.spines > 1)
-            expected += 2 * params.dies / params.dies_per_leaf;
+        const uint32_t planes = t.node_topology().switch_planes();
+        auto so = [&](const char* key) {
+            return static_cast<uint32_t>(params.scale_out_params.integer(key));
+        };
+        if (planes > 1) expected += 2 * params.dies;
+        if (params.scale_out == "clos" && planes > 1)
+            expected += 2 * params.nodes() * so("l2_per_plane");
+        if (params.scale_out == "fat_tree" && so("spines") > 1)
+            expected += 2 * params.dies / so("dies_per_leaf");
         EXPECT_EQ(t.bundles(), expected) << name;
         for (uint32_t b = 0; b < t.bundles(); ++b) {
             const uint32_t* first = t.bundle_begin(b);
-            EXPECT_EQ(
-                static_cast<uint32_t>(t.bundle_end(b) - first),
-                params.scale_out == ScaleOutTopology::fat_tree ? params.spines : params.planes)
+            EXPECT_EQ(static_cast<uint32_t>(t.bundle_end(b) - first),
+                      params.scale_out == "fat_tree" ? so("spines") : planes)
                 << name;
             for (const uint32_t* l = first; l != t.bundle_end(b); ++l) {
                 EXPECT_EQ(t.bundle_of(*l), b) << name;

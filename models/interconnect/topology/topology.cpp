@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -12,45 +13,53 @@ namespace asim {
 
 namespace {
 constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
+}  // namespace
 
-// Mixes a (src, dst) pair into a starting offset, so different pairs favour different
-// equal-cost choices (ECMP hashing) deterministically.
-uint32_t pair_hash(uint32_t a, uint32_t b) {
+uint32_t ecmp_hash(uint32_t a, uint32_t b) {
     uint64_t z = (static_cast<uint64_t>(a) << 32) ^ b ^ 0x9E3779B97F4A7C15ULL;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return static_cast<uint32_t>(z ^ (z >> 31));
 }
-}  // namespace
 
-const char* to_string(NodeTopology t) {
-    switch (t) {
-        case NodeTopology::ring:
-            return "ring";
-        case NodeTopology::full_mesh:
-            return "full_mesh";
-        case NodeTopology::mesh:
-            return "mesh";
-        case NodeTopology::torus:
-            return "torus";
-        case NodeTopology::switched:
-            return "switch";
-        case NodeTopology::custom:
-            return "custom";
-    }
-    return "?";
+NodeTopologyRegistry& node_topology_registry() {
+    static NodeTopologyRegistry registry("node topology");
+    return registry;
 }
 
-const char* to_string(ScaleOutTopology t) {
-    switch (t) {
-        case ScaleOutTopology::none:
-            return "none";
-        case ScaleOutTopology::clos:
-            return "clos";
-        case ScaleOutTopology::fat_tree:
-            return "fat_tree";
-    }
-    return "?";
+ScaleOutRegistry& scale_out_registry() {
+    static ScaleOutRegistry registry("scale-out topology");
+    return registry;
+}
+
+std::unique_ptr<NodeTopology> make_node_topology(const TopologyParams& params) {
+    return node_topology_registry().make(params.node_topology, params.node_params, params);
+}
+
+std::unique_ptr<ScaleOutTopology> make_scale_out(const TopologyParams& params) {
+    return scale_out_registry().make(params.scale_out, params.scale_out_params, params);
+}
+
+std::string NodeTopology::vertex_name(uint32_t) const { return ""; }
+
+uint32_t NodeTopology::switch_chip(uint32_t, uint32_t) const {
+    throw std::logic_error("switch_chip() of a node topology without switch chips");
+}
+
+Problems ScaleOutTopology::problems(const NodeTopology&) const { return {}; }
+
+std::string ScaleOutTopology::vertex_name(uint32_t) const { return ""; }
+
+uint32_t GraphBuilder::add_vertices(uint32_t n) { return m_topology.add_vertex_block(n); }
+uint32_t GraphBuilder::add_link(uint32_t a, uint32_t b, LinkClass cls) {
+    return m_topology.add_link(a, b, cls);
+}
+uint32_t GraphBuilder::add_duplex(uint32_t a, uint32_t b, LinkClass cls) {
+    return m_topology.add_duplex(a, b, cls);
+}
+void GraphBuilder::add_bundle(const std::vector<uint32_t>& links) { m_topology.add_bundle(links); }
+uint32_t GraphBuilder::link_count() const {
+    return static_cast<uint32_t>(m_topology.m_links.size());
 }
 
 std::string TopologyParams::problems() const {
@@ -66,36 +75,22 @@ std::string TopologyParams::problems() const {
     if (dies % dies_per_node != 0)
         add("dies", fmt::format("{} dies do not fit whole nodes of {} dies (node.dies)", dies,
                                 dies_per_node));
-    if (nodes() > 1 && scale_out == ScaleOutTopology::none)
+    if (nodes() > 1 && scale_out.empty())
         add("scale_out", fmt::format("{} nodes need a scale_out topology to join them", nodes()));
-    if (node_topology == NodeTopology::mesh || node_topology == NodeTopology::torus) {
-        uint64_t product = 1;
-        for (uint32_t d : dims) product *= d;
-        if (dims.empty() || product != dies_per_node)
-            add("node.dims", fmt::format("the dimensions' product ({}) must equal node.dies ({})",
-                                         product, dies_per_node));
+    if (!node_topology_registry().contains(node_topology)) {
+        add("node.topology", node_topology_registry().unknown_message(node_topology));
+        return p;
     }
-    if (node_topology == NodeTopology::switched && planes == 0) add("node.planes", "must be >= 1");
+    const auto node = make_node_topology(*this);
+    for (const auto& [key, what] : node->problems()) add("node." + key, what);
     if (has_fallback && !(host_copy_bytes_per_s > 0))
         add("node.fallback.host_copy", "the host's forwarding copy bandwidth must be > 0");
-    if (node_topology == NodeTopology::custom) {
-        for (const auto& e : edges)
-            if (e.first >= dies_per_node || e.second >= dies_per_node || e.first == e.second)
-                add("node.edges",
-                    fmt::format("edge [{}, {}] names a die outside 0..{} of the node (or a loop)",
-                                e.first, e.second, dies_per_node - 1));
-    }
-    if (scale_out == ScaleOutTopology::clos) {
-        if (node_topology != NodeTopology::switched)
-            add("scale_out.topology",
-                "clos joins the nodes' L1 switch chips: node.topology must be switch");
-        if (l2_per_plane == 0) add("scale_out.l2_per_plane", "must be >= 1");
-    }
-    if (scale_out == ScaleOutTopology::fat_tree) {
-        if (dies_per_leaf == 0 || dies % dies_per_leaf != 0)
-            add("scale_out.dies_per_leaf",
-                fmt::format("{} dies do not fill whole leaves of {}", dies, dies_per_leaf));
-        if (spines == 0) add("scale_out.spines", "must be >= 1");
+    if (!scale_out.empty()) {
+        if (!scale_out_registry().contains(scale_out)) {
+            add("scale_out.topology", scale_out_registry().unknown_message(scale_out));
+        } else {
+            for (const auto& [key, what] : make_scale_out(*this)->problems(*node)) add(key, what);
+        }
     }
     return p;
 }
@@ -104,66 +99,10 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
     const std::string bad = m_params.problems();
     if (!bad.empty()) throw InputError("network." + bad.substr(0, bad.find('\n')));
     const TopologyParams& t = m_params;
+    GraphBuilder graph(*this);
     add_vertex_block(t.dies);
-    const uint32_t m = t.dies_per_node;
-    for (uint32_t n = 0; n < t.nodes(); ++n) {
-        const uint32_t base = n * m;
-        switch (t.node_topology) {
-            case NodeTopology::ring:
-                if (m < 2) break;
-                for (uint32_t i = 0; i < m; ++i) {
-                    if (m == 2 && i == 1) break;  // two dies: one cable, not two
-                    if (t.bidirectional) {
-                        add_duplex(base + i, base + (i + 1) % m, LinkClass::die);
-                    } else {
-                        add_link(base + i, base + (i + 1) % m, LinkClass::die);
-                    }
-                }
-                if (m == 2 && !t.bidirectional) add_link(base + 1, base, LinkClass::die);
-                break;
-            case NodeTopology::full_mesh:
-                for (uint32_t i = 0; i < m; ++i)
-                    for (uint32_t j = i + 1; j < m; ++j)
-                        add_duplex(base + i, base + j, LinkClass::die);
-                break;
-            case NodeTopology::mesh:
-            case NodeTopology::torus: {
-                uint32_t stride = 1;
-                for (uint32_t d : t.dims) {
-                    for (uint32_t i = 0; i < m; ++i) {
-                        const uint32_t c = (i / stride) % d;
-                        if (c + 1 < d) {
-                            add_duplex(base + i, base + i + stride, LinkClass::die);
-                        } else if (t.node_topology == NodeTopology::torus && d > 2) {
-                            add_duplex(base + i, base + i - c * stride, LinkClass::die);
-                        }
-                    }
-                    stride *= d;
-                }
-                break;
-            }
-            case NodeTopology::switched:
-                break;  // after the L1 chips exist
-            case NodeTopology::custom:
-                for (const auto& e : t.edges)
-                    add_duplex(base + e.first, base + e.second, LinkClass::die);
-                break;
-        }
-    }
-    std::vector<uint32_t> up, down;
-    if (t.node_topology == NodeTopology::switched) {
-        m_l1_base = add_vertex_block(t.nodes() * t.planes);
-        for (uint32_t d = 0; d < t.dies; ++d) {
-            up.clear();
-            down.clear();
-            for (uint32_t p = 0; p < t.planes; ++p) {
-                up.push_back(add_duplex(d, l1(node_of(d), p), LinkClass::die));
-                down.push_back(up.back() + 1);
-            }
-            add_bundle(up);
-            add_bundle(down);
-        }
-    }
+    m_node = make_node_topology(t);
+    m_node->build(graph);
     if (t.has_fallback) {
         m_host_base = add_vertex_block(t.nodes());
         m_host_tx_base = add_vertex_block(t.nodes());
@@ -178,44 +117,15 @@ Topology::Topology(TopologyParams params) : m_params(std::move(params)) {
         m_host_copy_link.lane_rate_bps = t.host_copy_bytes_per_s * 8.0;
         m_host_copy_link.mtu_bytes = t.fallback_link.mtu_bytes;
     }
-    if (t.scale_out == ScaleOutTopology::clos) {
-        m_l2_base = add_vertex_block(t.planes * t.l2_per_plane);
-        for (uint32_t n = 0; n < t.nodes(); ++n) {
-            const uint32_t first = static_cast<uint32_t>(m_links.size());
-            for (uint32_t p = 0; p < t.planes; ++p)
-                for (uint32_t k = 0; k < t.l2_per_plane; ++k)
-                    add_duplex(l1(n, p), l2(p, k), LinkClass::uplink);
-            // Node n's uplinks to L2 chip k of every plane, and those chips' links back.
-            for (uint32_t k = 0; k < t.l2_per_plane; ++k) {
-                up.clear();
-                down.clear();
-                for (uint32_t p = 0; p < t.planes; ++p) {
-                    up.push_back(first + 2 * (p * t.l2_per_plane + k));
-                    down.push_back(up.back() + 1);
-                }
-                add_bundle(up);
-                add_bundle(down);
-            }
-        }
-    } else if (t.scale_out == ScaleOutTopology::fat_tree) {
-        const uint32_t leaves = t.dies / t.dies_per_leaf;
-        m_leaf_base = add_vertex_block(leaves);
-        m_spine_base = add_vertex_block(t.spines);
-        for (uint32_t d = 0; d < t.dies; ++d) add_duplex(d, leaf_of(d), LinkClass::nic);
-        for (uint32_t l = 0; l < leaves; ++l) {
-            up.clear();
-            down.clear();
-            for (uint32_t s = 0; s < t.spines; ++s) {
-                up.push_back(add_duplex(m_leaf_base + l, m_spine_base + s, LinkClass::uplink));
-                down.push_back(up.back() + 1);
-            }
-            add_bundle(up);
-            add_bundle(down);
-        }
+    if (!t.scale_out.empty()) {
+        m_scale_out = make_scale_out(t);
+        m_scale_out->build(graph, *m_node);
     }
     for (auto& out : m_out) std::sort(out.begin(), out.end());
     check_connected();
 }
+
+Topology::~Topology() = default;
 
 uint32_t Topology::add_vertex_block(uint32_t n) {
     const uint32_t first = m_vertex_count;
@@ -265,23 +175,14 @@ const LinkParams& Topology::link_params(uint32_t link) const {
 }
 
 std::string Topology::vertex_name(uint32_t v) const {
-    const TopologyParams& t = m_params;
-    if (v < t.dies) return fmt::format("die{}", v);
-    if (t.node_topology == NodeTopology::switched && v >= m_l1_base &&
-        v < m_l1_base + t.nodes() * t.planes)
-        return fmt::format("l1.n{}.p{}", (v - m_l1_base) / t.planes, (v - m_l1_base) % t.planes);
-    if (t.has_fallback && v >= m_host_base && v < m_host_base + t.nodes())
+    if (v < m_params.dies) return fmt::format("die{}", v);
+    if (m_params.has_fallback && v >= m_host_base && v < m_host_base + m_params.nodes())
         return fmt::format("host.n{}", v - m_host_base);
-    if (t.has_fallback && v >= m_host_tx_base && v < m_host_tx_base + t.nodes())
+    if (m_params.has_fallback && v >= m_host_tx_base && v < m_host_tx_base + m_params.nodes())
         return fmt::format("host.n{}.tx", v - m_host_tx_base);
-    if (t.scale_out == ScaleOutTopology::clos && v >= m_l2_base)
-        return fmt::format("l2.p{}.{}", (v - m_l2_base) / t.l2_per_plane,
-                           (v - m_l2_base) % t.l2_per_plane);
-    if (t.scale_out == ScaleOutTopology::fat_tree) {
-        if (v >= m_spine_base) return fmt::format("spine{}", v - m_spine_base);
-        if (v >= m_leaf_base) return fmt::format("leaf{}", v - m_leaf_base);
-    }
-    return fmt::format("v{}", v);
+    std::string name = m_node->vertex_name(v);
+    if (name.empty() && m_scale_out) name = m_scale_out->vertex_name(v);
+    return name.empty() ? fmt::format("v{}", v) : name;
 }
 
 std::string Topology::link_name(uint32_t link) const {
@@ -326,95 +227,13 @@ Path Topology::to_links(const std::vector<uint32_t>& vertices_on_path) const {
     return p;
 }
 
-bool Topology::structured_node_route(uint32_t src, uint32_t dst,
-                                     std::vector<std::vector<uint32_t>>& out,
-                                     std::size_t max_paths) const {
-    const TopologyParams& t = m_params;
-    const uint32_t m = t.dies_per_node, base = node_of(src) * m, a = src - base, b = dst - base;
-    switch (t.node_topology) {
-        case NodeTopology::ring: {
-            const uint32_t cw = (b + m - a) % m, ccw = (a + m - b) % m;
-            auto walk = [&](int dir, uint32_t steps) {
-                std::vector<uint32_t> v{src};
-                for (uint32_t s = 1; s <= steps; ++s)
-                    v.push_back(base + (a + m + static_cast<uint32_t>(dir) * s) % m);
-                out.push_back(std::move(v));
-            };
-            if (!t.bidirectional || cw < ccw) {
-                walk(1, cw);
-            } else if (ccw < cw) {
-                walk(-1, ccw);
-            } else {
-                walk(1, cw);
-                if (max_paths > 1) walk(-1, ccw);
-            }
-            return true;
-        }
-        case NodeTopology::full_mesh:
-            out.push_back({src, dst});
-            return true;
-        case NodeTopology::mesh:
-        case NodeTopology::torus: {
-            std::vector<uint32_t> v{src};
-            uint32_t cur = a, stride = 1;
-            for (uint32_t d : t.dims) {
-                const uint32_t from = (cur / stride) % d, to = (b / stride) % d;
-                int dir = to > from ? 1 : -1;
-                uint32_t steps = to > from ? to - from : from - to;
-                if (t.node_topology == NodeTopology::torus && d > 2 && steps * 2 > d) {
-                    dir = -dir;
-                    steps = d - steps;
-                }
-                uint32_t c = from;
-                for (uint32_t s = 0; s < steps; ++s) {
-                    const uint32_t next = (c + d + static_cast<uint32_t>(dir)) % d;
-                    cur = cur - c * stride + next * stride;
-                    c = next;
-                    v.push_back(base + cur);
-                }
-                stride *= d;
-            }
-            out.push_back(std::move(v));
-            return true;
-        }
-        case NodeTopology::switched: {
-            const uint32_t h = pair_hash(src, dst);
-            for (uint32_t i = 0; i < t.planes && out.size() < max_paths; ++i)
-                out.push_back({src, l1(node_of(src), (h + i) % t.planes), dst});
-            return true;
-        }
-        case NodeTopology::custom:
-            return false;
-    }
-    return false;
-}
-
-std::vector<std::vector<uint32_t>> Topology::structured_routes(uint32_t src, uint32_t dst,
-                                                               std::size_t max_paths) const {
-    std::vector<std::vector<uint32_t>> out;
-    const TopologyParams& t = m_params;
+std::vector<VertexPath> Topology::structured_routes(uint32_t src, uint32_t dst,
+                                                    std::size_t max_paths) const {
+    std::vector<VertexPath> out;
     if (node_of(src) == node_of(dst)) {
-        if (!structured_node_route(src, dst, out, max_paths)) out.clear();
-        return out;
-    }
-    const uint32_t h = pair_hash(src, dst);
-    if (t.scale_out == ScaleOutTopology::clos) {
-        // Planes first (hashed start), then L2 chips from the source die's index in its node
-        // (source-mod-k): the dies of one node leave through different L2 chips, so a node's
-        // traffic to another node spreads over the plane's uplinks instead of colliding.
-        const uint32_t total = t.planes * t.l2_per_plane, local = src % t.dies_per_node;
-        for (uint32_t i = 0; i < total && out.size() < max_paths; ++i) {
-            const uint32_t p = (h + i) % t.planes, k = (local + i / t.planes) % t.l2_per_plane;
-            out.push_back({src, l1(node_of(src), p), l2(p, k), l1(node_of(dst), p), dst});
-        }
-    } else if (t.scale_out == ScaleOutTopology::fat_tree) {
-        const uint32_t ls = leaf_of(src), ld = leaf_of(dst);
-        if (ls == ld) {
-            out.push_back({src, ls, dst});
-        } else {
-            for (uint32_t i = 0; i < t.spines && out.size() < max_paths; ++i)
-                out.push_back({src, ls, m_spine_base + (h + i) % t.spines, ld, dst});
-        }
+        if (!m_node->route(src, dst, max_paths, out)) out.clear();
+    } else if (m_scale_out) {
+        m_scale_out->route(src, dst, max_paths, out);
     }
     return out;
 }
@@ -529,11 +348,9 @@ void Topology::check_connected() const {
     const std::vector<uint32_t> backward = hop_counts(in, m_links, 0);
     for (uint32_t d = 0; d < m_params.dies; ++d) {
         if (forward[d] == kUnreached || backward[d] == kUnreached) {
-            const char* key = m_params.node_topology == NodeTopology::custom
-                                  ? "network.node.edges"
-                                  : "network.node.topology";
             throw InputError(
-                fmt::format("{}: the topology does not connect die0 and die{}", key, d));
+                fmt::format("network.node.{}: the topology does not connect die0 and die{}",
+                            m_node->connectivity_key(), d));
         }
     }
 }
