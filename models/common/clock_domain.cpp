@@ -1,5 +1,6 @@
 #include "models/common/clock_domain.h"
 
+#include <numeric>
 #include <stdexcept>
 
 namespace asim {
@@ -19,10 +20,15 @@ ClockDomain::ClockDomain(std::string name, uint64_t frequency_hz)
     : m_name(std::move(name)), m_frequency_hz(frequency_hz) {
     if (m_frequency_hz == 0)
         throw std::invalid_argument("clock domain " + m_name + ": zero frequency");
+    const uint64_t g = std::gcd(m_frequency_hz, static_cast<uint64_t>(kPsPerSecond));
+    m_ps_num = static_cast<uint64_t>(kPsPerSecond) / g;
+    m_hz_num = m_frequency_hz / g;
 }
 
-// Products that fit in 64 bits (the first ~11 ms of simulated time at 1.65 GHz) divide in 64
-// bits; only longer times take the 128-bit path (__udivti3 was 8 % of a GEMM run's profile).
+// The ratio 1e12 / f is kept reduced (1.65 GHz: 20000 / 33), so products fit in 64 bits for
+// any realistic time (1.65 GHz: 5.6e5 s of simulated time) and divide in 64 bits; only products
+// that do not fit take the 128-bit path (__udivti3 was 8 % of a GEMM run's profile, and every run
+// past 11 ms took it before the ratio was reduced). Same quotients: the fraction is the same.
 namespace {
 template <bool kCeil>
 uint64_t mul_div(uint64_t a, uint64_t b, uint64_t d) {
@@ -36,15 +42,15 @@ uint64_t mul_div(uint64_t a, uint64_t b, uint64_t d) {
 }  // namespace
 
 Picoseconds ClockDomain::cycles_to_ps(Cycles n) const {
-    return mul_div<false>(n, static_cast<uint64_t>(kPsPerSecond), m_frequency_hz);
+    return mul_div<false>(n, m_ps_num, m_hz_num);
 }
 
 Cycles ClockDomain::ps_to_cycles_ceil(Picoseconds ps) const {
-    return mul_div<true>(ps, m_frequency_hz, static_cast<uint64_t>(kPsPerSecond));
+    return mul_div<true>(ps, m_hz_num, m_ps_num);
 }
 
 Cycles ClockDomain::ps_to_cycles_floor(Picoseconds ps) const {
-    return mul_div<false>(ps, m_frequency_hz, static_cast<uint64_t>(kPsPerSecond));
+    return mul_div<false>(ps, m_hz_num, m_ps_num);
 }
 
 sc_core::sc_time ClockDomain::to_time(Cycles n) const { return from_ps(cycles_to_ps(n)); }

@@ -43,6 +43,9 @@ public:
 private:
     std::string m_name;
     uint64_t m_frequency_hz = 1'000'000'000;
+    // 1e12 / m_frequency_hz as a reduced fraction m_ps_num / m_hz_num (ps per cycle).
+    uint64_t m_ps_num = 1000;
+    uint64_t m_hz_num = 1;
 };
 
 }  // namespace asim
