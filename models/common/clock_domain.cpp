@@ -1,5 +1,6 @@
 #include "models/common/clock_domain.h"
 
+#include <numeric>
 #include <stdexcept>
 
 namespace asim {
@@ -19,32 +20,14 @@ ClockDomain::ClockDomain(std::string name, uint64_t frequency_hz)
     : m_name(std::move(name)), m_frequency_hz(frequency_hz) {
     if (m_frequency_hz == 0)
         throw std::invalid_argument("clock domain " + m_name + ": zero frequency");
+    const uint64_t g = std::gcd(m_frequency_hz, static_cast<uint64_t>(kPsPerSecond));
+    m_ps_num = static_cast<uint64_t>(kPsPerSecond) / g;
+    m_hz_num = m_frequency_hz / g;
 }
 
-// Products that fit in 64 bits (the first ~11 ms of simulated time at 1.65 GHz) divide in 64
-// bits; only longer times take the 128-bit path (__udivti3 was 8 % of a GEMM run's profile).
-namespace {
-template <bool kCeil>
-uint64_t mul_div(uint64_t a, uint64_t b, uint64_t d) {
-    uint64_t product = 0;
-    if (!__builtin_mul_overflow(a, b, &product) && product <= ~uint64_t{0} - d) {
-        return kCeil ? (product + d - 1) / d : product / d;
-    }
+uint64_t ClockDomain::mul_div_wide(uint64_t a, uint64_t b, uint64_t d, bool ceil) {
     const unsigned __int128 wide = static_cast<unsigned __int128>(a) * b;
-    return static_cast<uint64_t>(kCeil ? (wide + d - 1) / d : wide / d);
-}
-}  // namespace
-
-Picoseconds ClockDomain::cycles_to_ps(Cycles n) const {
-    return mul_div<false>(n, static_cast<uint64_t>(kPsPerSecond), m_frequency_hz);
-}
-
-Cycles ClockDomain::ps_to_cycles_ceil(Picoseconds ps) const {
-    return mul_div<true>(ps, m_frequency_hz, static_cast<uint64_t>(kPsPerSecond));
-}
-
-Cycles ClockDomain::ps_to_cycles_floor(Picoseconds ps) const {
-    return mul_div<false>(ps, m_frequency_hz, static_cast<uint64_t>(kPsPerSecond));
+    return static_cast<uint64_t>(ceil ? (wide + d - 1) / d : wide / d);
 }
 
 sc_core::sc_time ClockDomain::to_time(Cycles n) const { return from_ps(cycles_to_ps(n)); }

@@ -348,10 +348,10 @@ TEST(L2Cache, LruOrderSurvivesTheStampCounterWrapping) {
         for (std::size_t line = 0; line < 4; ++line) lru->on_fill(line);  // ages 0 < 1 < 2 < 3
         lru->on_hit(0);                                                   // 1 < 2 < 3 < 0
         lru->on_hit(2);                                                   // 1 < 3 < 0 < 2
-        EXPECT_EQ(lru->victim(0, 4, nullptr), 1u) << "start " << start;
+        EXPECT_EQ(lru->victim(0, 4, 0), 1u) << "start " << start;
         lru->on_hit(1);  // 3 < 0 < 2 < 1
-        EXPECT_EQ(lru->victim(0, 4, nullptr), 3u) << "start " << start;
-        EXPECT_EQ(lru->victim(0, 3, nullptr), 0u) << "start " << start;
+        EXPECT_EQ(lru->victim(0, 4, 0), 3u) << "start " << start;
+        EXPECT_EQ(lru->victim(0, 3, 0), 0u) << "start " << start;
     }
 }
 
@@ -373,12 +373,11 @@ public:
     explicit MostRecentlyUsed(std::size_t lines) : m_stamp(lines, 0) {}
     void on_hit(std::size_t line) override { m_stamp[line] = ++m_clock; }
     void on_fill(std::size_t line) override { m_stamp[line] = ++m_clock; }
-    std::size_t victim(std::size_t first, std::size_t count,
-                       const std::function<bool(std::size_t)>& keep) const override {
+    std::size_t victim(std::size_t first, std::size_t count, uint64_t keep) const override {
         ++g_mru_victims;
         std::size_t v = first + count;
         for (std::size_t i = first; i < first + count; ++i) {
-            if (keep && keep(i)) continue;
+            if ((keep >> (i - first)) & 1) continue;
             if (v == first + count || m_stamp[i] > m_stamp[v]) v = i;
         }
         return v;

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "models/common/errors.h"
 #include "models/common/op_ledger.h"
 #include "models/memory/interfaces/hbm_load_monitor.h"
@@ -106,12 +110,11 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_sets(params.sets()),
       m_line_shift(__builtin_ctzll(params.line_bytes)),
       m_sector_shift(__builtin_ctzll(params.sector_bytes)),
-      m_lines(params.sets() * params.ways),
+      m_lines(params.sets() * params.ways, Line{}),
       m_tags(params.sets() * params.ways, kInvalidTag),
-      m_prefetched_in_set(params.sets(), 0),
+      m_set_masks(params.sets(), SetMasks{}),
       m_policy(replacement_policy_registry().make(params.replacement, params.replacement_params,
                                                   params.sets() * params.ways, 0)),
-      m_filling_in_set(params.sets(), 0),
       m_read_bytes(StatsGroup(stats, *this).counter("read_bytes", "bytes read by engines", "B")),
       m_write_bytes(
           StatsGroup(stats, *this).counter("write_bytes", "bytes written by engines", "B")),
@@ -228,12 +231,31 @@ std::size_t L2Cache::slice_of(uint64_t line_number) const {
 
 std::size_t L2Cache::find(uint64_t line_number, std::size_t set) const {
     const std::size_t base = set * m_params.ways;
-    for (std::size_t i = base; i < base + m_params.ways; ++i) {
-        if (m_tags[i] == static_cast<uint32_t>(line_number) &&
-            m_lines[i].tag_high == (line_number >> 32))
-            return i;
+    for (std::size_t w = find_low(line_number, set, 0); w < m_params.ways;
+         w = find_low(line_number, set, w + 1)) {
+        if (m_lines[base + w].tag_high == (line_number >> 32)) return base + w;
     }
     return kNone;
+}
+
+std::size_t L2Cache::find_low(uint64_t line_number, std::size_t set, std::size_t from) const {
+    const uint32_t low = static_cast<uint32_t>(line_number);
+    const uint32_t* tags = &m_tags[set * m_params.ways];
+    std::size_t w = from;
+#if defined(__SSE2__)
+    // Four ways per compare: one branch per group instead of one per way.
+    const __m128i key = _mm_set1_epi32(static_cast<int>(low));
+    for (; w + 4 <= m_params.ways; w += 4) {
+        const __m128i four = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + w));
+        const auto match =
+            static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key))));
+        if (match != 0) return w + static_cast<unsigned>(__builtin_ctz(match));
+    }
+#endif
+    for (; w < m_params.ways; ++w) {
+        if (tags[w] == low) return w;
+    }
+    return m_params.ways;
 }
 
 std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t part,
@@ -249,18 +271,14 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
     }
     if (victim == kNone) {
         // Lines whose fill is in flight are never evicted (their MSHR holds them).
-        const bool fills_here = m_filling_in_set[set] != 0;
+        const SetMasks& masks = m_set_masks[set];
+        const uint64_t ways = p.ways >= 64 ? ~uint64_t{0} : (uint64_t{1} << p.ways) - 1;
+        const uint64_t filling = (masks.filling >> p.first_way) & ways;
+        const uint64_t prefetched = (masks.prefetched >> p.first_way) & ways;
         const std::size_t none = base + p.ways;
-        if (m_params.protect_prefetched && m_prefetched_in_set[set] != 0) {
-            victim = m_policy->victim(base, p.ways, [this, fills_here](std::size_t i) {
-                return m_lines[i].prefetched || (fills_here && filling(i));
-            });
-        }
-        if (victim == kNone || victim == none) {
-            victim = fills_here ? m_policy->victim(base, p.ways,
-                                                   [this](std::size_t i) { return filling(i); })
-                                : m_policy->victim(base, p.ways, nullptr);
-        }
+        if (m_params.protect_prefetched && prefetched != 0)
+            victim = m_policy->victim(base, p.ways, prefetched | filling);
+        if (victim == kNone || victim == none) victim = m_policy->victim(base, p.ways, filling);
         if (victim == none) {
             ++m_all_ways_filling;
             return kNone;
@@ -298,7 +316,7 @@ std::size_t L2Cache::allocate(uint64_t line_number, std::size_t set, std::size_t
 void L2Cache::mark_filling(std::size_t index, std::size_t set) {
     if (filling(index)) return;
     m_lines[index].ready = kFilling;
-    ++m_filling_in_set[set];
+    m_set_masks[set].filling |= uint64_t{1} << (index - set * m_params.ways);
 }
 
 Picoseconds L2Cache::kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
@@ -336,12 +354,10 @@ void L2Cache::wait_for_a_fill(Request& r) {
 
 // The time a new miss wanting to issue at `t` can take an MSHR.
 Picoseconds L2Cache::mshr_issue_time(Picoseconds t, Request& r) {
-    const auto later = [](const MshrHold& a, const MshrHold& b) { return a.until > b.until; };
     auto retire = [&] {
         while (!m_mshr_holds.empty() && m_mshr_holds.front().until <= t) {
             m_mshrs_held -= m_mshr_holds.front().count;
-            std::pop_heap(m_mshr_holds.begin(), m_mshr_holds.end(), later);
-            m_mshr_holds.pop_back();
+            m_mshr_holds.pop();
         }
     };
     retire();
@@ -360,13 +376,10 @@ Picoseconds L2Cache::mshr_issue_time(Picoseconds t, Request& r) {
     }
     if (m_mshrs_held + m_mshrs_in_flight < limit) return t;
     // Take one MSHR of the earliest-freed batch (its time, not its order, decides).
-    MshrHold& first = m_mshr_holds.front();
+    MshrHolds::Hold& first = m_mshr_holds.front();
     const Picoseconds free_at = first.until;
     --m_mshrs_held;
-    if (--first.count == 0) {
-        std::pop_heap(m_mshr_holds.begin(), m_mshr_holds.end(), later);
-        m_mshr_holds.pop_back();
-    }
+    if (--first.count == 0) m_mshr_holds.pop();
     return free_at;
 }
 
@@ -401,11 +414,10 @@ void L2Cache::flush_batch(Request& r) {
             continue;
         }
         m_lines[f.index].ready = done;
-        --m_filling_in_set[f.index / m_params.ways];
+        const std::size_t set = f.index / m_params.ways;
+        m_set_masks[set].filling &= ~(uint64_t{1} << (f.index - set * m_params.ways));
     }
-    m_mshr_holds.push_back({done, count});
-    std::push_heap(m_mshr_holds.begin(), m_mshr_holds.end(),
-                   [](const MshrHold& a, const MshrHold& b) { return a.until > b.until; });
+    m_mshr_holds.push({done, count});
     m_mshrs_held += count;
     r.fills_done = std::max(r.fills_done, done);
     r.batch.lines.clear();
@@ -416,8 +428,11 @@ void L2Cache::release_prefetch(Line& line) {
     if (m_listener && line.prefetch_bytes) {
         m_listener->prefetch_released(line.partition, line.prefetch_bytes);
     }
-    if (line.prefetched)
-        --m_prefetched_in_set[static_cast<std::size_t>(&line - m_lines.data()) / m_params.ways];
+    if (line.prefetched) {
+        const auto index = static_cast<std::size_t>(&line - m_lines.data());
+        const std::size_t set = index / m_params.ways;
+        m_set_masks[set].prefetched &= ~(uint64_t{1} << (index - set * m_params.ways));
+    }
     line.prefetched = false;
     line.prefetch_bytes = 0;
 }
@@ -464,29 +479,53 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     Picoseconds farthest_hop = 0;
     const Picoseconds port_mean_hop =
         m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
-    // Sets of the lines kPrefetchLines ahead, hashed once when their prefetch is issued and used
-    // when the loop reaches them (line i's set is in slot i mod kPrefetchLines from line i - 4 on).
-    std::array<std::size_t, kPrefetchLines> sets_ahead{};
+    // Sets of the lines up to kFarLines ahead, hashed once when their prefetch is issued and used
+    // when the loop reaches them: line i's set is in slot i mod kFarLines.
+    // Likewise the line whose tag held line i's low bits kNearLines before (kNone: none did), a
+    // hint checked when the line is served (only the tags are read ahead: the Line, which holds
+    // the high bits, is what the hint asks the host for).
+    std::array<std::size_t, kFarLines> sets_ahead{}, hits_ahead{};
+    const uint64_t first_line = addr >> m_line_shift;
+    const uint64_t lines = end > addr ? ((end - 1) >> m_line_shift) - first_line + 1 : 0;
+    const Partition& own = m_partitions[part];
+    // Lambdas that store what they found: GCC deems a function that only prefetches pure and
+    // drops the call.
+    auto ask_far = [&](uint64_t i) {
+        const std::size_t set = set_of(first_line + i);
+        sets_ahead[i % kFarLines] = set;
+        const std::size_t base = set * m_params.ways;
+        for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(uint32_t))
+            __builtin_prefetch(&m_tags[base + w]);
+        if (const char* state = m_policy->state_of(base)) {
+            for (std::size_t b = 0; b < m_params.ways * m_policy->state_bytes(); b += 64)
+                __builtin_prefetch(state + b);
+        }
+    };
+    auto ask_near = [&](uint64_t i) {
+        const std::size_t set = sets_ahead[i % kFarLines];
+        const std::size_t way = find_low(first_line + i, set, 0);
+        if (way < m_params.ways) {
+            hits_ahead[i % kFarLines] = set * m_params.ways + way;
+            __builtin_prefetch(&m_lines[set * m_params.ways + way]);
+            return;
+        }
+        hits_ahead[i % kFarLines] = kNone;
+        const std::size_t base = set * m_params.ways + own.first_way;
+        for (std::size_t w = 0; w < own.ways; w += 64 / sizeof(Line))
+            __builtin_prefetch(&m_lines[base + w]);
+        if (own.ways != 0) __builtin_prefetch(&m_lines[base + own.ways - 1]);
+        __builtin_prefetch(&m_set_masks[set]);
+    };
+    for (uint64_t i = 0; i < std::min(lines, kFarLines); ++i) ask_far(i);
+    for (uint64_t i = 0; i < std::min(lines, kNearLines); ++i) ask_near(i);
     uint64_t line_index = 0;
     for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end;
          line_addr += line_bytes, ++line_index) {
         const uint64_t line_number = line_addr >> m_line_shift;
-        std::size_t& slot = sets_ahead[line_index % kPrefetchLines];
-        const std::size_t set = line_index < kPrefetchLines ? set_of(line_number) : slot;
-        if (line_addr + kPrefetchLines * line_bytes < end) {
-            // Written out here, not in a helper: GCC deems a function that only prefetches pure
-            // and drops the call.
-            slot = set_of(line_number + kPrefetchLines);
-            const std::size_t ahead = slot * m_params.ways;
-            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(uint32_t))
-                __builtin_prefetch(&m_tags[ahead + w]);
-            for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(Line))
-                __builtin_prefetch(&m_lines[ahead + w]);
-            if (const char* state = m_policy->state_of(ahead)) {
-                for (std::size_t b = 0; b < m_params.ways * m_policy->state_bytes(); b += 64)
-                    __builtin_prefetch(state + b);
-            }
-        }
+        const std::size_t set = sets_ahead[line_index % kFarLines];
+        const std::size_t hint = hits_ahead[line_index % kFarLines];
+        if (line_index + kFarLines < lines) ask_far(line_index + kFarLines);
+        if (line_index + kNearLines < lines) ask_near(line_index + kNearLines);
         const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
         const uint8_t need = sector_mask(lo, hi, line_addr);
         const std::size_t slice = slice_of(line_number);
@@ -494,7 +533,11 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
         farthest_hop = std::max(farthest_hop, hop);
         const Picoseconds arrival = issued + hop;  // at the slice
         const auto grant = m_slices[slice].reserve(arrival, slice_passes * (hi - lo));
-        std::size_t idx = find(line_number, set);
+        // The line is where its tag was kNearLines ago unless something moved it meanwhile.
+        std::size_t idx = hint != kNone && m_tags[hint] == static_cast<uint32_t>(line_number) &&
+                                  m_lines[hint].tag_high == (line_number >> 32)
+                              ? hint
+                              : find(line_number, set);
 
         if (is_write && !atomic) {
             if (idx != kNone) {
@@ -560,7 +603,7 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
             if (idx == kNone) {
                 if (m_listener) m_listener->prefetch_released(part, hi - lo);  // streamed, not kept
             } else {
-                if (!m_lines[idx].prefetched) ++m_prefetched_in_set[set];
+                m_set_masks[set].prefetched |= uint64_t{1} << (idx - set * m_params.ways);
                 m_lines[idx].prefetched = true;
                 m_lines[idx].prefetch_bytes =
                     static_cast<uint16_t>(m_lines[idx].prefetch_bytes + (hi - lo));

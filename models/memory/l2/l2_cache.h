@@ -22,6 +22,8 @@
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
 #include "models/common/tlm_target.h"
+#include "models/memory/l2/host_array.h"
+#include "models/memory/l2/mshr_holds.h"
 #include "models/memory/l2/replacement_policy.h"
 
 namespace asim {
@@ -172,18 +174,16 @@ private:
     // Bits of a line number that choose its set and its slice (masks when the counts are powers
     // of two, as they are in every preset: a 64-bit division per line showed in profiles).
     std::size_t set_of(uint64_t line_number) const;
-    // The line loop asks the host CPU to prefetch the set of the line kPrefetchLines ahead (its
-    // tags, lines and replacement state): the arrays are megabytes indexed by a hash, and the loop
-    // otherwise waits on one host cache miss after another (a GEMM 8192^3 run was about 70 % such
-    // waits). Simulator speed only; results are identical.
-    static constexpr uint64_t kPrefetchLines = 4;
+    // The line loop asks the host CPU for what later lines will touch, in two stages: the tags
+    // and replacement state of the set of the line kFarLines ahead, then, kNearLines ahead (by
+    // when those tags have arrived), the one Line its tag names, or on a miss the partition's
+    // Lines and the set's masks. The arrays are megabytes indexed by a hash, and the loop
+    // otherwise waits on one host cache miss after another (a GEMM 8192^3 run was about 70 %
+    // such waits); asking for only what will be used keeps the host's miss buffers for it.
+    // Simulator speed only; results are identical.
+    static constexpr uint64_t kFarLines = 8;  // a power of two (a ring of sets)
+    static constexpr uint64_t kNearLines = 3;
     std::size_t slice_of(uint64_t line_number) const;
-    // Misses holding MSHRs until a time: one entry per fetch batch, `count` MSHRs each, kept as a
-    // min-heap on `until`.
-    struct MshrHold {
-        Picoseconds until;
-        uint32_t count;
-    };
     // A line being filled: its index and the line number it holds (a fill never lands on a line
     // that was evicted meanwhile).
     struct Fill {
@@ -221,7 +221,10 @@ private:
     Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
     void drain_write_backs();  // SC_THREAD: issues queued posted writes in order
     void release_prefetch(Line& line);
-    std::size_t find(uint64_t line_number, std::size_t set) const;  // index or npos
+    std::size_t find(uint64_t line_number, std::size_t set) const;  // index or kNone
+    // The first way from `from` on whose tag holds the low 32 bits of `line_number` (reads the
+    // tags only); `ways` when none does.
+    std::size_t find_low(uint64_t line_number, std::size_t set, std::size_t from) const;
     // A line for `line_number` in partition `part` of `set`, evicting one if needed (its dirty
     // sectors join `r.posted`); kNone when every way of the partition is being filled.
     std::size_t allocate(uint64_t line_number, std::size_t set, std::size_t part, Picoseconds when,
@@ -230,6 +233,7 @@ private:
     // wait for the fill and no allocation evicts it.
     void mark_filling(std::size_t index, std::size_t set);
     bool filling(std::size_t index) const { return m_lines[index].ready == kFilling; }
+
     // Flushes `r`'s batch, then waits until some fill in flight returns (targets that wait only).
     void wait_for_a_fill(Request& r);
     Picoseconds mshr_issue_time(Picoseconds t, Request& r);
@@ -245,19 +249,23 @@ private:
     uint64_t m_sets;
     int m_line_shift;
     int m_sector_shift;
-    std::vector<Line> m_lines;     // sets x ways
-    std::vector<uint32_t> m_tags;  // sets x ways, see kInvalidTag
-    // Prefetched, not yet demanded lines per set: when a set holds none, the victim search that
-    // protects them is skipped (it reads every way's Line).
-    std::vector<uint16_t> m_prefetched_in_set;
+    HostArray<Line> m_lines;     // sets x ways
+    HostArray<uint32_t> m_tags;  // sets x ways, see kInvalidTag
+    // Per set, a bit per way (ways <= 64): lines being filled (never evicted: their MSHR holds
+    // them) and prefetched lines not yet demanded (protected while protect_prefetched). The
+    // victim search takes them as its keep mask instead of reading every way's Line.
+    struct SetMasks {
+        uint64_t filling = 0;
+        uint64_t prefetched = 0;
+    };
+    HostArray<SetMasks> m_set_masks;
     std::unique_ptr<ReplacementPolicy> m_policy;
     std::vector<Partition> m_partitions;
     std::array<std::size_t, 4> m_partition_of_class{};
-    std::vector<MshrHold> m_mshr_holds;  // min-heap on until
-    uint64_t m_mshrs_held = 0;           // sum of the holds' counts
-    uint64_t m_mshrs_in_flight = 0;      // lines of fetches whose HBM call has not returned
-    // Lines marked filling per set: allocation in a set without any skips the check.
-    std::vector<uint16_t> m_filling_in_set;
+    // Misses holding MSHRs until a time: one hold per fetch batch, `count` MSHRs each.
+    MshrHolds m_mshr_holds;
+    uint64_t m_mshrs_held = 0;          // sum of the holds' counts
+    uint64_t m_mshrs_in_flight = 0;     // lines of fetches whose HBM call has not returned
     sc_core::sc_event m_fill_returned;  // a fetch returned (notified only when someone waits)
     uint32_t m_fill_waiters = 0;
     std::vector<std::unique_ptr<Request>> m_free_requests;

@@ -1,6 +1,9 @@
 #include "models/memory/l2/replacement_policy.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "models/memory/l2/host_array.h"
 
 namespace asim {
 
@@ -13,21 +16,22 @@ namespace {
 class StampPolicy final : public ReplacementPolicy {
 public:
     StampPolicy(std::size_t lines, bool stamp_on_hit, uint32_t first_stamp)
-        : m_stamp(lines, 0), m_clock(first_stamp), m_stamp_on_hit(stamp_on_hit) {
+        : m_stamp(lines, 0u), m_clock(first_stamp), m_stamp_on_hit(stamp_on_hit) {
         set_state(m_stamp.data(), sizeof(uint32_t));
     }
     void on_hit(std::size_t line) override {
         if (m_stamp_on_hit) m_stamp[line] = next();
     }
     void on_fill(std::size_t line) override { m_stamp[line] = next(); }
-    std::size_t victim(std::size_t first, std::size_t count,
-                       const std::function<bool(std::size_t)>& keep) const override {
-        std::size_t v = first + count;
-        for (std::size_t i = first; i < first + count; ++i) {
-            if (keep && keep(i)) continue;
-            if (v == first + count || m_stamp[i] < m_stamp[v]) v = i;
+    std::size_t victim(std::size_t first, std::size_t count, uint64_t keep) const override {
+        // The least (stamp, way) of the lines not kept; a kept line ranks above every other.
+        const uint32_t* stamp = &m_stamp[first];
+        uint64_t least = ~uint64_t{0};
+        for (std::size_t i = 0; i < count; ++i) {
+            const uint64_t rank = (keep >> i) & 1 ? ~uint64_t{0} : uint64_t{stamp[i]} << 6 | i;
+            least = rank < least ? rank : least;
         }
-        return v;
+        return least == ~uint64_t{0} ? first + count : first + (least & 63);
     }
 
 private:
@@ -52,7 +56,7 @@ private:
     }
 
     static constexpr uint32_t kLastStamp = ~uint32_t{0};
-    std::vector<uint32_t> m_stamp;
+    HostArray<uint32_t> m_stamp;
     uint32_t m_clock;
     bool m_stamp_on_hit;
 };

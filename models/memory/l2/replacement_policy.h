@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,10 +18,11 @@ public:
     virtual ~ReplacementPolicy() = default;
     virtual void on_hit(std::size_t line) = 0;
     virtual void on_fill(std::size_t line) = 0;
-    // A victim among lines [first, first + count), all valid, skipping those for which
-    // `keep(line)` is true; returns first + count when every line is kept.
-    virtual std::size_t victim(std::size_t first, std::size_t count,
-                               const std::function<bool(std::size_t)>& keep) const = 0;
+    // A victim among lines [first, first + count) (count <= 64), all valid, skipping line
+    // first + i when bit i of `keep` is set; returns first + count when every line is kept. (A
+    // mask, not a predicate: the L2 keeps per-set masks of the lines it protects, and a call per
+    // way showed in profiles.)
+    virtual std::size_t victim(std::size_t first, std::size_t count, uint64_t keep) const = 0;
 
     // Where the per-line state of `line` lives (nullptr for a policy without any), and its size
     // per line: the L2 asks the host CPU to prefetch it (simulator speed only).
