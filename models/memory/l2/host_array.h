@@ -65,7 +65,7 @@ private:
     static constexpr std::size_t kHostLine = 64;
     static constexpr std::size_t kHugePage = std::size_t{2} << 20;
     // Smaller arrays are not rounded up to a whole huge page (it would be mostly empty).
-    static constexpr std::size_t kHugeFrom = std::size_t{256} << 10;
+    static constexpr std::size_t kHugeFrom = std::size_t{2} << 20;
 
     T* m_data = nullptr;
     std::size_t m_size = 0;
