@@ -26,6 +26,12 @@ WORKLOADS = [
      "--weights", "remote_hbm"),
     ("alternating compute / pool-weight GEMMs, remote_hbm, depth 1", None, None, "remote_hbm"),
 ]
+# Whole trace sets on a supernode preset (collectives included): remote_hbm data crosses the links.
+SETS = [
+    ("Llama-3-70B decode layer, 8 dies on supernode8_ring, weights in remote_hbm",
+     ["--model", "llama3-70b", "--phase", "decode", "--batch", "32", "--seq", "4096", "--tp", "8", "--layers", "1"],
+     "--weights", "remote_hbm", "supernode8_ring"),
+]
 
 
 def gen(asim, work, name, args, option, tier):
@@ -39,6 +45,14 @@ def gen(asim, work, name, args, option, tier):
             subprocess.run([asim, "trace", "gen", *args, "--no-collectives", "--no-embedding", "--die", "0", option, tier,
                             "--out", out], check=True, stdout=subprocess.DEVNULL)
     return os.path.join(out, "die0.jsonl")
+
+
+def gen_set(asim, work, name, args, option, tier):
+    out = os.path.join(work, name)
+    if not os.path.exists(os.path.join(out, "index.json")):
+        subprocess.run([asim, "trace", "gen", *args, "--no-embedding", option, tier, "--out", out], check=True,
+                       stdout=subprocess.DEVNULL)
+    return out
 
 
 def wall(asim, trace, extra, work):
@@ -66,6 +80,15 @@ def main():
         for _ in range(a.runs):
             hbm_w.append(wall(a.asim, local, extra, a.work))
             pool_w.append(wall(a.asim, pool, extra, a.work))
+        h, p = statistics.median(hbm_w), statistics.median(pool_w)
+        print(f"| {name} | {h:.2f} | {p:.2f} | {p / h:.2f} |", flush=True)
+    for i, (name, args, option, tier, platform) in enumerate(SETS):
+        local = gen_set(a.asim, a.work, f"s{i}-hbm", args, option, "hbm")
+        pool = gen_set(a.asim, a.work, f"s{i}-{tier}", args, option, tier)
+        hbm_w, pool_w = [], []
+        for _ in range(a.runs):
+            hbm_w.append(wall(a.asim, local, ["--platform", platform], a.work))
+            pool_w.append(wall(a.asim, pool, ["--platform", platform], a.work))
         h, p = statistics.median(hbm_w), statistics.median(pool_w)
         print(f"| {name} | {h:.2f} | {p:.2f} | {p / h:.2f} |", flush=True)
 

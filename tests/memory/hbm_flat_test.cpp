@@ -20,6 +20,14 @@ HbmFlatParams small_hbm() {
     return p;
 }
 
+// One 64 GB/s channel: 640 B take 10 ns.
+HbmFlatParams one_channel_hbm() {
+    HbmFlatParams p = small_hbm();
+    p.channels_per_stack = 1;
+    p.bandwidth_bytes_per_s = 64e9;
+    return p;
+}
+
 TEST(HbmFlat, UnloadedReadTakesTransferPlusLatency) {
     test::set_time_resolution();
     StatsRegistry stats;
@@ -47,10 +55,7 @@ TEST(HbmFlat, BandwidthNeverExceedsPeak) {
 TEST(HbmFlat, OneChannelQueues) {
     test::set_time_resolution();
     StatsRegistry stats;
-    HbmFlatParams p = small_hbm();
-    p.channels_per_stack = 1;
-    p.bandwidth_bytes_per_s = 64e9;
-    HbmFlat hbm("hbm", p, stats);
+    HbmFlat hbm("hbm", one_channel_hbm(), stats);
     // Two requests arriving together: the second waits for the first (FCFS).
     EXPECT_EQ(hbm.access(0, 0, 640, false), 10'000u + 50'000u);
     EXPECT_EQ(hbm.access(0, 4096, 640, false), 20'000u + 50'000u);
@@ -60,10 +65,7 @@ TEST(HbmFlat, OneChannelQueues) {
 TEST(HbmFlat, DemandGoesBeforeQueuedPrefetches) {
     test::set_time_resolution();
     StatsRegistry stats;
-    HbmFlatParams p = small_hbm();
-    p.channels_per_stack = 1;
-    p.bandwidth_bytes_per_s = 64e9;
-    HbmFlat hbm("hbm", p, stats);
+    HbmFlat hbm("hbm", one_channel_hbm(), stats);
     // Three 640 B prefetches (10 ns each, in 256 B interleave pieces of 4, 4 and 2 ns) queued
     // at t = 0, then a demand read at 5 ns: it waits for the piece in service (to 8 ns), not for
     // the prefetches queued behind it, which move back by its 10 ns.
