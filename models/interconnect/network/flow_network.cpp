@@ -348,10 +348,13 @@ void FlowNetwork::activate(uint32_t id) {
     post_finish(id);
 }
 
+int64_t FlowNetwork::drain_ps(const Flow& f) {
+    return static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+}
+
 void FlowNetwork::post_finish(uint32_t id) {
     const Flow& f = m_flows[id];
-    const int64_t dt = static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
-    post(m_now + dt, Kind::finish, id, f.version);
+    post(m_now + drain_ps(f), Kind::finish, id, f.version);
 }
 
 void FlowNetwork::account_sent(Flow& f) {
@@ -616,7 +619,7 @@ int64_t FlowNetwork::stream_push(uint32_t stream, uint64_t bytes) {
     }
     const Flow& f = m_flows[st.flow];
     if (f.rate <= 0) return std::numeric_limits<int64_t>::max();
-    return m_now + static_cast<int64_t>(std::ceil(std::max(0.0, f.remaining) / f.rate * 1e12));
+    return m_now + drain_ps(f);
 }
 
 void FlowNetwork::advance_to(int64_t t) {
@@ -652,7 +655,8 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                 case Kind::finish: {
                     Flow& f = m_flows[e.id];
                     if (!f.active || f.version != e.version) break;
-                    if (m_transfers[f.transfer].stream != kNotAStream) {
+                    Transfer& tr = m_transfers[f.transfer];
+                    if (tr.stream != kNotAStream) {
                         account_sent(f);
                         if (f.remaining >= 1.0) {  // bytes pushed after this event was posted
                             post_finish(e.id);
@@ -660,14 +664,14 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                         }
                     }
                     deactivate(e.id);
-                    if (Transfer& tr = m_transfers[f.transfer]; tr.stream != kNotAStream) {
+                    if (tr.stream != kNotAStream) {
                         // A stream's backlog has drained: it leaves its links until more comes.
                         m_streams[tr.stream].flow = kNoFlow;
                         --tr.flows_left;
                         m_free_flows.push_back(e.id);
                         break;
                     }
-                    post(m_now + f.latency + m_transfers[f.transfer].wait_ps, Kind::deliver, e.id);
+                    post(m_now + f.latency + tr.wait_ps, Kind::deliver, e.id);
                     break;
                 }
                 case Kind::deliver: {

@@ -226,6 +226,8 @@ private:
     void begin_transfer(uint32_t transfer, double bytes, int64_t at);
     // Brings flow `f`'s bytes sent up to now.
     void account_sent(Flow& f);
+    // Time for flow `f` to send what it has left at its rate (> 0).
+    static int64_t drain_ps(const Flow& f);
     void post_finish(uint32_t flow);
     [[noreturn]] void report_stuck() const;
 
