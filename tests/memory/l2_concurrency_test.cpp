@@ -3,7 +3,8 @@
 // the JEDEC HBM (waits for its controller) and a test target that waits a random time.
 // Asserted: a line is fetched once while its fill is in flight (later readers merge and wait
 // for it), no reader completes before the fill that brings its data, MSHRs taken by fetches in
-// flight are respected, and every call completes.
+// flight are respected, every call completes, a request's runs of misses are fetched together,
+// and posted writes hold a write-back entry until the memory takes them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,7 +91,7 @@ struct System {
     L2Cache l2;
     std::vector<std::unique_ptr<Engine>> engines;
 
-    static L2Params l2_params(uint32_t mshrs) {
+    static L2Params l2_params(uint32_t mshrs, uint32_t write_back_entries) {
         L2Params p;
         p.size_bytes = 256 * 1024;  // 512 lines, 128 sets of 4 ways
         p.line_bytes = kLine;
@@ -100,11 +101,13 @@ struct System {
         p.clock_hz = 1'000'000'000;
         p.hit_latency_cycles = 10;
         p.mshrs = mshrs;
+        p.write_back_entries = write_back_entries;
         p.address_space_bytes = kCapacity;
         return p;
     }
-    System(Memory memory, std::size_t engine_count, uint32_t mshrs)
-        : l2("l2", l2_params(mshrs), stats) {
+    System(Memory memory, std::size_t engine_count, uint32_t mshrs,
+           uint32_t write_back_entries = 512)
+        : l2("l2", l2_params(mshrs, write_back_entries), stats) {
         if (memory == Memory::kFlat) {
             HbmFlatParams h;
             h.capacity_bytes = kCapacity;
@@ -214,8 +217,45 @@ TEST_P(L2BehindMemory, MshrsInFlightAreRespected) {
     }
 }
 
-// Requests that evict dirty lines do not wait for HBM to take the write-backs: the L2's own
-// thread sends them. The memory keeps a writer 5 us. 600 line writes into a 512-line cache, then
+// A request whose misses form two runs (a hit between them) has both fetches in flight at once,
+// as behind a memory that computes its delay: it completes one memory latency after issue, not
+// two. (Before the L2's lanes, the request fetched one run, waited, then fetched the next.)
+TEST(L2BehindWaitingMemory, RunsOfOneRequestAreFetchedTogether) {
+    System s(Memory::kWaiting, 1, 64);
+    auto& a = s.engines[0]->accesses;
+    a.push_back({0, kLine, kLine, false});          // line 1 is cached
+    a.push_back({1'000'000, 0, 3 * kLine, false});  // lines 0 and 2 miss: two runs
+    s.run();
+    ASSERT_EQ(s.waiting->reads.size(), 3u);
+    const auto& r0 = s.waiting->reads[1];
+    const auto& r2 = s.waiting->reads[2];
+    EXPECT_EQ(r0.start, r2.start);  // both runs left together
+    EXPECT_NE(r0.addr, r2.addr);
+    EXPECT_LE(a[1].done, std::max(r0.end, r2.end) + 12'000u);  // a slice transfer + hit latency
+}
+
+// Posted writes hold a write-back entry until the memory has taken them: with 2 entries and a
+// memory that keeps a writer 5 us, the third read that evicts a dirty line waits for one. 1024
+// lines are written first (every set full of dirty lines; their own write-backs are over by 5 ms).
+TEST(L2BehindWaitingMemory, EvictionsWaitForAWriteBackEntry) {
+    System s(Memory::kWaiting, 1, 64, 2);
+    s.waiting->write_ns = 5'000;
+    auto& a = s.engines[0]->accesses;
+    for (uint64_t i = 0; i < 1024; ++i) a.push_back({i * 1'000, i * kLine, kLine, true});
+    for (uint64_t i = 0; i < 3; ++i)
+        a.push_back({5'000'000'000 + i * 1'000, (4096 + i) * kLine, kLine, false});
+    s.run();
+    const uint64_t before = s.counter("l2.partition.shared.writebacks");
+    ASSERT_GE(before, 3u);
+    const auto& r = *(a.end() - 3);
+    EXPECT_LE(r.done, r.issued + 220'000u);  // one entry each: no wait
+    EXPECT_LE((a.end() - 2)->done, (a.end() - 2)->issued + 220'000u);
+    EXPECT_GE((a.end() - 1)->done, r.issued + 5'000'000u);  // waited for the first write's 5 us
+    EXPECT_EQ(s.waiting->write_bytes, before * kLine);
+}
+
+// Requests that evict dirty lines do not wait for HBM to take the write-backs: the L2's lanes
+// send them. The memory keeps a writer 5 us. 600 line writes into a 512-line cache, then
 // reads of new lines (every line is dirty, so each evicts one): each read completes within its
 // own fetch (at most 200 ns plus the L2's latency) from its issue, and every write-back reaches
 // the memory. (Before the write-back queue, each read waited the 5 us.)

@@ -1,3 +1,5 @@
+// sc_spawn (the fetch lanes) needs this before SystemC is first included.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/memory/l2/l2_cache.h"
 
 #include <algorithm>
@@ -43,6 +45,7 @@ std::vector<std::pair<std::string, std::string>> L2Params::validate() const {
     if (!(slice_bandwidth_bytes_per_s > 0))
         problems.emplace_back("slice_bandwidth", "must be greater than zero");
     if (mshrs == 0) problems.emplace_back("mshrs", "must be at least 1");
+    if (write_back_entries == 0) problems.emplace_back("write_back_entries", "must be at least 1");
     if (demand_mshrs >= mshrs)
         problems.emplace_back("demand_mshrs", "must leave prefetches at least one of the mshrs");
     if (pow2(line_bytes) && address_space_bytes / line_bytes >= (uint64_t{1} << 48) - 1) {
@@ -175,24 +178,6 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
             &g.counter("misses", "demand misses of this stream class");
     }
     core_in.register_b_transport(this, &L2Cache::b_transport_tagged);
-    SC_HAS_PROCESS(L2Cache);
-    SC_THREAD(drain_write_backs);
-}
-
-void L2Cache::drain_write_backs() {
-    // Posted writes carry no requester's transaction info, only the op they are counted for.
-    const Request none;
-    Request tagged;
-    TransactionInfo tag;
-    tagged.info = &tag;
-    while (true) {
-        while (m_write_back_queue.empty()) wait(m_write_back_work);
-        const PostedWrite w = m_write_back_queue.front();
-        m_write_back_queue.pop_front();
-        tag.ledger = w.ledger;
-        tag.op_id = w.op_id;
-        hbm_access(w.arrival, w.addr, w.bytes, true, w.ledger ? tagged : none);
-    }
 }
 
 L2Cache::~L2Cache() = default;
@@ -322,14 +307,14 @@ void L2Cache::mark_filling(std::size_t index, std::size_t set) {
 Picoseconds L2Cache::kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
 
 Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
-                                const Request& r) {
+                                const TransactionInfo* info, bool prefetch) {
     tlm::tlm_generic_payload* p = m_pool.acquire();
     p->set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     p->set_address(addr);
     p->set_data_length(static_cast<unsigned>(bytes));
     p->set_streaming_width(static_cast<unsigned>(bytes));
     TransactionInfo* mine = info_of(*p);
-    if (r.info) *mine = *r.info;
+    if (info) *mine = *info;
     mine->engine = name();
     arrival += m_noc_to_hbm;  // slice to controller
     const Picoseconds before = kernel_now();
@@ -337,7 +322,7 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     hbm_out->b_transport(*p, delay);
     check_response(*p, name());
     p->release();
-    if (!is_write) (r.prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
+    if (!is_write) (prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
     if (m_monitor) m_monitor->record(arrival, bytes);
     if (m_timeline)
         m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
@@ -383,32 +368,99 @@ Picoseconds L2Cache::mshr_issue_time(Picoseconds t, Request& r) {
     return free_at;
 }
 
-void L2Cache::flush_batch(Request& r) {
+void L2Cache::flush_batch(Request& r, bool last) {
     // Posted writes go first, in the order they were made (write-backs of the victims that made
     // room for this batch's lines).
-    if (m_queue_posted_writes && !r.posted.empty()) {
+    for (PostedWrite& w : r.posted) {
+        if (!m_target_waits) {
+            hbm_access(w.arrival, w.addr, w.bytes, true, r.info, false);
+            continue;
+        }
+        // A lane writes it; no engine waits for a target to accept it. A dirty victim needs a
+        // write-back entry before its line can be reused.
+        while (m_lane_writes >= m_params.write_back_entries) {
+            ++m_write_back_waiters;
+            wait(m_write_back_room);
+            --m_write_back_waiters;
+        }
+        ++m_lane_writes;
         if (r.info && r.info->ledger) {
-            for (PostedWrite& w : r.posted) {
-                w.ledger = r.info->ledger;
-                w.op_id = r.info->op_id;
-            }
+            w.ledger = r.info->ledger;
+            w.op_id = r.info->op_id;
         }
-        m_write_back_queue.insert(m_write_back_queue.end(), r.posted.begin(), r.posted.end());
-        m_write_back_work.notify(sc_core::SC_ZERO_TIME);
-    } else {
-        for (std::size_t i = 0; i < r.posted.size(); ++i) {
-            const PostedWrite w = r.posted[i];
-            hbm_access(w.arrival, w.addr, w.bytes, true, r);
-        }
+        LaneJob& job = hand_to_lane();
+        job.request = nullptr;
+        job.write = w;
     }
     r.posted.clear();
     if (r.batch.lines.empty()) return;
-    const auto count = static_cast<uint32_t>(r.batch.lines.size());
-    m_mshrs_in_flight += count;
-    const Picoseconds done =
-        hbm_access(r.batch.issue, r.batch.begin, r.batch.end - r.batch.begin, false, r);
+    m_mshrs_in_flight += r.batch.lines.size();
+    if (m_target_waits && !last) {
+        // A lane waits for the target; this request goes on to its next run of misses (its
+        // last run it fetches itself: it would only wait for the lane).
+        ++r.fetches_out;
+        LaneJob& job = hand_to_lane();
+        job.request = &r;
+        job.batch.begin = r.batch.begin;
+        job.batch.end = r.batch.end;
+        job.batch.issue = r.batch.issue;
+        job.batch.lines.swap(r.batch.lines);
+        r.batch.lines.clear();
+        return;
+    }
+    const Picoseconds done = hbm_access(r.batch.issue, r.batch.begin, r.batch.end - r.batch.begin,
+                                        false, r.info, r.prefetch);
+    fetch_returned(r, r.batch.lines, done);
+    r.batch.lines.clear();
+}
+
+L2Cache::LaneJob& L2Cache::hand_to_lane() {
+    if (!m_idle_lanes.empty()) {
+        m_idle_lanes.back()->work.notify();
+        m_idle_lanes.pop_back();
+    } else {
+        m_lanes.emplace_back();
+        sc_core::sc_spawn(sc_bind(&L2Cache::lane, this, &m_lanes.back()),
+                          sc_core::sc_gen_unique_name("lane"));
+    }
+    m_lane_jobs.emplace_back();
+    return m_lane_jobs.back();
+}
+
+void L2Cache::lane(Lane* self) {
+    // Posted writes carry no requester's transaction info, only the op they are counted for.
+    TransactionInfo write_info;
+    for (;;) {
+        if (m_lane_jobs.empty()) {
+            // Idle until a request hands over a job (another lane may have taken it by then).
+            m_idle_lanes.push_back(self);
+            wait(self->work);
+            continue;
+        }
+        LaneJob job = std::move(m_lane_jobs.front());
+        m_lane_jobs.pop_front();
+        if (job.request == nullptr) {
+            const PostedWrite& w = job.write;
+            write_info.ledger = w.ledger;
+            write_info.op_id = w.op_id;
+            hbm_access(w.arrival, w.addr, w.bytes, true, w.ledger ? &write_info : nullptr, false);
+            --m_lane_writes;  // its entry is free once the target took the write
+            if (m_write_back_waiters != 0) m_write_back_room.notify(sc_core::SC_ZERO_TIME);
+            continue;
+        }
+        Request& r = *job.request;
+        const FetchBatch& b = job.batch;
+        const Picoseconds done =
+            hbm_access(b.issue, b.begin, b.end - b.begin, false, r.info, r.prefetch);
+        fetch_returned(r, b.lines, done);
+        if (--r.fetches_out == 0) r.fetches_back.notify();
+    }
+}
+
+void L2Cache::fetch_returned(Request& r, const std::vector<Fill>& lines, Picoseconds done) {
+    const auto count = static_cast<uint32_t>(lines.size());
     m_mshrs_in_flight -= count;
-    for (const Fill& f : r.batch.lines) {
+    for (const Fill& f : lines) {
         if (f.index == kNone || m_tags[f.index] != static_cast<uint32_t>(f.line_number) ||
             m_lines[f.index].tag_high != (f.line_number >> 32) || !filling(f.index)) {
             continue;
@@ -420,7 +472,6 @@ void L2Cache::flush_batch(Request& r) {
     m_mshr_holds.push({done, count});
     m_mshrs_held += count;
     r.fills_done = std::max(r.fills_done, done);
-    r.batch.lines.clear();
     if (m_fill_waiters != 0) m_fill_returned.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -644,7 +695,8 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
         r.batch.lines.push_back({idx, line_number});
         done = std::max(done, grant.end + hit_latency + hop);
     }
-    flush_batch(r);
+    flush_batch(r, true);
+    while (r.fetches_out != 0) wait(r.fetches_back);
     if (r.fills_done != 0) done = std::max(done, r.fills_done + farthest_hop);
     if (!m_noc_links.empty() && !is_prefetch) {
         // The request's data crosses the mesh links towards (writes) or from (reads) the slices.

@@ -51,6 +51,8 @@ struct L2Params {
     uint32_t hit_latency_cycles = 100;
     uint32_t mshrs = 256;       // outstanding line fills, whole L2
     uint32_t demand_mshrs = 0;  // of them, kept for demand: prefetches use at most the rest
+    // Posted writes queued for a target that waits (set_target_waits); full: evictions wait.
+    uint32_t write_back_entries = 512;
     std::string replacement = "lru";
     ParamValues replacement_params;  // the policy's own
     // Unconsumed prefetched lines are evicted only when every other line of their partition's
@@ -116,10 +118,12 @@ public:
     // The partition a stream class allocates into.
     std::size_t partition_of(StreamClass cls) const;
     void set_prefetch_listener(L2PrefetchListener* listener) { m_listener = listener; }
-    // The target behind `hbm_out` waits in b_transport (HbmModel::waits()): posted writes
+    // The target behind `hbm_out` waits in b_transport (HbmModel::waits()). Posted writes
     // (write-backs, write-through) then go to a write-back queue that the L2's own thread
-    // drains, so no engine's request waits for HBM to accept them.
-    void set_target_waits(bool waits) { m_queue_posted_writes = waits; }
+    // drains, so no engine's request waits for HBM to accept them; and a request's fetches are
+    // handed to fetch lanes (threads of the L2), so its runs of misses are in flight together,
+    // each from its own issue time, as they are behind a target that computes its delay.
+    void set_target_waits(bool waits) { m_target_waits = waits; }
     void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
     // The on-die network's one-way latency from each target port (binding order) to each slice,
     // `ports x slices` row-major, and from a slice to the HBM controllers
@@ -213,13 +217,14 @@ private:
         FetchBatch batch;
         std::vector<PostedWrite> posted;  // issued, in order, before the next fetch and at the end
         Picoseconds fills_done = 0;       // latest completion of this request's fetches
+        uint32_t fetches_out = 0;         // fetches handed to lanes, not yet returned
+        sc_core::sc_event fetches_back;   // the last of them returned
         uint64_t hits = 0, misses = 0;    // demand hits and misses of this request (op_ledger.h)
     };
 
     friend class TlmTarget<L2Cache>;
     uint64_t address_limit() const { return m_params.address_space_bytes; }
     Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
-    void drain_write_backs();  // SC_THREAD: issues queued posted writes in order
     void release_prefetch(Line& line);
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or kNone
     // The first way from `from` on whose tag holds the low 32 bits of `line_number` (reads the
@@ -237,9 +242,27 @@ private:
     // Flushes `r`'s batch, then waits until some fill in flight returns (targets that wait only).
     void wait_for_a_fill(Request& r);
     Picoseconds mshr_issue_time(Picoseconds t, Request& r);
-    void flush_batch(Request& r);
+    // Sends `r`'s batch of misses to HBM. Behind a target that waits, a lane fetches it, unless
+    // it is the request's `last` (the request then waits for it itself).
+    void flush_batch(Request& r, bool last = false);
+    // The bookkeeping when a fetch of `lines` returns at `done`: the lines are ready, their
+    // MSHRs held until `done`, waiters woken.
+    void fetch_returned(Request& r, const std::vector<Fill>& lines, Picoseconds done);
+    // Behind a target that waits, lanes (threads of the L2, spawned as needed) make the calls a
+    // request does not wait for: its fetches but the last, and posted writes.
+    struct LaneJob {
+        Request* request = nullptr;  // the request whose `batch` this is; none: `write`
+        FetchBatch batch;
+        PostedWrite write{};
+    };
+    struct Lane {
+        sc_core::sc_event work;  // notified by the request that hands this lane a job
+    };
+    // A job for the next idle lane (woken) or a new one; the caller fills it in.
+    LaneJob& hand_to_lane();
+    void lane(Lane* self);  // serves m_lane_jobs until none is left, then waits among the idle
     Picoseconds hbm_access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
-                           const Request& r);
+                           const TransactionInfo* info, bool prefetch);
     static Picoseconds kernel_now();
     uint8_t sector_mask(uint64_t lo, uint64_t hi, uint64_t line_addr) const;
 
@@ -269,9 +292,13 @@ private:
     sc_core::sc_event m_fill_returned;  // a fetch returned (notified only when someone waits)
     uint32_t m_fill_waiters = 0;
     std::vector<std::unique_ptr<Request>> m_free_requests;
-    bool m_queue_posted_writes = false;
-    std::deque<PostedWrite> m_write_back_queue;
-    sc_core::sc_event m_write_back_work;
+    bool m_target_waits = false;
+    std::deque<LaneJob> m_lane_jobs;  // waiting for a lane
+    std::deque<Lane> m_lanes;         // every lane spawned (as many as jobs were ever in flight)
+    std::vector<Lane*> m_idle_lanes;  // waiting for a job, not yet notified
+    uint32_t m_lane_writes = 0;       // posted writes handed to lanes, not yet taken by the target
+    sc_core::sc_event m_write_back_room;  // a posted write was taken (notified when awaited)
+    uint32_t m_write_back_waiters = 0;
     PayloadPool m_pool;
     L2PrefetchListener* m_listener = nullptr;
     HbmLoadMonitor* m_monitor = nullptr;

@@ -26,6 +26,13 @@ const ParamTable kL2(
                     "of the mshrs, kept for demand misses (prefetches use the rest)")
          .dflt("0")
          .range(0, 1 << 20),
+     Param::integer("write_back_entries", "entries",
+                    "posted writes (write-backs, write-through) buffered for a memory that makes "
+                    "them wait; a request whose evictions find it full waits for room")
+         .dflt("512")
+         .range(1, 1 << 20)
+         .source("estimate: as many as the writes ascend960's HBM controllers buffer (256 "
+                 "pseudo-channels x 32 x 32 B = 512 lines of 512 B)"),
      Param::implementation("replacement", replacement_policy_registry(), "replacement policy")
          .dflt("lru"),
      Param::boolean(
@@ -58,6 +65,7 @@ L2Params parse_l2_params(const ConfigNode& node, uint64_t address_space_bytes) {
     p.hit_latency_cycles = static_cast<uint32_t>(kL2.integer(node, "hit_latency_cycles"));
     p.mshrs = static_cast<uint32_t>(kL2.integer(node, "mshrs"));
     p.demand_mshrs = static_cast<uint32_t>(kL2.integer(node, "demand_mshrs"));
+    p.write_back_entries = static_cast<uint32_t>(kL2.integer(node, "write_back_entries"));
     p.replacement = kL2.string(node, "replacement");
     p.replacement_params = replacement_policy_registry().read_params(node, p.replacement);
     p.protect_prefetched = kL2.boolean(node, "protect_prefetched");
