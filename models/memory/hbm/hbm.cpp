@@ -27,7 +27,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& params, StatsRegistry& s
       m_refreshes(StatsGroup(stats, *this).counter("refreshes", "REF commands")),
       m_row_hits(
           StatsGroup(stats, *this).counter("row_hits", "column commands to an already open row")) {
-    m_pending.resize(m_core.channel_count());
+    m_pending.resize(2 * std::size_t{m_core.channel_count()});
     l2_in.register_b_transport(this, &Hbm::b_transport);
     SC_HAS_PROCESS(Hbm);
     SC_THREAD(run);
@@ -130,13 +130,14 @@ Picoseconds Hbm::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int
     for (uint64_t a = first; a < end; a += access) {
         ++w.outstanding;
         const uint32_t channel = m_core.channel_of(a);  // decoded once for can_accept and accept
-        auto& q = m_pending[channel];
+        const uint32_t line = 2 * channel + (is_write ? 1 : 0);
+        auto& q = m_pending[line];
         if (q.empty() && m_core.can_accept(a, is_write)) {
             accept(a, is_write, &w);
         } else {
             // The channel is full: this access waits in its channel's line (the back-pressure),
             // the transaction's accesses to other channels go on.
-            if (q.empty()) m_pending_channels.push_back(channel);
+            if (q.empty()) m_pending_channels.push_back(line);
             q.push_back({a, is_write, &w});
         }
     }

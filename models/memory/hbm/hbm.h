@@ -3,8 +3,9 @@
 // b_transport is called from the L2's SC_THREADs. It first waits until the transaction's
 // arrival time, so the controller sees requests in time order, splits the payload into
 // device accesses and hands each to its channel; an access whose channel is full waits in that
-// channel's line of pending accesses (the back-pressure) while the transaction's accesses to
-// other channels go on, as a controller with a queue per channel takes them. It then waits until
+// channel's line of pending reads or writes (the back-pressure) while the transaction's accesses
+// to other channels go on, as a controller with a queue per channel takes them (a full write
+// buffer holds up no read, a full read queue no write). It then waits until
 // the last read access has returned its data. Writes are posted: they return once buffered. One
 // SC_THREAD advances the controller to the next cycle at which a busy channel has work; with every
 // channel idle it waits for a request and costs no kernel event (refresh that falls due meanwhile
@@ -73,9 +74,11 @@ private:
     // tag -> waiter of each access in flight; a tag is a slot, reused once its access completed.
     std::vector<Waiter*> m_waiting;
     std::vector<uint64_t> m_free_tags;
-    std::vector<std::deque<Pending>> m_pending;  // per channel
-    std::vector<uint32_t> m_pending_channels;    // channels with a non-empty m_pending
-    sc_core::sc_event m_wake;                    // a request arrived
+    // Per channel, a line of reads (2 x channel) and one of writes (2 x channel + 1): a read
+    // waits only for room in the read queue, a write for room in the write buffer.
+    std::vector<std::deque<Pending>> m_pending;
+    std::vector<uint32_t> m_pending_channels;  // lines of m_pending that are not empty
+    sc_core::sc_event m_wake;                  // a request arrived
     Counter& m_reads;
     Counter& m_writes;
     Counter& m_read_bytes;
