@@ -1,4 +1,4 @@
-// sc_spawn (the fetch lanes) needs this before SystemC is first included.
+// sc_spawn (the lanes) needs this before SystemC is first included.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/memory/l2/l2_cache.h"
 

@@ -51,7 +51,7 @@ struct L2Params {
     uint32_t hit_latency_cycles = 100;
     uint32_t mshrs = 256;       // outstanding line fills, whole L2
     uint32_t demand_mshrs = 0;  // of them, kept for demand: prefetches use at most the rest
-    // Posted writes queued for a target that waits (set_target_waits); full: evictions wait.
+    // Posted writes in flight to a target that waits (set_target_waits); full: evictions wait.
     uint32_t write_back_entries = 512;
     std::string replacement = "lru";
     ParamValues replacement_params;  // the policy's own
@@ -118,11 +118,11 @@ public:
     // The partition a stream class allocates into.
     std::size_t partition_of(StreamClass cls) const;
     void set_prefetch_listener(L2PrefetchListener* listener) { m_listener = listener; }
-    // The target behind `hbm_out` waits in b_transport (HbmModel::waits()). Posted writes
-    // (write-backs, write-through) then go to a write-back queue that the L2's own thread
-    // drains, so no engine's request waits for HBM to accept them; and a request's fetches are
-    // handed to fetch lanes (threads of the L2), so its runs of misses are in flight together,
-    // each from its own issue time, as they are behind a target that computes its delay.
+    // The target behind `hbm_out` waits in b_transport (HbmModel::waits()). Lanes (threads of
+    // the L2) then make the calls no request waits for: posted writes (write-backs,
+    // write-through), each holding one of `write_back_entries` until the target takes it, and a
+    // request's runs of misses but its last, so they are in flight together, each from its own
+    // issue time, as they are behind a target that computes its delay.
     void set_target_waits(bool waits) { m_target_waits = waits; }
     void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
     // The on-die network's one-way latency from each target port (binding order) to each slice,
