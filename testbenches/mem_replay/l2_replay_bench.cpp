@@ -1,3 +1,5 @@
+// sc_spawn (the issue lanes) needs this before SystemC is first included.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "testbenches/mem_replay/l2_replay_bench.h"
 
 #include <algorithm>
@@ -94,40 +96,95 @@ void L2ReplayBench::run_phase(const L2ReplayPhase& phase, L2PhaseResult& r) {
         const Picoseconds t = m_clock.cycles_to_ps(issue);
         const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
         if (t > now) wait(ClockDomain::from_ps(t - now));
-
-        tlm::tlm_generic_payload* p = m_pool.acquire();
-        p->set_command(rec.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        p->set_address(rec.addr);
-        p->set_data_ptr(nullptr);
-        p->set_data_length(static_cast<unsigned>(phase.request_bytes));
-        p->set_streaming_width(static_cast<unsigned>(phase.request_bytes));
-        p->set_byte_enable_ptr(nullptr);
-        p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        info_of(*p)->stream = phase.stream;
-        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        l2_out->b_transport(*p, delay);
-        check_response(*p, name());
-        p->release();
-
-        const Picoseconds done = t + ClockDomain::to_ps(delay);
-        m_last_done = std::max(m_last_done, done);
-        const Cycles done_cycle = m_clock.ps_to_cycles_ceil(done);
-        ++r.requests;
-        r.bytes += phase.request_bytes;
-        r.total_cycles = std::max<uint64_t>(r.total_cycles, done_cycle - base);
-        r.completions.add(done_cycle - base);
-        if (rec.is_write) {
-            ++r.writes;
-        } else {
-            ++r.reads;
-            r.read_from_trace.add(done_cycle - wanted);
-            r.read_from_accept.add(done_cycle - issue);
+        if (!hbm.waits()) {
+            transact({rec, issue, wanted, base, &phase, &r});  // the L2 returns at once
+            continue;
         }
+        // Behind a memory that waits, the call returns at the completion: each request goes
+        // on a lane of its own so that they are in flight together, as the die's engines keep
+        // them, at most one per MSHR; with every lane busy the record enters when one frees.
+        if (m_idle_lanes.empty() && m_lanes.size() >= l2.params().mshrs) {
+            while (m_idle_lanes.empty()) wait(m_lane_freed);
+            const Cycles now_cycle =
+                m_clock.ps_to_cycles_ceil(ClockDomain::to_ps(sc_core::sc_time_stamp()));
+            if (now_cycle > cycle) {
+                cycle = issue = now_cycle;
+                in_cycle = 1;
+            }
+        }
+        const Request req{rec, issue, wanted, base, &phase, &r};
+        if (m_idle_lanes.empty()) {
+            m_lanes.emplace_back();
+            const auto lane = static_cast<uint32_t>(m_lanes.size() - 1);
+            sc_core::sc_spawn(sc_bind(&L2ReplayBench::lane, this, lane),
+                              sc_core::sc_gen_unique_name("issue_lane"));
+            m_lanes[lane].request = req;
+            m_lanes[lane].busy = true;  // starts with its first request: no notify needed
+        } else {
+            const uint32_t lane = m_idle_lanes.back();
+            m_idle_lanes.pop_back();
+            m_lanes[lane].request = req;
+            m_lanes[lane].busy = true;
+            m_lanes[lane].go.notify(sc_core::SC_ZERO_TIME);
+        }
+        ++m_busy_lanes;
     }
+    while (m_busy_lanes != 0) wait(m_lane_freed);  // the phase ends when its last request is done
     r.l2_hits = l2.hits() - hits0;
     r.l2_misses = l2.misses() - misses0;
     r.hbm_read_bytes = hbm.read_bytes() - hbm_read0;
     r.hbm_write_bytes = hbm.write_bytes() - hbm_write0;
+}
+
+void L2ReplayBench::transact(const Request& q) {
+    tlm::tlm_generic_payload* p = m_pool.acquire();
+    p->set_command(q.rec.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    p->set_address(q.rec.addr);
+    p->set_data_ptr(nullptr);
+    p->set_data_length(static_cast<unsigned>(q.phase->request_bytes));
+    p->set_streaming_width(static_cast<unsigned>(q.phase->request_bytes));
+    p->set_byte_enable_ptr(nullptr);
+    p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    info_of(*p)->stream = q.phase->stream;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    l2_out->b_transport(*p, delay);
+    check_response(*p, name());
+    p->release();
+
+    // The call may have waited (a memory that waits): the completion is the time it returned at
+    // plus the delay it annotated.
+    const Picoseconds done = ClockDomain::to_ps(sc_core::sc_time_stamp() + delay);
+    m_last_done = std::max(m_last_done, done);
+    const Cycles done_cycle = m_clock.ps_to_cycles_ceil(done);
+    L2PhaseResult& r = *q.result;
+    ++r.requests;
+    r.bytes += q.phase->request_bytes;
+    r.total_cycles = std::max<uint64_t>(r.total_cycles, done_cycle - q.base);
+    r.completions.add(done_cycle - q.base);
+    if (q.rec.is_write) {
+        ++r.writes;
+    } else {
+        ++r.reads;
+        r.read_from_trace.add(done_cycle - q.wanted);
+        r.read_from_accept.add(done_cycle - q.issue);
+    }
+}
+
+void L2ReplayBench::lane(uint32_t index) {
+    try {
+        for (;;) {
+            while (!m_lanes[index].busy) wait(m_lanes[index].go);
+            const Request request = m_lanes[index].request;  // m_lanes may grow during the call
+            transact(request);
+            m_lanes[index].busy = false;
+            m_idle_lanes.push_back(index);
+            --m_busy_lanes;
+            m_lane_freed.notify(sc_core::SC_ZERO_TIME);
+        }
+    } catch (...) {
+        if (!m_error) m_error = std::current_exception();
+        sc_core::sc_stop();
+    }
 }
 
 }  // namespace asim

@@ -6,6 +6,9 @@
 // cycle has passed enters at the first cycle with room. The driver thread waits only when the
 // next record's cycle is in the future, then issues a timing-only LT read or write of
 // `request_bytes`; the L2 returns the completion in the delay, so acceptance is the issue itself.
+// Behind an HBM that waits (`jedec`), the L2 call returns only when its fills are done, so each
+// record is issued from a lane (a thread) of its own, at most `die.l2.mshrs` in flight; with all
+// of them busy the next record enters when one frees. Completion = return time + delay.
 // Latencies are in whole L2 cycles (completion rounded up to a cycle boundary).
 //
 // Phases run back to back on the same L2 and HBM (warm-up, then measured points): each starts
@@ -13,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <string>
@@ -69,8 +73,23 @@ public:
     void finalize_stats();
 
 private:
+    // One record on its way into the L2.
+    struct Request {
+        MemRecord rec;
+        Cycles issue = 0, wanted = 0, base = 0;  // entry, trace and phase-start cycles
+        const L2ReplayPhase* phase = nullptr;
+        L2PhaseResult* result = nullptr;
+    };
+    // A thread that issues one request at a time, for a memory that waits.
+    struct Lane {
+        sc_core::sc_event go;
+        Request request;
+        bool busy = false;
+    };
     void drive();
     void run_phase(const L2ReplayPhase& phase, L2PhaseResult& r);
+    void transact(const Request& request);  // issues it and records its completion
+    void lane(uint32_t index);
 
     L2AndHbm m_memory;
     ClockDomain m_clock;
@@ -78,6 +97,10 @@ private:
     std::vector<L2PhaseResult> m_results;
     PayloadPool m_pool;
     Picoseconds m_last_done = 0;
+    std::deque<Lane> m_lanes;  // a deque: lanes keep their address as more are added
+    std::vector<uint32_t> m_idle_lanes;
+    uint32_t m_busy_lanes = 0;
+    sc_core::sc_event m_lane_freed;
     std::exception_ptr m_error;
     std::string m_input_error;  // bad input found while replaying: run() throws it as InputError
 };

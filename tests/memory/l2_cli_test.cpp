@@ -115,6 +115,28 @@ TEST(MemReplayL2, LatencyPercentilesAbove64KiAreInterpolated) {
               s["read_latency_max_cycles"].get<uint64_t>());
 }
 
+TEST(MemReplayL2, JedecMissesWaitForTheDeviceAndOverlap) {
+    // Behind the JEDEC HBM (a memory that waits) a miss completes when its data came back, not
+    // when the call started; and records are in flight together, not one after the other.
+    const std::string jedec = "--set die.hbm.fidelity=jedec";
+    const std::string two = scratch("miss_then_hit") + ".trc";
+    std::ofstream(two) << "0x0 READ 0\n0x0 READ 100000\n";  // a miss, then a hit long after
+    const auto one = replay(two, jedec);
+    const auto miss = one["summary"]["read_latency_from_accept_max_cycles"].get<double>();
+    const auto hit = one["summary"]["read_latency_p50_cycles"].get<double>();  // the smaller
+    // HBM2's unloaded read is tRCD + CL = 28 ns at least, 28 L2 cycles at 1 GHz or more.
+    EXPECT_GE(miss - hit, 28.0) << "the miss returned before the device could answer";
+
+    // 2 MiB of 64 B reads at once: about 8 us at 256 GB/s; serialised misses would take
+    // 32768 x ~100 ns.
+    const auto many =
+        replay(sweep_trace("many_misses", 2 << 20, 64, 1, 0), jedec + " --issue-cap 0");
+    const auto& s = many["summary"];
+    EXPECT_EQ(s["hbm_read_bytes"], 2 << 20);
+    EXPECT_LE(s["bandwidth_gbps"].get<double>(), 256.0) << "faster than the HBM's pins";
+    EXPECT_GE(s["bandwidth_gbps"].get<double>(), 128.0) << "misses did not overlap";
+}
+
 void expect_bad(const std::string& text, const char* needle) {
     const std::string trace = scratch("bad") + ".trc";
     std::ofstream(trace) << text;
