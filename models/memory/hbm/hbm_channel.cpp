@@ -19,6 +19,7 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
       m_banks_per_rank(params.org.bank_groups * params.org.banks_per_group),
       m_banks_per_group(params.org.banks_per_group),
       m_banks(params.org.banks()),
+      m_hit_banks((params.org.banks() + 63) / 64, 0),
       m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
       m_groups(params.org.ranks * params.org.bank_groups),
       m_ranks(params.org.ranks) {
@@ -103,10 +104,12 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
     b.open_row = row;
     b.hits = 0;
     b.queued_hits = 0;
+    ++b.changes;
     for (const HbmTxn& q :
          m_queues[m_p.ctrl.queue_structure == QueueStructure::kPerBank ? bank : 0]) {
         if (q.bank == bank && q.row == row) ++b.queued_hits;
     }
+    note_hits(bank);
     raise(b.next_rd, now + m_t.tRCDRD);
     raise(b.next_wr, now + m_t.tRCDWR);
     raise(b.next_pre, now + m_t.tRAS);
@@ -131,6 +134,8 @@ void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
     b.open_row = -1;
     b.hits = 0;
     b.queued_hits = 0;
+    ++b.changes;
+    note_hits(bank);
     raise(b.next_act, now + m_t.tRP);
     raise(m_ranks[b.rank].next_ref_cmd, now + m_t.tRP);
     ++m_stats.precharges;
@@ -171,6 +176,7 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     }
     HbmBank& b = m_banks[t.bank];
     --b.queued_hits;
+    note_hits(t.bank);
     log(now, t.is_write ? HbmCmd::kWrite : HbmCmd::kRead, t.bank, t.row);
     if (t.is_write) {
         ++m_stats.writes;
@@ -180,6 +186,7 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
         if (b.hits > 0) ++m_stats.read_row_hits;
     }
     ++b.hits;
+    ++b.changes;
     if (auto_pre) do_pre(t.bank, b.next_pre);  // the precharge happens as soon as it may
 }
 
@@ -204,6 +211,7 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
                 done.push_back({t.tag, now + m_t.read_delay(), false});
             }
             queue.erase(queue.begin() + p.index);
+            ++m_banks[t.bank].changes;
             --m_queued;
             // A request can move now only if one waits for this queue's freed slot.
             if (m_waiting_for[m_txn_stuck_draining][p.queue] != 0) m_txn_stuck = false;
@@ -304,8 +312,10 @@ bool HbmChannel::schedule_transaction() {
         for (const HbmTxn& o : q) behind |= o.bank == t.bank;
         q.push_back(t);
         HbmBank& b = m_banks[t.bank];
+        ++b.changes;
         if (b.open_row == static_cast<int64_t>(t.row)) {
             ++b.queued_hits;
+            note_hits(t.bank);
             const uint64_t ready = t.is_write ? next_wr(t.bank) : next_rd(t.bank);
             m_cmd_ready = std::min(m_cmd_ready, ready);
             m_col_ready = std::min(m_col_ready, ready);

@@ -56,6 +56,17 @@ struct HbmCommandRecord {
     int64_t row;
 };
 
+// Scheduler scratch (hbm_policies.cpp): what the last scan of a bank's queue found out from the
+// queue, the open row and the hit count alone, not from timing. It holds while the bank's
+// `changes` equals the stamp, so a scan can skip a queue none of whose commands can be ready
+// yet without reading it (reading the queues was most of a JEDEC run's time: each a cache miss).
+struct HbmScanNote {
+    uint32_t column_at = ~uint32_t{0};  // `changes` when the column scan noted read / write
+    uint32_t row_at = ~uint32_t{0};     // `changes` when the row scan noted row
+    bool read = false, write = false;   // a read / a write that only timing kept from issuing
+    HbmCmd row = HbmCmd::kNone;         // the row command the oldest request may take (or none)
+};
+
 struct HbmBank {
     int64_t open_row = -1;
     uint32_t hits = 0;  // column commands to the open row since its ACT
@@ -64,10 +75,15 @@ struct HbmBank {
     // The bank's own constraints only (tRCD, tRAS, tRC, tRP, tRTP, tWR, refresh). Those a command
     // puts on its bank group, rank or the other ranks (tCCD, tRRD, tWTR, bus turnaround) are held
     // once per group and per rank: HbmChannel::next_act/rd/wr give the bank's effective cycle.
-    uint64_t next_act = 0, next_pre = 0, next_rd = 0, next_wr = 0;
+    uint64_t next_pre = 0, next_rd = 0, next_wr = 0;
     bool refresh_pending = false;  // per-bank refresh waiting: the bank takes no new commands
     uint8_t rank = 0;              // the bank's rank and flat bank group (rank * bank_groups + bg),
     uint16_t group = 0;            // kept here so the hot paths need no division
+    // Bumped whenever the bank's command queue (with a queue per bank), open row or hit count
+    // changes: what a scheduler found out from them alone holds until it moves.
+    uint32_t changes = 0;
+    mutable HbmScanNote scan;
+    uint64_t next_act = 0;  // last: the scans read it least
 };
 
 struct HbmChannelStats {
@@ -105,6 +121,9 @@ public:
     // queue per bank, most queues are empty most of the time).
     const std::vector<uint32_t>& active_queues() const { return m_active_queues; }
     const HbmBank& bank(uint32_t b) const { return m_banks[b]; }
+    // A bit per bank, set while the bank has queued hits (queued_hits != 0): the column scans
+    // visit only these banks instead of every non-empty queue.
+    const std::vector<uint64_t>& banks_with_hits() const { return m_hit_banks; }
     // The earliest cycle bank `b` may take an ACT (tFAW aside), RD or WR: the latest of its own,
     // its bank group's and its rank's constraints.
     uint64_t next_act(uint32_t b) const {
@@ -127,9 +146,10 @@ public:
         return m_banks[b].refresh_pending || m_ranks[m_banks[b].rank].refresh_pending;
     }
     // The earliest cycle an ACT for `t` may issue: its bank's next_act and tFAW.
-    uint64_t act_ready(const HbmTxn& t) const {
-        uint64_t ready = next_act(t.bank);
-        const Rank& r = m_ranks[t.rank];
+    uint64_t act_ready(const HbmTxn& t) const { return act_ready(t.bank); }
+    uint64_t act_ready(uint32_t bank) const {
+        uint64_t ready = next_act(bank);
+        const Rank& r = m_ranks[m_banks[bank].rank];
         if (r.act_count == 4) ready = std::max(ready, r.acts[r.act_head] + m_t.tFAW);
         return ready;
     }
@@ -161,6 +181,12 @@ private:
     uint32_t m_banks_per_group;
 
     std::vector<HbmBank> m_banks;
+    std::vector<uint64_t> m_hit_banks;  // see banks_with_hits()
+    void note_hits(uint32_t b) {        // after bank b's queued_hits changed
+        const uint64_t bit = uint64_t{1} << (b % 64);
+        m_hit_banks[b / 64] =
+            m_banks[b].queued_hits != 0 ? m_hit_banks[b / 64] | bit : m_hit_banks[b / 64] & ~bit;
+    }
     std::vector<std::vector<HbmTxn>> m_queues;
     std::vector<uint32_t> m_active_queues;  // see active_queues()
     std::vector<HbmTxn> m_read_q;

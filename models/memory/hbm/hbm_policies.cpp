@@ -20,15 +20,15 @@ public:
 
     HbmPick pick(const HbmChannel& ch, HbmCmdClass want, uint64_t now, uint32_t& rr,
                  uint64_t& next_ready) const override {
-        // Round-robin over the non-empty queues, starting after `rr`.
-        const std::vector<uint32_t>& active = ch.active_queues();
-        const std::size_t first = static_cast<std::size_t>(
-            std::upper_bound(active.begin(), active.end(), rr) - active.begin());
         // With a queue per bank, only the oldest request can need a row command, and column
         // commands exist only while the bank is open: both checks skip most of the scan.
         const bool per_bank = ch.params().ctrl.queue_structure == QueueStructure::kPerBank;
         if (per_bank && want == HbmCmdClass::kColumn)
-            return pick_column_per_bank(ch, now, rr, next_ready, first);
+            return pick_column_per_bank(ch, now, rr, next_ready);
+        // Round-robin over the non-empty queues, starting after `rr`.
+        const std::vector<uint32_t>& active = ch.active_queues();
+        const std::size_t first = static_cast<std::size_t>(
+            std::upper_bound(active.begin(), active.end(), rr) - active.begin());
         if (per_bank && want == HbmCmdClass::kRow)
             return pick_row_per_bank(ch, now, rr, next_ready, first);
         return round_robin(
@@ -73,16 +73,53 @@ private:
         return {};
     }
 
+    // Calls `try_queue(q)` on the queues whose bit is set in `bits` (a bit per queue), in the
+    // same order as round_robin: from the first after `rr` up, then from 0 up to `rr`.
+    template <typename TryQueue>
+    static HbmPick round_robin_bits(const std::vector<uint64_t>& bits, uint32_t rr,
+                                    TryQueue&& try_queue) {
+        const auto in_range = [&](uint32_t from, uint32_t to) -> HbmPick {  // queues [from, to)
+            for (uint32_t w = from / 64; w * 64 < to; ++w) {
+                uint64_t set = bits[w];
+                if (w == from / 64) set &= ~uint64_t{0} << (from % 64);
+                if ((w + 1) * 64 > to) set &= (uint64_t{1} << (to % 64)) - 1;
+                for (; set != 0; set &= set - 1) {
+                    const HbmPick pick =
+                        try_queue(w * 64 + static_cast<uint32_t>(__builtin_ctzll(set)));
+                    if (pick.cmd != HbmCmd::kNone) return pick;
+                }
+            }
+            return {};
+        };
+        const uint32_t n = static_cast<uint32_t>(bits.size() * 64);
+        const uint32_t first = std::min(rr + 1, n);
+        const HbmPick pick = in_range(first, n);
+        return pick.cmd != HbmCmd::kNone ? pick : in_range(0, first);
+    }
+
     // pick()'s column and row scans for a queue per bank, the same decisions in the same order
     // with less work: queue q holds bank q's requests only, so "oldest of its bank" is entry 0,
     // and every read (write) of the queue is ready at the same cycle: once one that passed every
     // other check was found not ready, the queue's later reads (writes) cannot lower next_ready.
+    // Which directions have such a candidate, and which row command the oldest request may
+    // take, depend on the queue, the open row and the hit count only, not on the cycle: each
+    // scan notes them in the bank (HbmScanNote) and, until the bank changes, a queue whose noted
+    // commands are not ready yet is not read at all.
     HbmPick pick_column_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr,
-                                 uint64_t& next_ready, std::size_t first) const {
-        return round_robin(
-            ch, first, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
+                                 uint64_t& next_ready) const {
+        // Only a bank with queued hits can take a column command: visit those alone.
+        return round_robin_bits(
+            ch.banks_with_hits(), rr, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
                 const HbmBank& b = ch.bank(q);
-                if (b.queued_hits == 0 || ch.refresh_blocks(q)) return {};
+                if (ch.refresh_blocks(q)) return {};
+                if (b.scan.column_at == b.changes) {
+                    const uint64_t rd = b.scan.read ? ch.next_rd(q) : kHbmNever;
+                    const uint64_t wr = b.scan.write ? ch.next_wr(q) : kHbmNever;
+                    if (rd > now && wr > now) {
+                        next_ready = std::min({next_ready, rd, wr});
+                        return {};
+                    }
+                }
                 const auto& queue = ch.queue(q);
                 const uint32_t size = m_in_order ? 1 : static_cast<uint32_t>(queue.size());
                 bool seen_read = false, seen_write = false, seen_other_row = false;
@@ -113,6 +150,9 @@ private:
                     rr = q;
                     return {write ? HbmCmd::kWrite : HbmCmd::kRead, q, i};
                 }
+                b.scan.column_at = b.changes;
+                b.scan.read = read_waits;
+                b.scan.write = write_waits;
                 return {};
             });
     }
@@ -121,18 +161,20 @@ private:
         return round_robin(
             ch, first, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
                 const HbmBank& b = ch.bank(q);
-                const HbmTxn& t = ch.queue(q)[0];
-                if (static_cast<int64_t>(t.row) == b.open_row || ch.refresh_blocks(q)) return {};
-                uint64_t ready;
-                HbmCmd cmd;
-                if (b.open_row < 0) {
-                    cmd = HbmCmd::kAct;
-                    ready = ch.act_ready(t);
-                } else {
-                    if (!precharge_allowed(b)) return {};
-                    cmd = HbmCmd::kPre;
-                    ready = b.next_pre;
+                if (ch.refresh_blocks(q)) return {};
+                if (b.scan.row_at != b.changes) {
+                    b.scan.row_at = b.changes;
+                    const HbmTxn& t = ch.queue(q)[0];
+                    if (static_cast<int64_t>(t.row) == b.open_row)
+                        b.scan.row = HbmCmd::kNone;
+                    else if (b.open_row < 0)
+                        b.scan.row = HbmCmd::kAct;
+                    else
+                        b.scan.row = precharge_allowed(b) ? HbmCmd::kPre : HbmCmd::kNone;
                 }
+                const HbmCmd cmd = b.scan.row;
+                if (cmd == HbmCmd::kNone) return {};
+                const uint64_t ready = cmd == HbmCmd::kAct ? ch.act_ready(q) : b.next_pre;
                 if (ready > now) {
                     next_ready = std::min(next_ready, ready);
                     return {};
