@@ -20,6 +20,7 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
       m_banks_per_group(params.org.banks_per_group),
       m_banks(params.org.banks()),
       m_hit_banks((params.org.banks() + 63) / 64, 0),
+      m_row_miss_banks(m_hit_banks.size(), 0),
       m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
       m_groups(params.org.ranks * params.org.bank_groups),
       m_ranks(params.org.ranks) {
@@ -109,7 +110,7 @@ void HbmChannel::do_act(uint32_t bank, uint32_t row, uint64_t now) {
          m_queues[m_p.ctrl.queue_structure == QueueStructure::kPerBank ? bank : 0]) {
         if (q.bank == bank && q.row == row) ++b.queued_hits;
     }
-    note_hits(bank);
+    note_bank(bank);
     raise(b.next_rd, now + m_t.tRCDRD);
     raise(b.next_wr, now + m_t.tRCDWR);
     raise(b.next_pre, now + m_t.tRAS);
@@ -135,7 +136,7 @@ void HbmChannel::do_pre(uint32_t bank, uint64_t now) {
     b.hits = 0;
     b.queued_hits = 0;
     ++b.changes;
-    note_hits(bank);
+    note_bank(bank);
     raise(b.next_act, now + m_t.tRP);
     raise(m_ranks[b.rank].next_ref_cmd, now + m_t.tRP);
     ++m_stats.precharges;
@@ -176,7 +177,7 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     }
     HbmBank& b = m_banks[t.bank];
     --b.queued_hits;
-    note_hits(t.bank);
+    note_bank(t.bank);
     log(now, t.is_write ? HbmCmd::kWrite : HbmCmd::kRead, t.bank, t.row);
     if (t.is_write) {
         ++m_stats.writes;
@@ -212,6 +213,7 @@ void HbmChannel::issue(const HbmPick& p, uint64_t now, std::vector<HbmCompletion
             }
             queue.erase(queue.begin() + p.index);
             ++m_banks[t.bank].changes;
+            note_bank(t.bank);
             --m_queued;
             // A request can move now only if one waits for this queue's freed slot.
             if (m_waiting_for[m_txn_stuck_draining][p.queue] != 0) m_txn_stuck = false;
@@ -313,9 +315,10 @@ bool HbmChannel::schedule_transaction() {
         q.push_back(t);
         HbmBank& b = m_banks[t.bank];
         ++b.changes;
-        if (b.open_row == static_cast<int64_t>(t.row)) {
-            ++b.queued_hits;
-            note_hits(t.bank);
+        const bool hit = b.open_row == static_cast<int64_t>(t.row);
+        b.queued_hits += hit;
+        note_bank(t.bank);
+        if (hit) {
             const uint64_t ready = t.is_write ? next_wr(t.bank) : next_rd(t.bank);
             m_cmd_ready = std::min(m_cmd_ready, ready);
             m_col_ready = std::min(m_col_ready, ready);

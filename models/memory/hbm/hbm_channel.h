@@ -56,15 +56,14 @@ struct HbmCommandRecord {
     int64_t row;
 };
 
-// Scheduler scratch (hbm_policies.cpp): what the last scan of a bank's queue found out from the
-// queue, the open row and the hit count alone, not from timing. It holds while the bank's
-// `changes` equals the stamp, so a scan can skip a queue none of whose commands can be ready
-// yet without reading it (reading the queues was most of a JEDEC run's time: each a cache miss).
+// Scheduler scratch (hbm_policies.cpp): what the last column scan of a bank's queue found out
+// from the queue, the open row and the hit count alone, not from timing. It holds while the
+// bank's `changes` equals the stamp, so a scan can skip a queue none of whose commands can be
+// ready yet without reading it (reading the queues was most of a JEDEC run's time: each a cache
+// miss).
 struct HbmScanNote {
     uint32_t column_at = ~uint32_t{0};  // `changes` when the column scan noted read / write
-    uint32_t row_at = ~uint32_t{0};     // `changes` when the row scan noted row
     bool read = false, write = false;   // a read / a write that only timing kept from issuing
-    HbmCmd row = HbmCmd::kNone;         // the row command the oldest request may take (or none)
 };
 
 struct HbmBank {
@@ -124,6 +123,10 @@ public:
     // A bit per bank, set while the bank has queued hits (queued_hits != 0): the column scans
     // visit only these banks instead of every non-empty queue.
     const std::vector<uint64_t>& banks_with_hits() const { return m_hit_banks; }
+    // With a queue per bank, a bit per bank set while the oldest request of its queue is for
+    // another row than the open one (or none is open): the only banks that may need a row
+    // command, so the row scans visit only these.
+    const std::vector<uint64_t>& banks_missing_row() const { return m_row_miss_banks; }
     // The earliest cycle bank `b` may take an ACT (tFAW aside), RD or WR: the latest of its own,
     // its bank group's and its rank's constraints.
     uint64_t next_act(uint32_t b) const {
@@ -181,11 +184,20 @@ private:
     uint32_t m_banks_per_group;
 
     std::vector<HbmBank> m_banks;
-    std::vector<uint64_t> m_hit_banks;  // see banks_with_hits()
-    void note_hits(uint32_t b) {        // after bank b's queued_hits changed
+    std::vector<uint64_t> m_hit_banks;       // see banks_with_hits()
+    std::vector<uint64_t> m_row_miss_banks;  // see banks_missing_row()
+    // After bank b's queue, open row or queued hits changed: its bits in the two masks.
+    void note_bank(uint32_t b) {
+        const HbmBank& k = m_banks[b];
         const uint64_t bit = uint64_t{1} << (b % 64);
-        m_hit_banks[b / 64] =
-            m_banks[b].queued_hits != 0 ? m_hit_banks[b / 64] | bit : m_hit_banks[b / 64] & ~bit;
+        auto put = [&](std::vector<uint64_t>& mask, bool on) {
+            mask[b / 64] = on ? mask[b / 64] | bit : mask[b / 64] & ~bit;
+        };
+        put(m_hit_banks, k.queued_hits != 0);
+        if (m_p.ctrl.queue_structure == QueueStructure::kPerBank) {
+            const auto& q = m_queues[b];
+            put(m_row_miss_banks, !q.empty() && static_cast<int64_t>(q.front().row) != k.open_row);
+        }
     }
     std::vector<std::vector<HbmTxn>> m_queues;
     std::vector<uint32_t> m_active_queues;  // see active_queues()

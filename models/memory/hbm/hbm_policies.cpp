@@ -25,12 +25,12 @@ public:
         const bool per_bank = ch.params().ctrl.queue_structure == QueueStructure::kPerBank;
         if (per_bank && want == HbmCmdClass::kColumn)
             return pick_column_per_bank(ch, now, rr, next_ready);
+        if (per_bank && want == HbmCmdClass::kRow)
+            return pick_row_per_bank(ch, now, rr, next_ready);
         // Round-robin over the non-empty queues, starting after `rr`.
         const std::vector<uint32_t>& active = ch.active_queues();
         const std::size_t first = static_cast<std::size_t>(
             std::upper_bound(active.begin(), active.end(), rr) - active.begin());
-        if (per_bank && want == HbmCmdClass::kRow)
-            return pick_row_per_bank(ch, now, rr, next_ready, first);
         return round_robin(
             ch, first, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
                 const auto& queue = ch.queue(q);
@@ -101,10 +101,11 @@ private:
     // with less work: queue q holds bank q's requests only, so "oldest of its bank" is entry 0,
     // and every read (write) of the queue is ready at the same cycle: once one that passed every
     // other check was found not ready, the queue's later reads (writes) cannot lower next_ready.
-    // Which directions have such a candidate, and which row command the oldest request may
-    // take, depend on the queue, the open row and the hit count only, not on the cycle: each
-    // scan notes them in the bank (HbmScanNote) and, until the bank changes, a queue whose noted
-    // commands are not ready yet is not read at all.
+    // Which directions have such a candidate depends on the queue, the open row and the hit
+    // count only, not on the cycle: the column scan notes it in the bank (HbmScanNote) and,
+    // until the bank changes, a queue whose noted commands are not ready yet is not read at
+    // all. The row scan needs only the bank: the channel marks the banks whose oldest request
+    // misses the open row.
     HbmPick pick_column_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr,
                                  uint64_t& next_ready) const {
         // Only a bank with queued hits can take a column command: visit those alone.
@@ -157,24 +158,22 @@ private:
             });
     }
     HbmPick pick_row_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr,
-                              uint64_t& next_ready, std::size_t first) const {
-        return round_robin(
-            ch, first, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
+                              uint64_t& next_ready) const {
+        // Only a bank whose oldest request misses the open row can need a row command.
+        return round_robin_bits(
+            ch.banks_missing_row(), rr, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
                 const HbmBank& b = ch.bank(q);
                 if (ch.refresh_blocks(q)) return {};
-                if (b.scan.row_at != b.changes) {
-                    b.scan.row_at = b.changes;
-                    const HbmTxn& t = ch.queue(q)[0];
-                    if (static_cast<int64_t>(t.row) == b.open_row)
-                        b.scan.row = HbmCmd::kNone;
-                    else if (b.open_row < 0)
-                        b.scan.row = HbmCmd::kAct;
-                    else
-                        b.scan.row = precharge_allowed(b) ? HbmCmd::kPre : HbmCmd::kNone;
+                uint64_t ready;
+                HbmCmd cmd;
+                if (b.open_row < 0) {
+                    cmd = HbmCmd::kAct;
+                    ready = ch.act_ready(q);
+                } else {
+                    if (!precharge_allowed(b)) return {};
+                    cmd = HbmCmd::kPre;
+                    ready = b.next_pre;
                 }
-                const HbmCmd cmd = b.scan.row;
-                if (cmd == HbmCmd::kNone) return {};
-                const uint64_t ready = cmd == HbmCmd::kAct ? ch.act_ready(q) : b.next_pre;
                 if (ready > now) {
                     next_ready = std::min(next_ready, ready);
                     return {};
