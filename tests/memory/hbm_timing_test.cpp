@@ -244,6 +244,48 @@ TEST(HbmRefresh, PerBankRefreshBlocksOnlyItsBank) {
     EXPECT_LT(when(r, HbmCmd::kAct, 1), ref + 10);
 }
 
+TEST(HbmRefresh, IdleFirstPerBankRefreshPassesOverABusyBank) {
+    auto d = device();
+    d.ctrl.refresh = RefreshMode::kPerBank;
+    d.timing.tREFIsb = 100, d.timing.tRFCsb = 80;
+    // Bank 0 (group 0) is in use when the first refresh falls due at 100: in turn, bank 0 is
+    // refreshed and its next read waits 80 cycles; idle first, bank 1 is refreshed instead.
+    std::vector<Req> reqs;
+    for (uint64_t c = 90; c < 130; c += 4) reqs.push_back({c, 0, 0, 5, 0});
+    const Replay in_turn = replay(d, reqs);
+    EXPECT_EQ(when(in_turn, HbmCmd::kRef), when(in_turn, HbmCmd::kRef, 0)) << "not bank 0 first";
+    d.ctrl.refresh_idle_first = true;
+    const Replay idle_first = replay(d, reqs);
+    for (const auto& x : idle_first.log) {
+        if (x.cmd == HbmCmd::kRef) {
+            EXPECT_NE(x.bank, 0u) << "the busy bank was refreshed at " << x.cycle;
+            EXPECT_EQ(x.cycle, 100u);
+            break;
+        }
+    }
+    EXPECT_LT(idle_first.done.rbegin()->second, in_turn.done.rbegin()->second);
+}
+
+TEST(HbmRefresh, IdleFirstStillRefreshesEveryBankOncePerRound) {
+    auto d = device();
+    d.ctrl.refresh = RefreshMode::kPerBank;
+    d.ctrl.refresh_idle_first = true;
+    d.timing.tREFIsb = 100, d.timing.tRFCsb = 40;
+    // Bank 0 busy all the time (a read arriving every cycle, more than it serves): it is
+    // refreshed last in each round of 16 refreshes, but it is refreshed, once per round like
+    // every other bank.
+    std::vector<Req> reqs;
+    for (uint64_t c = 0; c < 3250; ++c) reqs.push_back({c, 0, 0, 5, 0});
+    const Replay r = replay(d, reqs);
+    std::map<uint32_t, int> per_bank;
+    for (const auto& x : r.log) {
+        if (x.cmd == HbmCmd::kRef && x.cycle < 3200 + d.timing.tRFCsb) ++per_bank[x.bank];
+    }
+    EXPECT_EQ(per_bank.size(), 16u);
+    for (const auto& [bank, n] : per_bank) EXPECT_EQ(n, 2) << "bank " << bank;
+    EXPECT_GE(when(r, HbmCmd::kRef, 0), 1500u) << "the busy bank went first";
+}
+
 TEST(HbmRefresh, IdleChannelCatchesUpRefreshArithmetically) {
     auto d = device();
     d.ctrl.refresh = RefreshMode::kAllBank;

@@ -364,25 +364,62 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
         const uint64_t round = uint64_t{m_t.tREFIsb} * m_banks.size();
         const uint64_t behind = now - m_next_bank_refresh;
         if (behind > round) {  // whole rounds of every bank: count only
-            const uint64_t skip = (behind - round) / m_t.tREFIsb;
+            uint64_t skip = (behind - round) / m_t.tREFIsb;
+            // Idle first: whole rounds only, which leave the banks owing and the turn as they were.
+            if (m_p.ctrl.refresh_idle_first) skip -= skip % m_banks.size();
             m_stats.refreshes += skip;
             m_next_bank_refresh += skip * m_t.tREFIsb;
             m_refresh_bank = static_cast<uint32_t>((m_refresh_bank + skip) % m_banks.size());
         }
         while (m_next_bank_refresh <= now) {
-            HbmBank& b = m_banks[m_refresh_bank];
-            uint64_t ref = std::max(m_next_bank_refresh, next_act(m_refresh_bank));
+            const uint32_t k = take_refresh_bank();
+            HbmBank& b = m_banks[k];
+            uint64_t ref = std::max(m_next_bank_refresh, next_act(k));
             if (b.open_row >= 0) {
                 const uint64_t pre = std::max(m_next_bank_refresh, b.next_pre);
-                do_pre(m_refresh_bank, pre);
+                do_pre(k, pre);
                 ref = std::max(ref, pre + m_t.tRP);
             }
             b.next_act = ref + m_t.tRFCsb;
             ++m_stats.refreshes;
-            m_refresh_bank = (m_refresh_bank + 1) % static_cast<uint32_t>(m_banks.size());
             m_next_bank_refresh += m_t.tREFIsb;
         }
     }
+}
+
+bool HbmChannel::bank_idle(uint32_t b) const {
+    if (m_p.ctrl.queue_structure == QueueStructure::kPerBank)
+        return m_queues[b].empty() && m_waiting_for[0][b] == 0 && m_waiting_for[1][b] == 0;
+    for (const HbmTxn& t : m_queues[0]) {
+        if (t.bank == b) return false;
+    }
+    return true;
+}
+
+uint32_t HbmChannel::take_refresh_bank() {
+    const auto n = static_cast<uint32_t>(m_banks.size());
+    uint32_t pick = m_refresh_bank;
+    if (m_p.ctrl.refresh_idle_first) {
+        if (m_refresh_owed_count == 0) {  // a new round: every bank owes one
+            m_refresh_owed.assign((n + 63) / 64, 0);
+            for (uint32_t b = 0; b < n; ++b) m_refresh_owed[b / 64] |= uint64_t{1} << (b % 64);
+            m_refresh_owed_count = n;
+        }
+        auto owes = [&](uint32_t b) { return (m_refresh_owed[b / 64] >> (b % 64)) & 1; };
+        // In turn from m_refresh_bank: the first owing bank that is idle, else the first owing.
+        uint32_t first_owing = n;
+        pick = n;
+        for (uint32_t k = 0, b = m_refresh_bank; k < n && pick == n; ++k, b = (b + 1) % n) {
+            if (!owes(b)) continue;
+            if (first_owing == n) first_owing = b;
+            if (bank_idle(b) && !m_banks[b].refresh_pending) pick = b;
+        }
+        if (pick == n) pick = first_owing;
+        m_refresh_owed[pick / 64] &= ~(uint64_t{1} << (pick % 64));
+        --m_refresh_owed_count;
+    }
+    m_refresh_bank = (pick + 1) % n;
+    return pick;
 }
 
 bool HbmChannel::issue_dual(uint64_t now, bool row_used, std::vector<HbmCompletion>& done) {
@@ -435,9 +472,9 @@ uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
         any_refresh |= r.refresh_pending;
     }
     if (now >= m_next_bank_refresh) {
-        m_bank_refresh_pending += !m_banks[m_refresh_bank].refresh_pending;
-        m_banks[m_refresh_bank].refresh_pending = true;
-        m_refresh_bank = (m_refresh_bank + 1) % static_cast<uint32_t>(m_banks.size());
+        const uint32_t b = take_refresh_bank();
+        m_bank_refresh_pending += !m_banks[b].refresh_pending;
+        m_banks[b].refresh_pending = true;
         m_next_bank_refresh += m_t.tREFIsb;
     }
     any_refresh |= m_bank_refresh_pending != 0;

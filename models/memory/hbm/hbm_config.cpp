@@ -97,7 +97,11 @@ const ParamTable kController(
          .range(0, 4096),
      Param::boolean("dual_issue", "one row and one column command per cycle (HBM's separate buses)")
          .dflt("true"),
-     Param::choice("refresh", {"all_bank", "per_bank", "none"}, "refresh mode").dflt("all_bank")});
+     Param::choice("refresh", {"all_bank", "per_bank", "none"}, "refresh mode").dflt("all_bank"),
+     Param::choice("refresh_order", {"round_robin", "idle_first"},
+                   "per-bank refresh: the banks in turn, or first a bank with nothing queued that "
+                   "still owes a refresh in this round (every bank once per tREFIsb x banks)")
+         .dflt("round_robin")});
 
 }  // namespace
 
@@ -176,6 +180,7 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
     ct.refresh = r == "per_bank" ? RefreshMode::kPerBank
                  : r == "none"   ? RefreshMode::kNone
                                  : RefreshMode::kAllBank;
+    ct.refresh_idle_first = kController.string(c, "refresh_order") == "idle_first";
 
     // Checks across keys only when every key read well (stand-ins would only add noise).
     if (!node.problems_reported()) {

@@ -67,6 +67,9 @@ struct HbmControllerParams {
     uint32_t write_drain_idle = 8;     // also drain when above this and no command is queued
     bool dual_issue = true;            // one row and one column command per cycle (HBM)
     RefreshMode refresh = RefreshMode::kAllBank;
+    // Per-bank refresh: false, the banks in turn; true, an idle bank that still owes a refresh
+    // in this round of every bank first (REFpb names its bank), else the next one owing.
+    bool refresh_idle_first = false;
 };
 
 struct HbmDeviceParams {
