@@ -21,6 +21,7 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
       m_banks(params.org.banks()),
       m_hit_banks((params.org.banks() + 63) / 64, 0),
       m_row_miss_banks(m_hit_banks.size(), 0),
+      m_refresh_pending_banks(m_hit_banks.size(), 0),
       m_queues(params.ctrl.queue_structure == QueueStructure::kPerBank ? params.org.banks() : 1),
       m_groups(params.org.ranks * params.org.bank_groups),
       m_ranks(params.org.ranks) {
@@ -259,29 +260,33 @@ bool HbmChannel::handle_refresh(uint64_t now, uint64_t& next_ready) {
         return false;
     }
     if (m_bank_refresh_pending == 0) return false;
-    for (uint32_t b = 0; b < m_banks.size(); ++b) {
-        HbmBank& bank = m_banks[b];
-        if (!bank.refresh_pending) continue;
-        if (bank.open_row >= 0) {
-            if (bank.next_pre <= now) {
-                do_pre(b, now);
-                return true;
+    // The banks with a refresh pending, in index order (a bit each: most of the time one is).
+    for (uint32_t w = 0; w < m_refresh_pending_banks.size(); ++w) {
+        for (uint64_t set = m_refresh_pending_banks[w]; set != 0; set &= set - 1) {
+            const uint32_t b = w * 64 + static_cast<uint32_t>(__builtin_ctzll(set));
+            HbmBank& bank = m_banks[b];
+            if (bank.open_row >= 0) {
+                if (bank.next_pre <= now) {
+                    do_pre(b, now);
+                    return true;
+                }
+                next_ready = std::min(next_ready, bank.next_pre);
+                continue;
             }
-            next_ready = std::min(next_ready, bank.next_pre);
-            continue;
+            // The bank is precharged: REFsb may go once an ACT could (tRP, tRC satisfied).
+            const uint64_t act = next_act(b);
+            if (act > now) {
+                next_ready = std::min(next_ready, act);
+                continue;
+            }
+            bank.next_act = now + m_t.tRFCsb;
+            bank.refresh_pending = false;
+            m_refresh_pending_banks[w] &= ~(uint64_t{1} << (b % 64));
+            --m_bank_refresh_pending;
+            ++m_stats.refreshes;
+            log(now, HbmCmd::kRef, b, -1);
+            return true;
         }
-        // The bank is precharged: REFsb may go once an ACT could (tRP, tRC satisfied).
-        const uint64_t act = next_act(b);
-        if (act > now) {
-            next_ready = std::min(next_ready, act);
-            continue;
-        }
-        bank.next_act = now + m_t.tRFCsb;
-        bank.refresh_pending = false;
-        --m_bank_refresh_pending;
-        ++m_stats.refreshes;
-        log(now, HbmCmd::kRef, b, -1);
-        return true;
     }
     return false;
 }
@@ -475,6 +480,7 @@ uint64_t HbmChannel::tick(uint64_t now, std::vector<HbmCompletion>& done) {
         const uint32_t b = take_refresh_bank();
         m_bank_refresh_pending += !m_banks[b].refresh_pending;
         m_banks[b].refresh_pending = true;
+        m_refresh_pending_banks[b / 64] |= uint64_t{1} << (b % 64);
         m_next_bank_refresh += m_t.tREFIsb;
     }
     any_refresh |= m_bank_refresh_pending != 0;

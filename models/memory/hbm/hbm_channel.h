@@ -184,8 +184,9 @@ private:
     uint32_t m_banks_per_group;
 
     std::vector<HbmBank> m_banks;
-    std::vector<uint64_t> m_hit_banks;       // see banks_with_hits()
-    std::vector<uint64_t> m_row_miss_banks;  // see banks_missing_row()
+    std::vector<uint64_t> m_hit_banks;              // see banks_with_hits()
+    std::vector<uint64_t> m_row_miss_banks;         // see banks_missing_row()
+    std::vector<uint64_t> m_refresh_pending_banks;  // a bit per bank with refresh_pending
     // After bank b's queue, open row or queued hits changed: its bits in the two masks.
     void note_bank(uint32_t b) {
         const HbmBank& k = m_banks[b];
