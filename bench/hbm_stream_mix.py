@@ -12,10 +12,12 @@ with its HBM behind it (`mem-replay --target l2 --request-size 512B`), once with
 several times with the JEDEC controller, each variant taking one mechanism away:
 
   flat                the flat HBM (the pin peak less the refresh duty, 9.10 TB/s)
-  jedec               the JEDEC controller as the preset describes it
+  jedec               the JEDEC controller as the preset describes it (refresh idle banks first)
+  jedec, in turn      per-bank refresh in turn (`die.hbm.controller.refresh_order=round_robin`)
   jedec, no refresh   `die.hbm.controller.refresh=none`
   reads only          the same trace without the writes of c, at the same 12 lines per cycle
-  reads, no refresh   both
+  reads, in turn      reads only, refresh in turn
+  reads, no refresh   reads only, no refresh
   no refresh, wb 64   no refresh and a 64-entry write buffer drained from full
 
 Reported: achieved bandwidth (all bytes the L2 took over the run), HBM bytes, activates and
@@ -64,10 +66,13 @@ def main():
     a = ap.parse_args()
     jedec = "die.hbm.fidelity=jedec"
     noref = "die.hbm.controller.refresh=none"
+    in_turn = "die.hbm.controller.refresh_order=round_robin"
     variants = [("flat", True, []), ("jedec", True, [jedec])]
     if not a.quick:
-        variants += [("jedec, no refresh", True, [jedec, noref]),
+        variants += [("jedec, in turn", True, [jedec, in_turn]),
+                     ("jedec, no refresh", True, [jedec, noref]),
                      ("reads only", False, [jedec]),
+                     ("reads, in turn", False, [jedec, in_turn]),
                      ("reads, no refresh", False, [jedec, noref]),
                      ("no refresh, wb 64", True, [jedec, noref, "die.hbm.controller.write_buffer_depth=64",
                                                   "die.hbm.controller.write_drain_high=64"])]
