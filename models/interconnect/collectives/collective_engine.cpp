@@ -277,7 +277,9 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
 }
 
 int64_t CollectiveEngine::find_link(const RankState& s, uint32_t peer) {
-    if (s.by_peer) {
+    // by_peer exists once there are more peers than kIndexPeersFrom; asking the size keeps the
+    // search within the state's first cache line.
+    if (s.peers.size() > kIndexPeersFrom) {
         const uint32_t l = (*s.by_peer)[peer];
         return l == kNone ? int64_t{-1} : int64_t{l};
     }
@@ -382,9 +384,11 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t link) {
     const int64_t start =
         m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
     // The wait for the flag and the start-up delay the delivery (folded into the transfer).
+    // The delivery reads the message and the receiver's state first.
+    const FlowNetwork::Warm warm{&c.messages[m], &c.ranks[peer]};
     m_net.start_transfer(
         src, dst, bytes, LinkOp::write, m_net.now_ps(),
-        [this, id, m](int64_t) { delivered(id, m); }, label, at - m_net.now_ps() + start);
+        [this, id, m](int64_t) { delivered(id, m); }, label, at - m_net.now_ps() + start, warm);
 }
 
 void CollectiveEngine::delivered(uint32_t id, uint32_t message) {

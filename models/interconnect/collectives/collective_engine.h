@@ -147,8 +147,10 @@ private:
         uint32_t trip_peer = kNone;
         uint64_t trip_epoch = 0;
         int64_t trip_ps = 0;
-        SmallVector<uint32_t, 4> peers;                  // links[i].peer, searched from the front
-        std::unique_ptr<std::vector<uint32_t>> by_peer;  // link per peer rank, once they are many
+        SmallVector<uint32_t, 4> peers;  // links[i].peer, searched from the front
+        // The first 64 bytes end here. by_peer: the link per peer rank, once there are more
+        // than kIndexPeersFrom (link_to makes it).
+        std::unique_ptr<std::vector<uint32_t>> by_peer;
         SmallVector<PeerLink, 4> links;
         Step current;
     };

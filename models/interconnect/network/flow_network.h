@@ -69,8 +69,13 @@ public:
     // last byte is delivered. `label_key` names the transfer in watchdog reports through the
     // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src ==
     // dst delivers at once.
+    // `warm`: addresses `done` reads first (the caller's state for the message), asked of the
+    // cache a few events before the delivery runs; hints only, never dereferenced (a stale one
+    // costs nothing).
+    using Warm = std::array<const void*, 2>;
     void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
-                        Delivered done, uint64_t label_key = 0, int64_t wait_ps = 0);
+                        Delivered done, uint64_t label_key = 0, int64_t wait_ps = 0,
+                        Warm warm = {});
     // `wait_ps` delays the delivery without delaying the start: a sender's start-up or wait
     // folded into the transfer, so that it begins with the rest of this instant (no event of its
     // own); its bytes load the links from at_ps, which shifts the rates of the flows sharing
@@ -156,7 +161,7 @@ private:
     };
     // What a flow's finish event reads sits together: whether it is current (active, version),
     // its transfer, whether that is a stream, and the delay to its delivery.
-    struct Flow {
+    struct alignas(64) Flow {
         uint32_t transfer;
         uint32_t version = 0;  // finish events of older versions are stale
         bool active = false;
@@ -171,13 +176,13 @@ private:
         SmallVector<uint32_t, 4> slot;  // position in each link's flow list
         uint32_t mark = 0;
     };
-    struct Transfer {
+    struct alignas(64) Transfer {
         uint32_t src, dst;
         LinkOp op;
         uint32_t flows_left = 0;
         Delivered done;
         uint64_t label_key = 0;
-        int64_t latest_arrival = 0;
+        Warm warm{};  // start_transfer's hints
         bool stuck = false;
         int64_t wait_ps = 0;            // added to the delivery (start_transfer's wait_ps)
         uint32_t stream = kNotAStream;  // a stream's transfer: never delivered
@@ -193,15 +198,34 @@ private:
     };
     enum class Kind : uint8_t { start, finish, deliver, link_down, timer };
     struct Event {
-        int64_t time;
-        uint64_t seq;
         Kind kind;
         uint32_t id;
         uint32_t version;
-        bool operator>(const Event& o) const {
-            return time != o.time ? time > o.time : seq > o.seq;
+    };
+    // Events run in order of time, those of one time in the order they were posted. A collective
+    // on a symmetric network posts thousands of events for the same instant (every rank's step
+    // ends together), so they are kept in buckets, one list per time in posting order, and only
+    // the buckets are ordered by a heap: (time, when the bucket was made). An event goes to the
+    // newest bucket of its time, found through a small cache indexed by time; when the cache has
+    // lost it, a new bucket is made for that time, which then runs after the older ones of the
+    // same time: the order of posting is kept either way.
+    struct BucketKey {
+        int64_t time;
+        uint64_t made;    // orders the buckets of one time
+        uint32_t bucket;  // index in m_buckets
+        bool operator>(const BucketKey& o) const {
+            return time != o.time ? time > o.time : made > o.made;
         }
     };
+    struct BucketHint {
+        int64_t time = -1;
+        uint32_t bucket = 0;  // the newest bucket of `time`
+    };
+    static constexpr std::size_t kBucketHints = 64;  // a power of two
+    static std::size_t hint_slot(int64_t t) {
+        return static_cast<std::size_t>((static_cast<uint64_t>(t) * 0x9E3779B97F4A7C15ull) >> 58);
+    }
+    void dispatch(const Event& e);
 
     // The cached route (made when missing), nullptr when there is none. The pointer stays valid
     // while a flow uses it, or until the next route_template call otherwise.
@@ -250,8 +274,11 @@ private:
     bool m_bundle;
     uint32_t m_physical;  // links in the topology; aggregated bundles follow
     int64_t m_now = 0;
-    uint64_t m_seq = 0;
-    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
+    std::priority_queue<BucketKey, std::vector<BucketKey>, std::greater<BucketKey>> m_bucket_heap;
+    std::vector<std::vector<Event>> m_buckets;
+    std::vector<uint32_t> m_free_buckets;
+    std::array<BucketHint, kBucketHints> m_bucket_hints{};
+    uint64_t m_buckets_made = 0;
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_free_flows;
     std::vector<Transfer> m_transfers;
