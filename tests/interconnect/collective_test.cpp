@@ -75,12 +75,14 @@ double expected(CollectiveOp op, uint32_t p, uint64_t bytes, uint32_t rank, uint
 }
 
 void check_functional(const TopologyParams& params, CollectiveOp op, CollectiveAlgo algo,
-                      uint32_t ranks, uint64_t bytes, uint32_t root = 0) {
+                      uint32_t ranks, uint64_t bytes, uint32_t root = 0,
+                      uint64_t notify_bytes = 0) {
     const Topology t(params);
     FlowNetwork net(t, 4);
     CollectiveParams cp;
     cp.chunk_bytes = 16;
     cp.reduce_bytes_per_s = 1e12;
+    cp.notify_bytes = notify_bytes;
     CollectiveEngine engine(net, cp, true);
     CollectiveRequest req;
     req.op = op;
@@ -124,6 +126,21 @@ TEST(Collectives, EveryAlgorithmGivesTheTrueResult) {
     check_functional(full_mesh(2, l), O::sendrecv, A::direct, 2, 100);
     check_functional(clos(3, 4), O::allreduce, A::hierarchical, 12, 1000);
     check_functional(clos(3, 4), O::allreduce, A::ring, 12, 1000);
+}
+
+// A rank with more than 16 peers (all-to-all, the mesh) finds its per-peer state through an
+// index by peer rank instead of a search: the results must be the same, ready flags included.
+TEST(Collectives, RanksWithManyPeersGiveTheTrueResult) {
+    using A = CollectiveAlgo;
+    using O = CollectiveOp;
+    const LinkParams l = test::ub_link();
+    const uint32_t p = 24;
+    for (const uint64_t notify : {uint64_t{0}, uint64_t{8}}) {
+        for (const A a : {A::pairwise, A::direct})
+            check_functional(full_mesh(p, l), O::alltoall, a, p, 40 * p, 0, notify);
+        check_functional(full_mesh(p, l), O::allreduce, A::mesh, p, 1000, 0, notify);
+        check_functional(full_mesh(p, l), O::allreduce, A::ring, p, 1000, 0, notify);
+    }
 }
 
 TEST(Collectives, AllToAllVDeliversEveryBlockToItsSlot) {

@@ -248,7 +248,8 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
         }
         uint64_t reduce_bytes = 0;
         for (const RecvOp& w : s.current.waits) {
-            if (!s.arrived.contains((static_cast<uint64_t>(w.peer) << 32) | w.tag)) return;
+            const int64_t l = find_link(s, w.peer);
+            if (l < 0 || !s.links[static_cast<std::size_t>(l)].has_arrived(w.tag)) return;
             if (w.reduce) reduce_bytes += w.bytes;
         }
         if (reduce_bytes > 0 && m_params.reduce_bytes_per_s > 0 && !s.reduced) {
@@ -263,8 +264,11 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
             });
             return;
         }
-        for (const RecvOp& w : s.current.waits)
-            s.arrived.erase((static_cast<uint64_t>(w.peer) << 32) | w.tag);
+        for (const RecvOp& w : s.current.waits) {
+            auto& arrived = s.links[static_cast<std::size_t>(find_link(s, w.peer))].arrived;
+            const auto it = std::find(arrived.begin(), arrived.end(), w.tag);
+            if (it != arrived.end()) arrived.erase(it);
+        }
         for (const SendOp& op : s.current.sends) send(id, rank, op);
         ++s.step;
         s.have_step = false;
@@ -272,87 +276,146 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
     }
 }
 
+int64_t CollectiveEngine::find_link(const RankState& s, uint32_t peer) {
+    // by_peer exists once there are more peers than kIndexPeersFrom; asking the size keeps the
+    // search within the state's first cache line.
+    if (s.peers.size() > kIndexPeersFrom) {
+        const uint32_t l = (*s.by_peer)[peer];
+        return l == kNone ? int64_t{-1} : int64_t{l};
+    }
+    for (std::size_t i = 0; i < s.peers.size(); ++i)
+        if (s.peers[i] == peer) return static_cast<int64_t>(i);
+    return -1;
+}
+
+uint32_t CollectiveEngine::link_to(Collective& c, RankState& s, uint32_t peer) {
+    const int64_t found = find_link(s, peer);
+    if (found >= 0) return static_cast<uint32_t>(found);
+    const auto l = static_cast<uint32_t>(s.links.size());
+    s.links.emplace_back().peer = peer;
+    s.peers.push_back(peer);
+    if (s.by_peer) {
+        (*s.by_peer)[peer] = l;
+    } else if (s.links.size() > kIndexPeersFrom) {
+        s.by_peer = std::make_unique<std::vector<uint32_t>>(c.ranks.size(), kNone);
+        for (uint32_t i = 0; i < s.links.size(); ++i) (*s.by_peer)[s.links[i].peer] = i;
+    }
+    return l;
+}
+
 void CollectiveEngine::send(uint32_t id, uint32_t rank, const SendOp& op) {
     Collective& c = *m_colls[id];
-    Message m{rank, op, {}};
-    if (m_functional) {
-        const auto& b = c.send_buffers.empty() ? c.buffers[rank] : c.send_buffers[rank];
-        m.payload.assign(b.begin() + static_cast<std::ptrdiff_t>(op.src_offset),
-                         b.begin() + static_cast<std::ptrdiff_t>(op.src_offset + op.bytes));
+    uint32_t m = c.free_message;
+    if (m != kNone) {
+        c.free_message = c.messages[m].next;
+    } else {
+        m = static_cast<uint32_t>(c.messages.size());
+        c.messages.emplace_back();
+        if (m_functional) c.payloads.emplace_back();
     }
     RankState& s = c.ranks[rank];
+    const uint32_t l = link_to(c, s, op.peer);
+    c.messages[m] = Message{op, rank, l, kNone};
+    if (m_functional) {
+        const auto& b = c.send_buffers.empty() ? c.buffers[rank] : c.send_buffers[rank];
+        c.payloads[m].assign(b.begin() + static_cast<std::ptrdiff_t>(op.src_offset),
+                             b.begin() + static_cast<std::ptrdiff_t>(op.src_offset + op.bytes));
+    }
     ++s.outstanding;
-    PeerQueue& q = s.queues[op.peer];
-    q.waiting.push_back(std::move(m));
-    if (!q.in_flight) transmit(id, rank, op.peer, q);
+    PeerLink& q = s.links[l];
+    if (q.tail == kNone) {
+        q.head = m;
+    } else {
+        c.messages[q.tail].next = m;
+    }
+    q.tail = m;
+    if (q.flying == kNone) transmit(id, rank, l);
 }
 
 void CollectiveEngine::post_ready(uint32_t id, uint32_t rank, const Step& step) {
     Collective& c = *m_colls[id];
+    RankState& me = c.ranks[rank];
     for (const RecvOp& w : step.waits) {
         const uint32_t sender = w.peer;
-        const int64_t trip = m_net.message_latency_ps(
-            c.request.group[rank], c.request.group[sender], m_params.notify_bytes, LinkOp::write);
+        int64_t trip;
+        if (me.trip_peer == sender && me.trip_epoch == m_net.route_epoch()) {
+            trip = me.trip_ps;
+        } else {
+            trip = m_net.message_latency_ps(c.request.group[rank], c.request.group[sender],
+                                            m_params.notify_bytes, LinkOp::write);
+            me.trip_peer = sender;
+            me.trip_epoch = m_net.route_epoch();
+            me.trip_ps = trip;
+        }
         if (trip < 0) continue;  // no route: the sender waits, the watchdog names it
         RankState& s = c.ranks[sender];
-        s.ready.emplace_back((static_cast<uint64_t>(rank) << 32) | w.tag,
-                             m_net.now_ps() + m_params.notify_overhead_ps + trip);
-        auto q = s.queues.find(rank);
-        if (q != s.queues.end() && !q->second.in_flight) transmit(id, sender, rank, q->second);
+        const uint32_t l = link_to(c, s, rank);
+        PeerLink& q = s.links[l];
+        q.ready.push_back({w.tag, m_net.now_ps() + m_params.notify_overhead_ps + trip});
+        if (q.flying == kNone) transmit(id, sender, l);
     }
 }
 
-void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQueue& q) {
+void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t link) {
     Collective& c = *m_colls[id];
-    if (q.waiting.empty()) return;
     RankState& s = c.ranks[rank];
+    PeerLink& q = s.links[link];
+    const uint32_t m = q.head;
+    if (m == kNone) return;
+    const Message& msg = c.messages[m];
     int64_t at = m_net.now_ps();
     if (m_params.notify_bytes > 0) {
         // The receiver's ready flag for this message's step: posted (else wait for it), and the
         // data leaves once it has arrived.
-        const uint64_t key = (static_cast<uint64_t>(peer) << 32) | q.waiting.front().op.tag;
-        const auto flag =
-            std::find_if(s.ready.begin(), s.ready.end(),
-                         [key](const std::pair<uint64_t, int64_t>& f) { return f.first == key; });
-        if (flag == s.ready.end()) return;
-        at = std::max(at, flag->second);
-        s.ready.erase(flag);
+        const uint32_t tag = msg.op.tag;
+        const auto flag = std::find_if(q.ready.begin(), q.ready.end(),
+                                       [tag](const Flag& f) { return f.tag == tag; });
+        if (flag == q.ready.end()) return;
+        at = std::max(at, flag->at_ps);
+        q.ready.erase(flag);
     }
-    q.in_flight = true;
-    q.id = id;
-    q.flying = std::move(q.waiting.front());
-    q.waiting.pop_front();
+    q.flying = m;
+    q.head = msg.next;
+    if (q.head == kNone) q.tail = kNone;
+    const uint32_t peer = q.peer;
     const uint32_t src = c.request.group[rank], dst = c.request.group[peer];
-    const uint64_t bytes = q.flying.op.bytes;
+    const uint64_t bytes = msg.op.bytes;
     const uint64_t label = transfer_label(id, rank, peer);
     const int64_t start =
         m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
     // The wait for the flag and the start-up delay the delivery (folded into the transfer).
+    // The delivery reads the message and the receiver's state first.
+    const FlowNetwork::Warm warm{&c.messages[m], &c.ranks[peer]};
     m_net.start_transfer(
-        src, dst, bytes, LinkOp::write, m_net.now_ps(), [this, q = &q](int64_t) { delivered(*q); },
-        label, at - m_net.now_ps() + start);
+        src, dst, bytes, LinkOp::write, m_net.now_ps(),
+        [this, id, m](int64_t) { delivered(id, m); }, label, at - m_net.now_ps() + start, warm);
 }
 
-void CollectiveEngine::delivered(PeerQueue& q) {
-    const uint32_t id = q.id;
-    const Message& m = q.flying;
+void CollectiveEngine::delivered(uint32_t id, uint32_t message) {
     Collective& c = *m_colls[id];
-    const uint32_t to = m.op.peer, from = m.from;
+    Message& m = c.messages[message];
+    const uint32_t to = m.op.peer, from = m.from, link = m.link;
     if (m_functional) {
         auto& b = c.buffers[to];
+        const std::vector<double>& payload = c.payloads[message];
         for (uint64_t i = 0; i < m.op.bytes; ++i) {
             if (m.op.reduce) {
-                b[m.op.dst_offset + i] += m.payload[i];
+                b[m.op.dst_offset + i] += payload[i];
             } else {
-                b[m.op.dst_offset + i] = m.payload[i];
+                b[m.op.dst_offset + i] = payload[i];
             }
         }
+        c.payloads[message].clear();
     }
-    c.ranks[to].arrived.insert((static_cast<uint64_t>(from) << 32) | m.op.tag);
+    RankState& receiver = c.ranks[to];
+    PeerLink& in = receiver.links[link_to(c, receiver, from)];
+    if (!in.has_arrived(m.op.tag)) in.arrived.push_back(m.op.tag);
+    m.next = c.free_message;
+    c.free_message = message;
     RankState& sender = c.ranks[from];
     --sender.outstanding;
-    q.in_flight = false;
-    transmit(id, from, to, q);  // replaces q.flying: m is not used after this
+    sender.links[link].flying = kNone;
+    transmit(id, from, link);
     advance(id, to);
     advance(id, from);
 }
@@ -386,9 +449,11 @@ void CollectiveEngine::run() {
             list += fmt::format("\n  rank {} (die{}) at step {} of {}", r, c->request.group[r],
                                 s.step, c->schedule->steps(r));
             if (s.have_step)
-                for (const RecvOp& w : s.current.waits)
-                    if (!s.arrived.contains((static_cast<uint64_t>(w.peer) << 32) | w.tag))
+                for (const RecvOp& w : s.current.waits) {
+                    const int64_t l = find_link(s, w.peer);
+                    if (l < 0 || !s.links[static_cast<std::size_t>(l)].has_arrived(w.tag))
                         list += fmt::format(", waiting for rank {} tag {}", w.peer, w.tag);
+                }
         }
         throw SimulationError(
             fmt::format("watchdog: {} #{} on {} dies cannot finish ({} of {} ranks done):{}",

@@ -32,13 +32,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "models/common/small_vector.h"
 #include "models/interconnect/collectives/collective_params.h"
 #include "models/interconnect/collectives/schedule.h"
 #include "models/interconnect/network/flow_network.h"
@@ -101,54 +100,67 @@ public:
     }
 
 private:
+    static constexpr uint32_t kNone = ~uint32_t{0};
+    // A message a rank sends to one peer: waiting in the rank's queue to that peer, or in flight.
+    // Messages are pooled per collective and linked through `next` (no allocation per message;
+    // the delivery callback carries the message's index, so it fits std::function's inline
+    // storage).
     struct Message {
-        uint32_t from;
         SendOp op;
-        std::vector<double> payload;
+        uint32_t from = 0;
+        uint32_t link = 0;  // the sender's PeerLink for op.peer (an index into its table)
+        uint32_t next = kNone;
     };
-    // The messages a rank sends one peer, one in flight at a time. The one in flight lives here
-    // (not in the delivery callback, which then fits std::function's inline storage: no
-    // allocation per message).
-    struct PeerQueue {
-        uint32_t id = 0;  // the collective
-        bool in_flight = false;
-        Message flying;
-        std::deque<Message> waiting;
+    // A receiver's ready flag for the sender's message of step tag `tag`, and when it arrives.
+    struct Flag {
+        uint32_t tag;
+        int64_t at_ps;
     };
-    // A rank waits on a handful of (peer, tag) keys at a time: a vector searched from the front
-    // costs no allocation and no cache miss per message, unlike a node-based hash container
-    // (15,488 ranks).
-    struct ArrivedSet {
-        std::vector<uint64_t> keys;
-        bool contains(uint64_t k) const {
-            return std::find(keys.begin(), keys.end(), k) != keys.end();
-        }
-        void insert(uint64_t k) {
-            if (!contains(k)) keys.push_back(k);
-        }
-        void erase(uint64_t k) {
-            const auto it = std::find(keys.begin(), keys.end(), k);
-            if (it != keys.end()) keys.erase(it);
+    // What a rank keeps about one peer, in one place: its messages to the peer (one in flight at
+    // a time, the others waiting in order), the peer's ready flags for them (in the order they
+    // were posted), and the tags of the peer's messages that have arrived here and not yet been
+    // consumed by a step. A rank talks to a handful of peers (2 in a ring, 4 in the hierarchical
+    // all-reduce): the table is searched from the front.
+    struct PeerLink {
+        uint32_t peer = 0;
+        uint32_t head = kNone, tail = kNone;  // waiting messages
+        uint32_t flying = kNone;              // the message in flight
+        SmallVector<Flag, 1> ready;
+        SmallVector<uint32_t, 2> arrived;
+        bool has_arrived(uint32_t tag) const {
+            return std::find(arrived.begin(), arrived.end(), tag) != arrived.end();
         }
     };
-    struct RankState {
+    // A rank with more peers than this (all-to-all, the mesh) also indexes its table by peer.
+    static constexpr std::size_t kIndexPeersFrom = 16;
+    // Aligned so that what every message reads (the counters, the flag trip, the peer list
+    // searched for a link) is one cache line; the links and the current step follow.
+    struct alignas(64) RankState {
         uint32_t step = 0;
+        uint32_t outstanding = 0;
         bool busy = false;     // reducing
         bool reduced = false;  // the current step's reduction is done
         bool finished = false;
         bool have_step = false;
+        // The last ready flag's trip, to `trip_peer`, valid while the routes are those of
+        // `trip_epoch` (FlowNetwork::route_epoch): a rank waits on the same sender step after step.
+        uint32_t trip_peer = kNone;
+        uint64_t trip_epoch = 0;
+        int64_t trip_ps = 0;
+        SmallVector<uint32_t, 4> peers;  // links[i].peer, searched from the front
+        // The first 64 bytes end here. by_peer: the link per peer rank, once there are more
+        // than kIndexPeersFrom (link_to makes it).
+        std::unique_ptr<std::vector<uint32_t>> by_peer;
+        SmallVector<PeerLink, 4> links;
         Step current;
-        uint32_t outstanding = 0;
-        ArrivedSet arrived;  // (peer << 32 | tag)
-        // Ready flags from receivers, (peer << 32 | tag) and when the flag arrives here, in the
-        // order they were posted.
-        std::vector<std::pair<uint64_t, int64_t>> ready;
-        std::unordered_map<uint32_t, PeerQueue> queues;
     };
     struct Collective {
         CollectiveRequest request;
         std::unique_ptr<Schedule> schedule;
         std::vector<RankState> ranks;
+        std::vector<Message> messages;              // the pool
+        uint32_t free_message = kNone;              // its free list, linked through Message::next
+        std::vector<std::vector<double>> payloads;  // functional mode: per pooled message
         std::vector<std::vector<double>> buffers;
         std::vector<std::vector<double>>
             send_buffers;  // all-to-all: the input, apart from the output
@@ -166,10 +178,13 @@ private:
     void decide_ring_break(Collective& c);
     void run_host_star(uint32_t id);
     void send(uint32_t id, uint32_t rank, const SendOp& op);
-    // `q` is rank's queue to `peer`; elements of an unordered_map keep their address, so the
-    // queue is looked up once per message, not once per call.
-    void transmit(uint32_t id, uint32_t rank, uint32_t peer, PeerQueue& q);
-    void delivered(PeerQueue& q);  // q.flying has arrived
+    // Sends the first message waiting on rank's link `link` (once its ready flag is there).
+    void transmit(uint32_t id, uint32_t rank, uint32_t link);
+    void delivered(uint32_t id, uint32_t message);
+    // The index of rank's link to `peer`: -1 when it has none (find_link), made when it has none
+    // (link_to).
+    static int64_t find_link(const RankState& s, uint32_t peer);
+    uint32_t link_to(Collective& c, RankState& s, uint32_t peer);
     // notify: `rank` is ready for the step's receives; flags go to their senders.
     void post_ready(uint32_t id, uint32_t rank, const Step& step);
 

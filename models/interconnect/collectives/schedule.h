@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "models/common/registry.h"
+#include "models/common/small_vector.h"
 
 namespace asim {
 
@@ -88,9 +89,11 @@ struct RecvOp {
     bool reduce;  // costs a reduction of `bytes` before the step's sends
 };
 
+// Steps are made one at a time, per rank, millions of times in a large collective: most have one
+// or two receives and sends, held inline (no allocation); all-to-all's and the mesh's spill.
 struct Step {
-    std::vector<RecvOp> waits;
-    std::vector<SendOp> sends;
+    SmallVector<RecvOp, 2> waits;
+    SmallVector<SendOp, 2> sends;
 };
 
 struct ScheduleShape {

@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/common/small_vector.h"
 #include "models/interconnect/topology/topology.h"
 
 namespace asim {
@@ -68,8 +69,13 @@ public:
     // last byte is delivered. `label_key` names the transfer in watchdog reports through the
     // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src ==
     // dst delivers at once.
+    // `warm`: addresses `done` reads first (the caller's state for the message), asked of the
+    // cache a few events before the delivery runs; hints only, never dereferenced (a stale one
+    // costs nothing).
+    using Warm = std::array<const void*, 2>;
     void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
-                        Delivered done, uint64_t label_key = 0, int64_t wait_ps = 0);
+                        Delivered done, uint64_t label_key = 0, int64_t wait_ps = 0,
+                        Warm warm = {});
     // `wait_ps` delays the delivery without delaying the start: a sender's start-up or wait
     // folded into the transfer, so that it begins with the rest of this instant (no event of its
     // own); its bytes load the links from at_ps, which shifts the rates of the flows sharing
@@ -87,6 +93,9 @@ public:
     std::vector<Path> current_routes(uint32_t src, uint32_t dst) const {
         return m_topology.routes(src, dst, 1, m_down);
     }
+    // Counts the changes of routes (a link going down; the route cache emptied): an answer of
+    // current_routes or message_latency_ps stays valid while this stays the same.
+    uint64_t route_epoch() const { return m_route_epoch; }
     // Time a message of `bytes` from `src` to `dst` would take alone on the current routes: the
     // path latency plus its bytes at the route's bottleneck rate, computed, with no transfer and
     // no event (a control message too small to load the links: a collective's ready flag).
@@ -130,41 +139,50 @@ public:
 private:
     // Routes and their merged per-link costs, per (src, dst, op, paths used); cleared when a link
     // goes down. A collective reuses the same pairs step after step.
-    struct RouteTemplate {
-        std::vector<Path> paths;
-        std::vector<uint32_t> links;  // every link of the paths, once, sorted; ids from
-                                      // topology.links().size() on are aggregated bundles
+    // The fields a transfer's start and end touch come first (one or two cache lines): the
+    // links inline, the rate alone on them, the bytes carried, the latency cache.
+    struct alignas(64) RouteTemplate {
+        SmallVector<uint32_t, 4> links;  // every link of the paths, once, sorted; ids from
+                                         // topology.links().size() on are aggregated bundles
+        double solo_rate = 0;            // payload bytes/s alone on its links: 1 / max(cost)
+        double carried = 0;           // payload bytes sent on this route, not yet in m_link_bytes
+        uint64_t latency_packet = 0;  // first packet size (capped at the largest MTU) ...
+        int64_t latency_ps = -1;      // ... and the path latency for it (-1: none yet)
+        uint32_t users = 0;           // active flows on it
+        uint32_t path_count = 0;      // paths.size()
+        bool bundled = false;         // crosses an aggregated bundle
         std::vector<double> cost;     // link-time per payload byte, per link
         std::vector<double> share;    // share of the flow's bytes each link carries
         std::vector<uint64_t> mask;   // aggregated bundles: members used (bit i: i-th member;
                                       // kAllMembers for a bundle of more than 64); 0 otherwise
-        double carried = 0;           // payload bytes sent on this route, not yet in m_link_bytes
-        uint64_t latency_packet = 0;  // first packet size (capped at the largest MTU) ...
-        int64_t latency_ps = -1;      // ... and the path latency for it (-1: none yet)
         uint64_t message_bytes = 0;   // message_latency_ps's last size ...
         int64_t message_latency_ps = -1;  // ... and its answer (-1: none yet)
-        bool bundled = false;             // crosses an aggregated bundle
+        std::vector<Path> paths;
     };
-    struct Flow {
+    // What a flow's finish event reads sits together: whether it is current (active, version),
+    // its transfer, whether that is a stream, and the delay to its delivery.
+    struct alignas(64) Flow {
         uint32_t transfer;
-        std::shared_ptr<RouteTemplate> route;
-        double remaining;      // payload bytes still to leave the source
-        double rate = 0;       // payload bytes per second
-        double weight = 1.0;   // weighted max-min: rate = level x weight
-        int64_t updated = 0;   // time `remaining` refers to
-        int64_t latency = 0;   // path latency
         uint32_t version = 0;  // finish events of older versions are stale
         bool active = false;
-        std::vector<uint32_t> slot;  // position in each link's flow list
+        bool stream = false;             // its transfer is a stream's
+        RouteTemplate* route = nullptr;  // counted in route->users while active
+        int64_t delay = 0;    // from the last byte leaving to the delivery: the path latency and
+                              // the transfer's wait_ps
+        double remaining;     // payload bytes still to leave the source
+        double rate = 0;      // payload bytes per second
+        int64_t updated = 0;  // time `remaining` refers to
+        double weight = 1.0;  // weighted max-min: rate = level x weight
+        SmallVector<uint32_t, 4> slot;  // position in each link's flow list
         uint32_t mark = 0;
     };
-    struct Transfer {
+    struct alignas(64) Transfer {
         uint32_t src, dst;
         LinkOp op;
         uint32_t flows_left = 0;
         Delivered done;
         uint64_t label_key = 0;
-        int64_t latest_arrival = 0;
+        Warm warm{};  // start_transfer's hints
         bool stuck = false;
         int64_t wait_ps = 0;            // added to the delivery (start_transfer's wait_ps)
         uint32_t stream = kNotAStream;  // a stream's transfer: never delivered
@@ -180,18 +198,38 @@ private:
     };
     enum class Kind : uint8_t { start, finish, deliver, link_down, timer };
     struct Event {
-        int64_t time;
-        uint64_t seq;
         Kind kind;
         uint32_t id;
         uint32_t version;
-        bool operator>(const Event& o) const {
-            return time != o.time ? time > o.time : seq > o.seq;
+    };
+    // Events run in order of time, those of one time in the order they were posted. A collective
+    // on a symmetric network posts thousands of events for the same instant (every rank's step
+    // ends together), so they are kept in buckets, one list per time in posting order, and only
+    // the buckets are ordered by a heap: (time, when the bucket was made). An event goes to the
+    // newest bucket of its time, found through a small cache indexed by time; when the cache has
+    // lost it, a new bucket is made for that time, which then runs after the older ones of the
+    // same time: the order of posting is kept either way.
+    struct BucketKey {
+        int64_t time;
+        uint64_t made;    // orders the buckets of one time
+        uint32_t bucket;  // index in m_buckets
+        bool operator>(const BucketKey& o) const {
+            return time != o.time ? time > o.time : made > o.made;
         }
     };
+    struct BucketHint {
+        int64_t time = -1;
+        uint32_t bucket = 0;  // the newest bucket of `time`
+    };
+    static constexpr std::size_t kBucketHints = 64;  // a power of two
+    static std::size_t hint_slot(int64_t t) {
+        return static_cast<std::size_t>((static_cast<uint64_t>(t) * 0x9E3779B97F4A7C15ull) >> 58);
+    }
+    void dispatch(const Event& e);
 
-    std::shared_ptr<RouteTemplate> route_template(uint32_t src, uint32_t dst, LinkOp op,
-                                                  double bytes);
+    // The cached route (made when missing), nullptr when there is none. The pointer stays valid
+    // while a flow uses it, or until the next route_template call otherwise.
+    RouteTemplate* route_template(uint32_t src, uint32_t dst, LinkOp op, double bytes);
     void aggregate_bundles(RouteTemplate& r) const;
     static constexpr uint64_t kAllMembers = ~uint64_t{0};
     bool uses_member(uint64_t mask, std::size_t position) const {
@@ -208,17 +246,17 @@ private:
     // Whether flows other than those on link `l` itself constrain it: aggregated flows on the
     // bundle of a member link, or member flows of an aggregated bundle.
     bool bundle_busy(uint32_t l) const {
-        if (l >= m_physical) return m_member_flows[l - m_physical] != 0;
-        const uint32_t v = m_link_bundle[l];
-        return v != Topology::kNoBundle && !m_link_flows[v].empty();
+        if (l >= m_physical) return m_links[l].member_flows != 0;
+        const uint32_t v = m_links[l].bundle;
+        return v != Topology::kNoBundle && !m_links[v].flows.empty();
     }
     void count_member(uint32_t l, int delta) {
-        if (l < m_physical && m_link_bundle[l] != Topology::kNoBundle)
-            m_member_flows[m_link_bundle[l] - m_physical] += static_cast<uint32_t>(delta);
+        if (l < m_physical && m_links[l].bundle != Topology::kNoBundle)
+            m_links[m_links[l].bundle].member_flows += static_cast<uint32_t>(delta);
     }
 
     void post(int64_t t, Kind k, uint32_t id, uint32_t version = 0);
-    uint32_t new_flow(uint32_t transfer, const std::shared_ptr<RouteTemplate>& route, double bytes);
+    uint32_t new_flow(uint32_t transfer, RouteTemplate* route, double bytes);
     void activate(uint32_t flow);
     void deactivate(uint32_t flow);
     void solve();  // max-min over the components touched since the last solve
@@ -235,12 +273,12 @@ private:
     std::size_t m_max_paths;
     bool m_bundle;
     uint32_t m_physical;  // links in the topology; aggregated bundles follow
-    // Per physical link: its bundle's aggregate id, or kNoBundle.
-    std::vector<uint32_t> m_link_bundle;
-    std::vector<uint32_t> m_member_flows;  // per bundle: active flow entries on its member links
     int64_t m_now = 0;
-    uint64_t m_seq = 0;
-    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
+    std::priority_queue<BucketKey, std::vector<BucketKey>, std::greater<BucketKey>> m_bucket_heap;
+    std::vector<std::vector<Event>> m_buckets;
+    std::vector<uint32_t> m_free_buckets;
+    std::array<BucketHint, kBucketHints> m_bucket_hints{};
+    uint64_t m_buckets_made = 0;
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_free_flows;
     std::vector<Transfer> m_transfers;
@@ -250,49 +288,58 @@ private:
     std::vector<std::function<void()>> m_timers;
     std::vector<uint32_t> m_free_timers;
     // Active flows on one link: the first inline (most links carry at most one flow at a time,
-    // so activation touches one cache line per link), the rest in a vector.
+    // so activation touches one cache line per link), the rest in a vector made when a second
+    // flow first joins.
     class FlowsOnLink {
     public:
         uint32_t size() const { return m_size; }
         bool empty() const { return m_size == 0; }
-        uint32_t operator[](uint32_t i) const { return i == 0 ? m_first : m_rest[i - 1]; }
+        uint32_t operator[](uint32_t i) const { return i == 0 ? m_first : (*m_rest)[i - 1]; }
         void set(uint32_t i, uint32_t flow) {
             if (i == 0) {
                 m_first = flow;
             } else {
-                m_rest[i - 1] = flow;
+                (*m_rest)[i - 1] = flow;
             }
         }
         uint32_t push(uint32_t flow) {  // returns its slot
             if (m_size == 0) {
                 m_first = flow;
             } else {
-                m_rest.push_back(flow);
+                if (!m_rest) m_rest = std::make_unique<std::vector<uint32_t>>();
+                m_rest->push_back(flow);
             }
             return m_size++;
         }
         uint32_t back() const { return (*this)[m_size - 1]; }
         void pop() {
-            if (m_size > 1) m_rest.pop_back();
+            if (m_size > 1) m_rest->pop_back();
             --m_size;
         }
 
     private:
         uint32_t m_size = 0;
         uint32_t m_first = 0;
-        std::vector<uint32_t> m_rest;
+        std::unique_ptr<std::vector<uint32_t>> m_rest;
     };
-    std::vector<FlowsOnLink> m_link_flows;  // active flows per link
+    // Per link (physical, then aggregated bundles): what activating a flow on it reads, in one
+    // place (24 bytes).
+    struct LinkEntry {
+        FlowsOnLink flows;                      // active flows
+        uint32_t bundle = Topology::kNoBundle;  // physical link: its bundle's aggregate id
+        uint32_t member_flows = 0;              // aggregate: active flow entries on its members
+    };
+    std::vector<LinkEntry> m_links;
     std::vector<char> m_down;
     std::vector<double> m_link_bytes;  // per physical link, from routes no longer cached
     // Routes dropped from the cache with flows still on them (their bytes are not all counted).
-    std::vector<std::shared_ptr<RouteTemplate>> m_retired;
+    std::vector<std::unique_ptr<RouteTemplate>> m_retired;
     std::vector<uint32_t> m_dirty_links;
     std::vector<uint32_t> m_link_mark;
-    std::unordered_map<uint64_t, std::shared_ptr<RouteTemplate>> m_routes;
+    std::unordered_map<uint64_t, std::unique_ptr<RouteTemplate>> m_routes;
     struct RouteHint {
         uint64_t key = 0;
-        std::shared_ptr<RouteTemplate> route;
+        RouteTemplate* route = nullptr;
     };
     // Per source: its last two routes (a collective rank sends data one way and its ready flags
     // another), the more recent first.
@@ -306,6 +353,7 @@ private:
     std::vector<std::pair<uint32_t, uint64_t>> m_cons_masks;
     std::vector<uint32_t> m_expand;
     uint32_t m_epoch = 0;
+    uint64_t m_route_epoch = 0;
     std::size_t m_pending = 0;
     FlowNetworkStats m_stats;
 };
