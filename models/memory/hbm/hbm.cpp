@@ -27,7 +27,7 @@ Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& params, StatsRegistry& s
       m_refreshes(StatsGroup(stats, *this).counter("refreshes", "REF commands")),
       m_row_hits(
           StatsGroup(stats, *this).counter("row_hits", "column commands to an already open row")) {
-    m_pending.resize(2 * std::size_t{m_core.channel_count()});
+    m_pending.resize(4 * std::size_t{m_core.channel_count()});
     l2_in.register_b_transport(this, &Hbm::b_transport);
     SC_HAS_PROCESS(Hbm);
     SC_THREAD(run);
@@ -66,20 +66,34 @@ void Hbm::accept(uint64_t addr, bool is_write, Waiter* w) {
     m_core.accept(now_cycle(), addr, is_write, tag, m_done);
 }
 
+bool Hbm::may_enter(uint32_t line, uint64_t addr, bool is_write) const {
+    const bool prefetch = (line & 1) != 0;
+    if (prefetch && !m_pending[line - 1].empty()) return false;  // demand of its kind waits
+    return m_core.can_accept(addr, is_write, prefetch);
+}
+
 void Hbm::accept_pending() {
     bool moved = false;
-    for (std::size_t i = 0; i < m_pending_channels.size();) {
-        auto& q = m_pending[m_pending_channels[i]];
-        while (!q.empty() && m_core.can_accept(q.front().addr, q.front().is_write)) {
-            accept(q.front().addr, q.front().is_write, q.front().waiter);
-            q.pop_front();
-            moved = true;
-        }
-        if (q.empty()) {
-            m_pending_channels[i] = m_pending_channels.back();
-            m_pending_channels.pop_back();
-        } else {
-            ++i;
+    // Demand lines first, then prefetch lines (which also wait for their demand line).
+    for (const uint32_t prefetch : {0u, 1u}) {
+        for (std::size_t i = 0; i < m_pending_channels.size();) {
+            const uint32_t line = m_pending_channels[i];
+            auto& q = m_pending[line];
+            if ((line & 1) != prefetch) {
+                ++i;
+                continue;
+            }
+            while (!q.empty() && may_enter(line, q.front().addr, q.front().is_write)) {
+                accept(q.front().addr, q.front().is_write, q.front().waiter);
+                q.pop_front();
+                moved = true;
+            }
+            if (q.empty()) {
+                m_pending_channels[i] = m_pending_channels.back();
+                m_pending_channels.pop_back();
+            } else {
+                ++i;
+            }
         }
     }
     if (moved) {
@@ -124,15 +138,17 @@ Picoseconds Hbm::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int
     const uint64_t access = m_core.access_bytes();
     const uint64_t first = p.get_address() / access * access;
     const uint64_t end = p.get_address() + p.get_data_length();
+    const TransactionInfo* info = info_of(p);
+    const bool prefetch = info && info->stream == StreamClass::kPrefetch;  // demand first
     Waiter w;
     w.outstanding = 1;  // a guard until every access has been handed over
     advance_to(now_cycle());
     for (uint64_t a = first; a < end; a += access) {
         ++w.outstanding;
         const uint32_t channel = m_core.channel_of(a);  // decoded once for can_accept and accept
-        const uint32_t line = 2 * channel + (is_write ? 1 : 0);
+        const uint32_t line = line_of(channel, is_write, prefetch);
         auto& q = m_pending[line];
-        if (q.empty() && m_core.can_accept(a, is_write)) {
+        if (q.empty() && may_enter(line, a, is_write)) {
             accept(a, is_write, &w);
         } else {
             // The channel is full: this access waits in its channel's line (the back-pressure),
@@ -159,7 +175,7 @@ Picoseconds Hbm::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int
         done += static_cast<Picoseconds>(m_params.network_latency_ps);
         m_read_latency_ns.sample((done - ClockDomain::to_ps(start)) / 1000);
     }
-    if (const TransactionInfo* info = info_of(p); info && info->ledger) {
+    if (info && info->ledger) {
         info->ledger->hbm(*info, p.get_data_length(), is_write);  // per-op bytes (op_ledger.h)
     }
     return done;

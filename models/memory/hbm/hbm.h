@@ -56,6 +56,15 @@ private:
         bool is_write;
         Waiter* waiter;
     };
+    // The line of a channel's accesses waiting for room: reads and writes, demand and prefetch
+    // (stream class prefetch: H-JSD prefetches and staging copies), each its own.
+    static uint32_t line_of(uint32_t channel, bool is_write, bool prefetch) {
+        return 4 * channel + 2 * uint32_t{is_write} + uint32_t{prefetch};
+    }
+    // Whether the access at the front of `line` may enter now. Demand first (DESIGN §5): a
+    // prefetch access waits while a demand access of its channel and direction waits, and
+    // leaves the controller's demand_entries free.
+    bool may_enter(uint32_t line, uint64_t addr, bool is_write) const;
     friend class TlmTarget<Hbm>;
     uint64_t address_limit() const { return m_params.capacity_bytes(); }
     Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
@@ -74,8 +83,9 @@ private:
     // tag -> waiter of each access in flight; a tag is a slot, reused once its access completed.
     std::vector<Waiter*> m_waiting;
     std::vector<uint64_t> m_free_tags;
-    // Per channel, a line of reads (2 x channel) and one of writes (2 x channel + 1): a read
-    // waits only for room in the read queue, a write for room in the write buffer.
+    // Per channel, lines of demand reads, prefetch reads, demand writes and prefetch writes
+    // (line_of): a read waits only for room in the read queue, a write for room in the write
+    // buffer.
     std::vector<std::deque<Pending>> m_pending;
     std::vector<uint32_t> m_pending_channels;  // lines of m_pending that are not empty
     sc_core::sc_event m_wake;                  // a request arrived

@@ -44,9 +44,9 @@ HbmChannel::HbmChannel(const HbmDeviceParams& params, const HbmScheduler& schedu
     for (const Rank& r : m_ranks) m_next_active = std::min(m_next_active, r.next_refresh);
 }
 
-bool HbmChannel::can_accept(bool is_write) const {
-    return is_write ? m_write_buf.size() < m_p.ctrl.write_buffer_depth
-                    : m_read_q.size() < m_p.ctrl.read_queue_depth;
+bool HbmChannel::can_accept(bool is_write, uint32_t kept) const {
+    return is_write ? m_write_buf.size() + kept < m_p.ctrl.write_buffer_depth
+                    : m_read_q.size() + kept < m_p.ctrl.read_queue_depth;
 }
 
 bool HbmChannel::idle() const { return m_read_q.empty() && m_write_buf.empty() && m_queued == 0; }

@@ -103,7 +103,9 @@ public:
     HbmChannel(const HbmDeviceParams& params, const HbmScheduler& scheduler,
                const HbmPagePolicy& policy);
 
-    bool can_accept(bool is_write) const;
+    // Room in the read queue (write buffer) with `kept` entries left free: a prefetch access
+    // passes the controller's demand_entries, a demand access 0.
+    bool can_accept(bool is_write, uint32_t kept = 0) const;
     // Accepts a decoded transaction at `cycle` (after this cycle's tick). Posted writes and reads
     // that hit the write buffer complete at cycle + 1 and are appended to `done`.
     void accept(const HbmTxn& t, std::vector<HbmCompletion>& done);

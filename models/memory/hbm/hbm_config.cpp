@@ -85,6 +85,11 @@ const ParamTable kController(
      Param::integer("read_queue_depth", "entries", "read transaction queue per channel")
          .range(1, 4096),
      Param::integer("write_buffer_depth", "entries", "posted writes per channel").range(1, 4096),
+     Param::integer("demand_entries", "entries",
+                    "of the read queue and of the write buffer, kept for demand accesses (H-JSD "
+                    "prefetches and staging copies use the rest, and enter after waiting demand)")
+         .dflt("0")
+         .range(0, 4095),
      Param::integer("write_drain_high", "entries", "start draining writes at this occupancy")
          .dflt_from("write_buffer_depth")
          .range(0, 4096),
@@ -171,6 +176,7 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
     ct.command_queue_depth = entries_of("command_queue_depth");
     ct.read_queue_depth = entries_of("read_queue_depth");
     ct.write_buffer_depth = entries_of("write_buffer_depth");
+    ct.demand_entries = entries_of("demand_entries");
     ct.write_drain_high =
         static_cast<uint32_t>(kController.integer(c, "write_drain_high", ct.write_buffer_depth));
     ct.write_drain_low = entries_of("write_drain_low");

@@ -29,8 +29,9 @@ public:
     // `addr` must be below the capacity; it is aligned down to one access. channel_of(),
     // can_accept() and accept() of the same address decode it once.
     uint32_t channel_of(uint64_t addr) const { return decoded(addr).channel; }
-    bool can_accept(uint64_t addr, bool is_write) const {
-        return m_channels[decoded(addr).channel].can_accept(is_write);
+    bool can_accept(uint64_t addr, bool is_write, bool prefetch = false) const {
+        return m_channels[decoded(addr).channel].can_accept(is_write,
+                                                            prefetch ? m_p.ctrl.demand_entries : 0);
     }
     // Accepts at cycle `now`, after tick(now). Completions go to `done` (see HbmChannel).
     void accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,

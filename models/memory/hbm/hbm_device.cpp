@@ -89,6 +89,9 @@ std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() con
          "controller.write_drain_high", "must be between 1 and write_buffer_depth");
     need(c.write_drain_low < c.write_drain_high, "controller.write_drain_low",
          "must be below write_drain_high");
+    need(c.demand_entries < std::min(c.read_queue_depth, c.write_buffer_depth),
+         "controller.demand_entries",
+         "must be below read_queue_depth and write_buffer_depth (prefetches need an entry)");
     try {
         AddressMapping m(c.mapping, o);
     } catch (const std::invalid_argument& e) {

@@ -62,10 +62,13 @@ struct HbmControllerParams {
     uint32_t command_queue_depth = 8;  // per bank, or per channel when shared
     uint32_t read_queue_depth = 32;    // transaction queue for reads, per channel
     uint32_t write_buffer_depth = 32;  // posted writes, per channel
-    uint32_t write_drain_high = 32;    // start draining writes at this occupancy
-    uint32_t write_drain_low = 0;      // stop draining at this occupancy
-    uint32_t write_drain_idle = 8;     // also drain when above this and no command is queued
-    bool dual_issue = true;            // one row and one column command per cycle (HBM)
+    // Of the read queue and of the write buffer, entries prefetch accesses (H-JSD prefetches and
+    // staging copies) may not take: kept for demand (DESIGN §5 demand first).
+    uint32_t demand_entries = 0;
+    uint32_t write_drain_high = 32;  // start draining writes at this occupancy
+    uint32_t write_drain_low = 0;    // stop draining at this occupancy
+    uint32_t write_drain_idle = 8;   // also drain when above this and no command is queued
+    bool dual_issue = true;          // one row and one column command per cycle (HBM)
     RefreshMode refresh = RefreshMode::kAllBank;
     // Per-bank refresh: false, the banks in turn; true, an idle bank that still owes a refresh
     // in this round of every bank first (REFpb names its bank), else the next one owing.
