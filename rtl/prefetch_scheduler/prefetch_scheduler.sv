@@ -1,9 +1,11 @@
 // H-JSD prefetch scheduler (DESIGN §5, cycle semantics in models/chip/hjsd/README.md and
 // rtl/README.md). One clock, synchronous active-high reset, no latches.
 //
-// Candidates {op_seq, addr, bytes, partition, tier} queue in program order; the head is served
+// Candidates {op_seq, addr, bytes, partition, tier, est} queue in program order; the head is served
 // strictly in order, cut into chunk-aligned pieces, and issued as one request per cycle when it
-// lies in the window current < op_seq <= current + depth, its partition has credit for the chunk,
+// lies in the window current < op_seq <= current + depth and (cfg_horizon non-zero) within the
+// time horizon est - current_est <= cfg_horizon (estimated start times, wrapping at 2^EST_W),
+// its partition has credit for the chunk,
 // throttle is low and the request port is ready. Credit is taken at issue and given back by credit
 // returns. A head whose op already started (op_seq <= current) is dropped (late); else a head
 // larger than its partition's credit limit, which the partition can never hold, is dropped
@@ -20,6 +22,7 @@ module prefetch_scheduler #(
     parameter int CREDIT_W    = 40,  // credit and credit-return bytes
     parameter int CNT_W       = 64,  // event counters
     parameter int TIER_W      = 2,   // source tier (0 = local HBM)
+    parameter int EST_W       = 32,  // estimated start times and the horizon, cycles
     localparam int DEPTH_W = $clog2(MAX_DEPTH + 1),
     localparam int PART_W  = NPART > 1 ? $clog2(NPART) : 1,
     localparam int QPTR_W  = QUEUE_DEPTH > 1 ? $clog2(QUEUE_DEPTH) : 1,
@@ -33,6 +36,7 @@ module prefetch_scheduler #(
     input  logic [DEPTH_W-1:0]        cfg_depth,
     input  logic [LEN_W-1:0]          cfg_chunk,         // power of two
     input  logic [NPART*CREDIT_W-1:0] cfg_credit_limit,  // partition p at [p*CREDIT_W +: CREDIT_W]
+    input  logic [EST_W-1:0]          cfg_horizon,       // cycles of estimated time; 0 = no bound
 
     // prefetch candidates, program order
     input  logic                      cand_valid,
@@ -42,11 +46,13 @@ module prefetch_scheduler #(
     input  logic [LEN_W-1:0]          cand_bytes,
     input  logic [PART_W-1:0]         cand_partition,
     input  logic [TIER_W-1:0]         cand_tier,
+    input  logic [EST_W-1:0]          cand_est,          // estimated start of its op
 
     // the compute side began op op_start_seq
     input  logic                      op_start_valid,
     output logic                      op_start_ready,
     input  logic [SEQ_W-1:0]          op_start_seq,
+    input  logic [EST_W-1:0]          op_start_est,      // estimated start of that op
 
     // prefetched L2 space consumed or evicted
     input  logic                      credit_valid,
@@ -89,15 +95,19 @@ module prefetch_scheduler #(
     logic [LEN_W-1:0]    q_bytes[QUEUE_DEPTH];
     logic [PART_W-1:0]   q_part [QUEUE_DEPTH];
     logic [TIER_W-1:0]   q_tier [QUEUE_DEPTH];
+    logic [EST_W-1:0]    q_est  [QUEUE_DEPTH];
     logic [QPTR_W-1:0]   rd_ptr, wr_ptr;
     logic [QCNT_W-1:0]   count;
     logic [LEN_W-1:0]    head_off;   // bytes of the head already issued
     logic                has_cur;    // an op_start was seen ("current = -1" before)
     logic [SEQ_W-1:0]    cur_seq;
+    logic [EST_W-1:0]    cur_est;    // the current op's estimated start (0 before the first)
     logic [CREDIT_W-1:0] credit[NPART];
 
     // ---- head decode ----
     logic              head_valid, head_late, head_oversize, head_in_window, head_eligible;
+    logic              head_in_horizon;
+    logic [EST_W-1:0]  h_est, est_ahead;
     logic [SEQ_W-1:0]  h_seq;
     logic [ADDR_W-1:0] h_addr, at;
     logic [LEN_W-1:0]  h_bytes, remaining, to_boundary, chunk_len;
@@ -121,6 +131,7 @@ module prefetch_scheduler #(
     assign h_bytes = q_bytes[rd_ptr];
     assign h_part  = q_part[rd_ptr];
     assign h_tier  = q_tier[rd_ptr];
+    assign h_est   = q_est[rd_ptr];
 
     assign head_late = head_valid && has_cur && h_seq <= cur_seq;
     // Bytes-bounded lookahead: a head larger than its partition's (current) credit limit can never
@@ -138,7 +149,12 @@ module prefetch_scheduler #(
     assign head_in_window = has_cur ? {1'b0, h_seq} <= window_hi
                                     : {1'b0, h_seq} < {{(SEQ_W + 1 - DEPTH_W){1'b0}}, cfg_depth};
 `endif
-    assign head_eligible = head_valid && !head_late && !head_oversize && head_in_window;
+    // The time horizon: the head's op estimated to start at most cfg_horizon cycles after the
+    // current op (the subtraction wraps like the estimates).
+    assign est_ahead       = h_est - cur_est;
+    assign head_in_horizon = cfg_horizon == '0 || est_ahead <= cfg_horizon;
+    assign head_eligible = head_valid && !head_late && !head_oversize && head_in_window &&
+                           head_in_horizon;
 
     // The head chunk runs to the next multiple of cfg_chunk or to the end of the region.
     assign at          = h_addr + {{(ADDR_W - LEN_W){1'b0}}, head_off};
@@ -191,6 +207,7 @@ module prefetch_scheduler #(
             head_off <= '0;
             has_cur  <= 1'b0;
             cur_seq  <= '0;
+            cur_est  <= '0;
             for (int p = 0; p < NPART; p++) credit[p] <= limit[p];
             cnt_issued_chunks   <= '0;
             cnt_issued_bytes    <= '0;
@@ -215,7 +232,7 @@ module prefetch_scheduler #(
                 if (throttle)        cnt_throttle_stalls <= cnt_throttle_stalls + 1'b1;
                 else if (!credit_ok) cnt_credit_stalls   <= cnt_credit_stalls + 1'b1;
                 else                 cnt_port_stalls     <= cnt_port_stalls + 1'b1;
-            end else if (head_valid && !head_in_window) begin  // neither late nor oversize: not dropped
+            end else if (head_valid && !(head_in_window && head_in_horizon)) begin  // neither late nor oversize
                 cnt_window_waits <= cnt_window_waits + 1'b1;
             end
 
@@ -227,6 +244,7 @@ module prefetch_scheduler #(
                 q_bytes[wr_ptr] <= cand_bytes;
                 q_part[wr_ptr]  <= cand_partition;
                 q_tier[wr_ptr]  <= cand_tier;
+                q_est[wr_ptr]   <= cand_est;
                 wr_ptr <= wr_ptr == QPTR_W'(QUEUE_DEPTH - 1) ? '0 : wr_ptr + 1'b1;
             end
             count <= count + QCNT_W'(push) - QCNT_W'(head_done || drop);
@@ -235,6 +253,7 @@ module prefetch_scheduler #(
             if (op_start_valid) begin
                 has_cur <= 1'b1;
                 cur_seq <= op_start_seq;
+                cur_est <= op_start_est;
             end
             for (int p = 0; p < NPART; p++) credit[p] <= credit_next[p];
         end

@@ -5,7 +5,7 @@
 // scripts/rtl_formal.sh places this same instance at the end of the block's text (what bind means).
 bind prefetch_scheduler prefetch_scheduler_checker #(
     .MAX_DEPTH(MAX_DEPTH), .QUEUE_DEPTH(QUEUE_DEPTH), .ADDR_W(ADDR_W), .LEN_W(LEN_W), .SEQ_W(SEQ_W),
-    .NPART(NPART), .CREDIT_W(CREDIT_W), .CNT_W(CNT_W), .TIER_W(TIER_W)
+    .NPART(NPART), .CREDIT_W(CREDIT_W), .CNT_W(CNT_W), .TIER_W(TIER_W), .EST_W(EST_W)
 ) u_checker (
     .*,
     .blk_credit({credit[3 % NPART], credit[2 % NPART], credit[1 % NPART], credit[0]}),
@@ -43,5 +43,12 @@ bind prefetch_scheduler prefetch_scheduler_checker #(
         q_tier[9 % QUEUE_DEPTH], q_tier[8 % QUEUE_DEPTH], q_tier[7 % QUEUE_DEPTH],
         q_tier[6 % QUEUE_DEPTH], q_tier[5 % QUEUE_DEPTH], q_tier[4 % QUEUE_DEPTH],
         q_tier[3 % QUEUE_DEPTH], q_tier[2 % QUEUE_DEPTH], q_tier[1 % QUEUE_DEPTH],
-        q_tier[0]})
+        q_tier[0]}),
+    .blk_q_est({
+        q_est[15 % QUEUE_DEPTH], q_est[14 % QUEUE_DEPTH], q_est[13 % QUEUE_DEPTH],
+        q_est[12 % QUEUE_DEPTH], q_est[11 % QUEUE_DEPTH], q_est[10 % QUEUE_DEPTH],
+        q_est[9 % QUEUE_DEPTH], q_est[8 % QUEUE_DEPTH], q_est[7 % QUEUE_DEPTH],
+        q_est[6 % QUEUE_DEPTH], q_est[5 % QUEUE_DEPTH], q_est[4 % QUEUE_DEPTH],
+        q_est[3 % QUEUE_DEPTH], q_est[2 % QUEUE_DEPTH], q_est[1 % QUEUE_DEPTH],
+        q_est[0]})
 );

@@ -4,7 +4,8 @@
 // yosys formal run (scripts/rtl_formal.sh).
 //
 // How: a reference model of the contract, built from the block's pins only (candidates accepted,
-// op_start, credit returns, throttle, req_ready, registers), runs beside the block. The contract
+// op_start with its estimated start, credit returns, throttle, req_ready, registers), runs beside
+// the block. The contract
 // properties (a_*) compare the block's outputs and counters with it. The helper invariants (h_*)
 // are the refinement map from the block's state to the model's (same queue, pointers, head
 // offset, current op and credits) plus the model's own invariants; they are what lets induction
@@ -29,6 +30,7 @@ module prefetch_scheduler_checker #(
     parameter int CREDIT_W    = 40,
     parameter int CNT_W       = 64,
     parameter int TIER_W      = 2,
+    parameter int EST_W       = 32,
     localparam int DEPTH_W = $clog2(MAX_DEPTH + 1),
     localparam int PART_W  = NPART > 1 ? $clog2(NPART) : 1,
     localparam int QPTR_W  = QUEUE_DEPTH > 1 ? $clog2(QUEUE_DEPTH) : 1,
@@ -47,6 +49,7 @@ module prefetch_scheduler_checker #(
     input logic [DEPTH_W-1:0]        cfg_depth,
     input logic [LEN_W-1:0]          cfg_chunk,
     input logic [NPART*CREDIT_W-1:0] cfg_credit_limit,
+    input logic [EST_W-1:0]          cfg_horizon,
     input logic                      cand_valid,
     input logic                      cand_ready,
     input logic [SEQ_W-1:0]          cand_op_seq,
@@ -54,9 +57,11 @@ module prefetch_scheduler_checker #(
     input logic [LEN_W-1:0]          cand_bytes,
     input logic [PART_W-1:0]         cand_partition,
     input logic [TIER_W-1:0]         cand_tier,
+    input logic [EST_W-1:0]          cand_est,
     input logic                      op_start_valid,
     input logic                      op_start_ready,
     input logic [SEQ_W-1:0]          op_start_seq,
+    input logic [EST_W-1:0]          op_start_est,
     input logic                      credit_valid,
     input logic                      credit_ready,
     input logic [PART_W-1:0]         credit_partition,
@@ -83,24 +88,28 @@ module prefetch_scheduler_checker #(
     input logic [LEN_W-1:0]          head_off,
     input logic                      has_cur,
     input logic [SEQ_W-1:0]          cur_seq,
+    input logic [EST_W-1:0]          cur_est,
     input logic [MAXP*CREDIT_W-1:0]  blk_credit,   // partition p at [p*CREDIT_W +: CREDIT_W]
     input logic [MAXQ*SEQ_W-1:0]     blk_q_seq,    // entry i at [i*W +: W]
     input logic [MAXQ*ADDR_W-1:0]    blk_q_addr,
     input logic [MAXQ*LEN_W-1:0]     blk_q_bytes,
     input logic [MAXQ*PART_W-1:0]    blk_q_part,
-    input logic [MAXQ*TIER_W-1:0]    blk_q_tier
+    input logic [MAXQ*TIER_W-1:0]    blk_q_tier,
+    input logic [MAXQ*EST_W-1:0]     blk_q_est
 );
 
     // ---- the reference model's state ----
     logic                      seen_rst = 1'b0;  // a reset edge has been seen
     logic                      s_has_cur;  // an op_start was seen (current = -1 before)
     logic [SEQ_W-1:0]          s_cur;
+    logic [EST_W-1:0]          s_cur_est;  // the current op's estimated start (0 before the first)
     logic [NPART*CREDIT_W-1:0] s_cr;       // credit per partition
     logic [SEQ_W-1:0]          s_seq  [QUEUE_DEPTH];
     logic [ADDR_W-1:0]         s_addr [QUEUE_DEPTH];
     logic [LEN_W-1:0]          s_bytes[QUEUE_DEPTH];
     logic [PART_W-1:0]         s_part [QUEUE_DEPTH];
     logic [TIER_W-1:0]         s_tier [QUEUE_DEPTH];
+    logic [EST_W-1:0]          s_est  [QUEUE_DEPTH];
     logic [QPTR_W-1:0]         s_rd, s_wr;
     logic [QCNT_W-1:0]         s_count;
     logic [LEN_W-1:0]          s_off;      // bytes of the head already issued
@@ -128,7 +137,9 @@ module prefetch_scheduler_checker #(
     logic [LEN_W-1:0]  sh_bytes, s_rem, s_to_boundary, s_chunk;
     logic [PART_W-1:0] sh_part;
     logic [TIER_W-1:0] sh_tier;
+    logic [EST_W-1:0]  sh_est;
     logic [SEQ_W:0]    s_win_hi;
+    logic              s_in_horizon;
 
     assign s_head   = s_count != '0;
     assign sh_seq   = s_seq[s_rd];
@@ -136,6 +147,7 @@ module prefetch_scheduler_checker #(
     assign sh_bytes = s_bytes[s_rd];
     assign sh_part  = s_part[s_rd];
     assign sh_tier  = s_tier[s_rd];
+    assign sh_est   = s_est[s_rd];
 
     // Late: its op already started. Oversize: not late, and more bytes than its partition can hold.
     assign s_late = s_head && s_has_cur && sh_seq <= s_cur;
@@ -144,7 +156,9 @@ module prefetch_scheduler_checker #(
     assign s_win_hi    = {1'b0, s_cur} + (SEQ_W + 1)'(cfg_depth);
     assign s_in_window = s_has_cur ? sh_seq > s_cur && {1'b0, sh_seq} <= s_win_hi
                                    : {1'b0, sh_seq} < (SEQ_W + 1)'(cfg_depth);
-    assign s_eligible  = s_head && !s_late && !s_over && s_in_window;
+    // The time horizon: est - current_est <= horizon, wrapping at 2^EST_W (no bound when 0).
+    assign s_in_horizon = cfg_horizon == '0 || EST_W'(sh_est - s_cur_est) <= cfg_horizon;
+    assign s_eligible  = s_head && !s_late && !s_over && s_in_window && s_in_horizon;
     // The next chunk runs from head address + offset to the next multiple of cfg_chunk, or to the
     // end of the candidate.
     assign s_at          = sh_addr + ADDR_W'(s_off);
@@ -191,6 +205,7 @@ module prefetch_scheduler_checker #(
         if (rst) begin
             s_has_cur <= 1'b0;
             s_cur     <= '0;
+            s_cur_est <= '0;
             s_cr      <= cfg_credit_limit;
             s_rd      <= '0;
             s_wr      <= '0;
@@ -206,12 +221,14 @@ module prefetch_scheduler_checker #(
                 s_bytes[s_wr] <= cand_bytes;
                 s_part[s_wr]  <= cand_partition;
                 s_tier[s_wr]  <= cand_tier;
+                s_est[s_wr]   <= cand_est;
                 s_wr <= s_wr == QPTR_W'(QUEUE_DEPTH - 1) ? '0 : s_wr + 1'b1;
             end
             s_count <= s_count + QCNT_W'(s_push) - QCNT_W'(s_pop);
             if (op_start_valid) begin
                 s_has_cur <= 1'b1;
                 s_cur     <= op_start_seq;
+                s_cur_est <= op_start_est;
             end
             s_cr <= s_cr_next;
         end
@@ -234,8 +251,9 @@ module prefetch_scheduler_checker #(
     assign ok_not_throttled = !(throttle && req_valid);
     assign ok_not_disabled  = !(!cfg_enable && req_valid);
     assign ok_window  = !req_valid ||
-                        (s_has_cur ? req_op_seq > s_cur && {1'b0, req_op_seq} <= s_win_hi
-                                   : {1'b0, req_op_seq} < (SEQ_W + 1)'(cfg_depth));
+                        ((s_has_cur ? req_op_seq > s_cur && {1'b0, req_op_seq} <= s_win_hi
+                                    : {1'b0, req_op_seq} < (SEQ_W + 1)'(cfg_depth)) &&
+                         s_in_horizon);
     assign ok_program_order = !req_valid ||
                               (s_head && req_op_seq == sh_seq && req_partition == sh_part &&
                                req_tier == sh_tier);
@@ -252,7 +270,7 @@ module prefetch_scheduler_checker #(
     assign ok_oversize_counted = cnt_oversize_drops == (p_rst ? '0 : p_cnt_over + CNT_W'(p_over));
     assign ok_queue = queue_count == s_count && cand_ready == (s_count < QCNT_W'(QUEUE_DEPTH)) &&
                       op_start_ready && credit_ready;
-    assign ok_current_map = has_cur == s_has_cur && cur_seq == s_cur;
+    assign ok_current_map = has_cur == s_has_cur && cur_seq == s_cur && cur_est == s_cur_est;
     assign ok_pointer_map = rd_ptr == s_rd && wr_ptr == s_wr && head_off == s_off;
 
     always_comb begin
@@ -279,7 +297,8 @@ module prefetch_scheduler_checker #(
                  blk_q_addr[i*ADDR_W +: ADDR_W] != s_addr[i] ||
                  blk_q_bytes[i*LEN_W +: LEN_W] != s_bytes[i] ||
                  blk_q_part[i*PART_W +: PART_W] != s_part[i] ||
-                 blk_q_tier[i*TIER_W +: TIER_W] != s_tier[i]))
+                 blk_q_tier[i*TIER_W +: TIER_W] != s_tier[i] ||
+                 blk_q_est[i*EST_W +: EST_W] != s_est[i]))
                 ok_queue_map = 1'b0;
         end
     end

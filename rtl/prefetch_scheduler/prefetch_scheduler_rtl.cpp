@@ -91,6 +91,10 @@ std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Regis
         problems.emplace_back(
             "chunk", "does not fit the " + std::to_string(RtlBuild::kLenBits) + "-bit chunk port");
     }
+    if (r.horizon > mask(RtlBuild::kEstBits)) {
+        problems.emplace_back("horizon", "does not fit the " + std::to_string(RtlBuild::kEstBits) +
+                                             "-bit horizon port");
+    }
     for (uint32_t p = 0; p < hjsd::kMaxPartitions; ++p) {
         if (r.credit_limit[p] > mask(RtlBuild::kCreditBits)) {
             problems.emplace_back("credits",
@@ -101,9 +105,13 @@ std::vector<std::pair<std::string, std::string>> check_rtl_fit(const hjsd::Regis
     return problems;
 }
 
+static_assert(RtlBuild::kEstBits == hjsd::kEstBits,
+              "the horizon's clock wraps at the same width in the block and the core");
+
 bool candidate_fits(const hjsd::Candidate& c) {
     return c.op_seq <= mask(RtlBuild::kSeqBits) && c.bytes <= mask(RtlBuild::kLenBits) &&
-           c.partition < RtlBuild::kPartitions && c.tier <= mask(RtlBuild::kTierBits);
+           c.partition < RtlBuild::kPartitions && c.tier <= mask(RtlBuild::kTierBits) &&
+           c.est <= mask(RtlBuild::kEstBits);
 }
 
 std::string PrefetchSchedulerRtl::refuse(const hjsd::Candidate& c) const {
@@ -128,6 +136,8 @@ struct PrefetchSchedulerRtl::Impl {
     sc_core::sc_signal<bool> clk{"clk"}, rst{"rst"}, cfg_enable{"cfg_enable"};
     sc_core::sc_signal<uint32_t> cfg_depth{"cfg_depth"};
     sc_core::sc_signal<uint64_t> cfg_chunk{"cfg_chunk"};
+    sc_core::sc_signal<uint32_t> cfg_horizon{"cfg_horizon"}, cand_est{"cand_est"},
+        op_start_est{"op_start_est"};
     sc_core::sc_signal<sc_dt::sc_bv<kLimitBits>> cfg_credit_limit{"cfg_credit_limit"};
     sc_core::sc_signal<bool> cand_valid{"cand_valid"}, cand_ready{"cand_ready"};
     sc_core::sc_signal<uint32_t> cand_op_seq{"cand_op_seq"}, cand_partition{"cand_partition"},
@@ -164,6 +174,9 @@ struct PrefetchSchedulerRtl::Impl {
         m.cfg_depth(cfg_depth);
         m.cfg_chunk(cfg_chunk);
         m.cfg_credit_limit(cfg_credit_limit);
+        m.cfg_horizon(cfg_horizon);
+        m.cand_est(cand_est);
+        m.op_start_est(op_start_est);
         m.cand_valid(cand_valid);
         m.cand_ready(cand_ready);
         m.cand_op_seq(cand_op_seq);
@@ -250,6 +263,7 @@ void PrefetchSchedulerRtl::set_registers(const hjsd::Registers& r) {
     m_impl->cfg_enable.write(r.enable);
     m_impl->cfg_depth.write(r.prefetch_depth);
     m_impl->cfg_chunk.write(r.chunk_bytes);
+    m_impl->cfg_horizon.write(static_cast<uint32_t>(r.horizon));
     sc_dt::sc_bv<kLimitBits> limits;
     for (uint32_t p = 0; p < RtlBuild::kPartitions; ++p) {
         limits.range((p + 1) * RtlBuild::kCreditBits - 1, p * RtlBuild::kCreditBits) =
@@ -285,9 +299,13 @@ hjsd::Outputs PrefetchSchedulerRtl::evaluate(const hjsd::Inputs& in) {
         s.cand_bytes.write(in.candidate->bytes);
         s.cand_partition.write(in.candidate->partition);
         s.cand_tier.write(in.candidate->tier);
+        s.cand_est.write(static_cast<uint32_t>(in.candidate->est));
     }
     s.op_start_valid.write(in.op_start.has_value());
-    if (in.op_start) s.op_start_seq.write(static_cast<uint32_t>(*in.op_start));
+    if (in.op_start) {
+        s.op_start_seq.write(static_cast<uint32_t>(*in.op_start));
+        s.op_start_est.write(static_cast<uint32_t>(in.op_start_est));
+    }
     s.credit_valid.write(in.credit_return.has_value());
     if (in.credit_return) {
         s.credit_partition.write(in.credit_return->first);

@@ -39,6 +39,7 @@ struct RtlBuild {
     static constexpr uint32_t kPartitions = 4;
     static constexpr uint32_t kCreditBits = 40;
     static constexpr uint32_t kTierBits = 2;
+    static constexpr uint32_t kEstBits = 32;  // = hjsd::kEstBits
 };
 
 enum class RtlVariant {

@@ -22,16 +22,16 @@ TOP = "prefetch_scheduler"
 # reads the counters as 64-bit values, which is the block's default.
 RTL_BUILD = {"kMaxDepth": "MAX_DEPTH", "kQueueDepth": "QUEUE_DEPTH", "kAddrBits": "ADDR_W",
              "kLenBits": "LEN_W", "kSeqBits": "SEQ_W", "kPartitions": "NPART",
-             "kCreditBits": "CREDIT_W", "kTierBits": "TIER_W"}
+             "kCreditBits": "CREDIT_W", "kTierBits": "TIER_W", "kEstBits": "EST_W"}
 
 # The reduced configurations the formal run closes in seconds. "formal": a 3-entry queue (not a
 # power of two, so the pointer wrap is real logic), 2 partitions, credits wider than lengths;
 # "formal_alt": the other width relations (lengths wider than credits, 3 partitions, 2 entries).
 REDUCED = {
     "formal": {"MAX_DEPTH": 3, "QUEUE_DEPTH": 3, "ADDR_W": 6, "LEN_W": 5, "SEQ_W": 3, "NPART": 2,
-               "CREDIT_W": 6, "CNT_W": 4, "TIER_W": 1},
+               "CREDIT_W": 6, "CNT_W": 4, "TIER_W": 1, "EST_W": 3},
     "formal_alt": {"MAX_DEPTH": 2, "QUEUE_DEPTH": 2, "ADDR_W": 6, "LEN_W": 6, "SEQ_W": 2, "NPART": 3,
-                   "CREDIT_W": 4, "CNT_W": 3, "TIER_W": 2},
+                   "CREDIT_W": 4, "CNT_W": 3, "TIER_W": 2, "EST_W": 2},
 }
 
 
@@ -103,13 +103,13 @@ def parse_params(pairs, config):
 
 
 def state_bits(c):
-    """Bits of state the block holds: the queue, pointers, count, head offset, current op,
-    credits and counters."""
+    """Bits of state the block holds: the queue, pointers, count, head offset, current op and its
+    estimated start, credits and counters."""
     part_w = clog2(c["NPART"]) if c["NPART"] > 1 else 1
     qptr_w = clog2(c["QUEUE_DEPTH"]) if c["QUEUE_DEPTH"] > 1 else 1
     qcnt_w = clog2(c["QUEUE_DEPTH"] + 1)
-    entry = c["SEQ_W"] + c["ADDR_W"] + c["LEN_W"] + part_w + c["TIER_W"]
-    return (c["QUEUE_DEPTH"] * entry + 2 * qptr_w + qcnt_w + c["LEN_W"] + 1 + c["SEQ_W"] +
+    entry = c["SEQ_W"] + c["ADDR_W"] + c["LEN_W"] + part_w + c["TIER_W"] + c["EST_W"]
+    return (c["QUEUE_DEPTH"] * entry + 2 * qptr_w + qcnt_w + c["LEN_W"] + 1 + c["SEQ_W"] + c["EST_W"] +
             c["NPART"] * c["CREDIT_W"] + 9 * c["CNT_W"])
 
 

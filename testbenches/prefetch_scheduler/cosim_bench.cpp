@@ -39,9 +39,9 @@ std::string format_inputs(const Inputs& in) {
     if (in.candidate) {
         s << "cand{op " << in.candidate->op_seq << " 0x" << std::hex << in.candidate->addr
           << std::dec << " " << in.candidate->bytes << "B p" << in.candidate->partition << " t"
-          << in.candidate->tier << "} ";
+          << in.candidate->tier << " est " << in.candidate->est << "} ";
     }
-    if (in.op_start) s << "op_start " << *in.op_start << " ";
+    if (in.op_start) s << "op_start " << *in.op_start << " est " << in.op_start_est << " ";
     if (in.credit_return)
         s << "credit{p" << in.credit_return->first << " +" << in.credit_return->second << "} ";
     if (in.throttle) s << "throttle ";
@@ -63,7 +63,7 @@ std::string format_registers(const Registers& r) {
     s << "regs{enable " << r.enable << " depth " << r.prefetch_depth << " chunk " << r.chunk_bytes
       << " limits";
     for (uint64_t l : r.credit_limit) s << " " << l;
-    s << "}";
+    s << " horizon " << r.horizon << "}";
     return s.str();
 }
 

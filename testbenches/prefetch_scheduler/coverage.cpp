@@ -33,6 +33,9 @@ enum BinIndex : std::size_t {
     kOpStartJump,
     kOpStartWithIssue,
     kTierNonzero,
+    kHorizonWait,
+    kHorizonEdge,
+    kHorizonWrap,
     kBinCount
 };
 
@@ -64,6 +67,10 @@ Coverage::Coverage() {
         {"op_start.jump", "op_start skipping ahead by more than one op", 1, 0},
         {"op_start.with_issue", "op_start and an issue in the same cycle", 1, 0},
         {"tier.nonzero", "a request issued from a non-zero source tier", 1, 0},
+        {"horizon.wait", "a head inside the op window held back by the time horizon", 1, 0},
+        {"horizon.edge", "a request issued exactly at the horizon (est - current est = horizon)", 1,
+         0},
+        {"horizon.wrap", "a request issued under a horizon across the estimates' wrap", 1, 0},
     };
     if (m_bins.size() != kBinCount)
         throw std::logic_error("coverage: the bin list and its index disagree");
@@ -78,7 +85,17 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
     if (after.throttle_stalls > before.throttle_stalls) ++bin(kStallThrottle);
     if (after.credit_stalls > before.credit_stalls) ++bin(kStallCredit);
     if (after.port_stalls > before.port_stalls) ++bin(kStallPort);
-    if (after.window_waits > before.window_waits) ++bin(kStallWindow);
+    if (after.window_waits > before.window_waits) {
+        ++bin(kStallWindow);
+        // In the op window (current < op_seq <= current + depth): the horizon held it.
+        const uint64_t depth = regs.prefetch_depth;
+        if (head_before && regs.horizon != 0 &&
+            (m_had_current ? head_before->op_seq > m_last_op_start &&
+                                 head_before->op_seq <= m_last_op_start + depth
+                           : head_before->op_seq < depth)) {
+            ++bin(kHorizonWait);
+        }
+    }
     if (!out.cand_ready) {
         ++bin(kQueueFull);
         if (in.candidate) ++bin(kQueuePushWhileFull);
@@ -107,6 +124,11 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
         if (out.request->bytes < regs.chunk_bytes) ++bin(kIssueSplit);
         if (head_before && head_before->bytes == regs.credit_limit[p]) ++bin(kOversizeExactFit);
         if (out.request->tier != 0) ++bin(kTierNonzero);
+        if (head_before && regs.horizon != 0) {
+            if (((head_before->est - m_last_op_start_est) & hjsd::kEstMask) == regs.horizon)
+                ++bin(kHorizonEdge);
+            if (head_before->est < m_last_op_start_est) ++bin(kHorizonWrap);
+        }
     }
     // Only a credit return can raise a partition's credit, so a stalled partition that issues
     // later was unblocked by one.
@@ -122,6 +144,7 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
         if (out.issued) ++bin(kOpStartWithIssue);
         m_had_current = true;
         m_last_op_start = *in.op_start;
+        m_last_op_start_est = in.op_start_est;
     }
     m_issued_last = out.issued;
 }

@@ -38,6 +38,7 @@ private:
     bool m_issued_last = false;
     bool m_had_current = false;
     uint64_t m_last_op_start = 0;
+    uint64_t m_last_op_start_est = 0;
 };
 
 }  // namespace asim::cosim

@@ -38,7 +38,13 @@ constexpr uint64_t kKiB = 1024;
 
 class RandomStimulus final : public Stimulus {
 public:
-    explicit RandomStimulus(uint64_t seed) : m_rng(seed), m_seed(seed) {
+    // The time horizon's draws come from a generator of their own, so that the rest of the
+    // stimulus of a seed is what it was before the horizon existed.
+    explicit RandomStimulus(uint64_t seed)
+        : m_rng(seed), m_horizon_rng(seed * 0x9E3779B97F4A7C15ULL + 1), m_seed(seed) {
+        // The estimated times start below the wrap at 2^kEstBits, which they cross after a few
+        // hundred ops (and again after an op new_phase makes end just before it).
+        m_est.push_back(hjsd::kEstMask - m_horizon_rng.below(400'000));
         m_regs.enable = true;
         m_regs.prefetch_depth = 5;
         m_regs.chunk_bytes = 4 * kKiB;
@@ -61,6 +67,7 @@ public:
             if (m_rng.chance(m_jump_p)) next += m_rng.range(1, 8);
             if (next <= m_gen_seq + 1) {
                 in.op_start = next;
+                in.op_start_est = est_of(next);
                 m_has_current = true;
                 m_current = next;
             }
@@ -96,6 +103,14 @@ public:
 private:
     enum class CreditMode { kNormal, kStarved, kFlood };
 
+    // Op seq's estimated start: the estimates of the ops before it summed (1..3000 cycles each),
+    // wrapping at 2^kEstBits.
+    uint64_t est_of(uint64_t seq) {
+        while (m_est.size() <= seq)
+            m_est.push_back((m_est.back() + m_horizon_rng.range(1, 3000)) & hjsd::kEstMask);
+        return m_est[seq];
+    }
+
     void new_phase(uint64_t cycle, std::optional<Registers>& regs) {
         m_phase_end = cycle + m_rng.range(200, 3000);
         const double cand_rates[] = {0.02, 0.2, 0.6, 1.0};
@@ -129,8 +144,27 @@ private:
         if (m_rng.chance(0.1)) {
             for (auto& limit : r.credit_limit) limit = m_rng.range(4 * kKiB, 512 * kKiB);
         }
+        // A time horizon in most phases after the first: a few ops' estimates (tight) to many
+        // (loose), or exactly the estimated distance to one of the next ops (its edge).
+        if (cycle > 0) {
+            constexpr uint64_t kExact = ~uint64_t{0};
+            const uint64_t horizons[] = {0, 0, 1, 2000, 6000, 20000, kExact, kExact};
+            const uint64_t h = m_horizon_rng.pick(horizons);
+            if (h == kExact) {
+                const uint64_t from = m_has_current ? m_current : 0;
+                r.horizon =
+                    (est_of(from + m_horizon_rng.range(1, 3)) - est_of(from)) & hjsd::kEstMask;
+            } else {
+                r.horizon = h <= 1 ? h : m_horizon_rng.range(1, h);
+            }
+            // Now and then an op estimated to run until just before the wrap, so that the ops
+            // after it straddle it while a horizon is set.
+            if (m_horizon_rng.chance(0.25))
+                m_est.push_back(hjsd::kEstMask - m_horizon_rng.below(6000));
+        }
         if (!(r.enable == m_regs.enable && r.prefetch_depth == m_regs.prefetch_depth &&
-              r.chunk_bytes == m_regs.chunk_bytes && r.credit_limit == m_regs.credit_limit)) {
+              r.chunk_bytes == m_regs.chunk_bytes && r.credit_limit == m_regs.credit_limit &&
+              r.horizon == m_regs.horizon)) {
             m_regs = r;
             regs = r;
         }
@@ -168,12 +202,15 @@ private:
             c.bytes = limit + m_rng.range(1, chunk);
         }
         c.tier = static_cast<uint32_t>(m_rng.below(hjsd::kMaxTiers));
+        c.est = est_of(c.op_seq);
         return c;
     }
 
     Rng m_rng;
+    Rng m_horizon_rng;
     uint64_t m_seed;
     Registers m_regs;
+    std::vector<uint64_t> m_est;  // estimated start per op seq (est_of)
     uint64_t m_phase_end = 0;
     double m_cand_rate = 0, m_op_rate = 0, m_jump_p = 0, m_throttle_flip = 0, m_ready_p = 1;
     bool m_throttle = false;
@@ -214,8 +251,11 @@ public:
             uint64_t bytes = 0;
             for (const auto& t : op.inputs) {
                 bytes += t.bytes;
-                if (t.stream == StreamClass::kWeight)
-                    m_candidates.push_back(Candidate{seq, t.addr, t.bytes, 0});
+                if (t.stream == StreamClass::kWeight) {
+                    Candidate c{seq, t.addr, t.bytes, 0};
+                    c.est = start & hjsd::kEstMask;  // exact: the op's start in this stimulus
+                    m_candidates.push_back(c);
+                }
             }
             for (const auto& t : op.outputs) bytes += t.bytes;
             const uint64_t duration = std::max<uint64_t>(32, bytes / kBytesPerCycle);
@@ -238,6 +278,7 @@ public:
         if (m_next_candidate < m_candidates.size()) in.candidate = m_candidates[m_next_candidate];
         if (m_next_op < m_ops.size() && m_ops[m_next_op].start == cycle) {
             in.op_start = m_next_op;
+            in.op_start_est = cycle & hjsd::kEstMask;
             ++m_next_op;
         }
         // Prefetched bytes of a running op come back as credit as the op consumes them.

@@ -32,16 +32,19 @@ public:
 // Constrained random, in phases of a few hundred to a few thousand cycles; each phase draws a
 // candidate rate (sparse .. bursts), a throttle toggling rate, request-port back-pressure, a
 // credit mode (returned after a delay, starved, flooded past the limits), an op_start rate with
-// jumps, and sometimes new registers (depth 0..max, enable, chunk, credit limits). Candidates
-// come from random source tiers, and a few are exactly their partition's credit limit or just
-// above it (oversize).
+// jumps, and sometimes new registers (depth 0..max, enable, chunk, credit limits, and after the
+// first phase a time horizon). Candidates come from random source tiers, and a few are exactly
+// their partition's credit limit or just above it (oversize). Ops' estimated starts sum random
+// costs from just below the wrap at 2^kEstBits, which they cross after a few hundred ops and
+// again after the long ops some phases insert.
 std::unique_ptr<Stimulus> make_random_stimulus(uint64_t seed);
 
 // From a real op trace: every weight input tensor of an op becomes a candidate (op_seq = position
 // in the trace); ops run for a time that grows with the bytes they touch; prefetched bytes come
 // back as credit while their op runs; the request port has 8 outstanding slots with a fixed
 // latency, and a seeded HBM-load throttle toggles now and then. Candidates are tier 0 (local HBM)
-// and partition 0. `trace` is a file or builtin:NAME.
+// and partition 0; estimated starts are the ops' starts; no horizon. `trace` is a file or
+// builtin:NAME.
 std::unique_ptr<Stimulus> make_trace_stimulus(const std::string& trace, uint64_t seed);
 
 }  // namespace asim::cosim

@@ -37,7 +37,7 @@ TEST(RtlFormal, ContractProvenByInduction) {
     EXPECT_NE(
         r.output.find(
             "configuration formal: MAX_DEPTH=3 QUEUE_DEPTH=3 ADDR_W=6 LEN_W=5 SEQ_W=3 NPART=2 "
-            "CREDIT_W=6 CNT_W=4 TIER_W=1\n"),
+            "CREDIT_W=6 CNT_W=4 TIER_W=1 EST_W=3\n"),
         std::string::npos)
         << r.output;
     expect_proven(r);
@@ -77,7 +77,7 @@ void expect_every_mutant_caught(const std::string& config, std::size_t not_appli
         mutants.insert(mutant);
         properties.insert(property);
     }
-    EXPECT_EQ(mutants.size() + not_applicable, 29u) << r.output;
+    EXPECT_EQ(mutants.size() + not_applicable, 33u) << r.output;
     EXPECT_TRUE(mutants.count("inject_bug")) << r.output;  // the co-simulation's variant
     for (const std::string& p : checker_assertions())
         EXPECT_TRUE(properties.count(p)) << p << "\n" << r.output;

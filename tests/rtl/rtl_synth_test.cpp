@@ -52,17 +52,18 @@ TEST(RtlSynth, ChipConfigurationIsClean) {
                                       " NPART=" + std::to_string(RtlBuild::kPartitions) +
                                       " CREDIT_W=" + std::to_string(RtlBuild::kCreditBits) +
                                       " CNT_W=64" +
-                                      " TIER_W=" + std::to_string(RtlBuild::kTierBits);
+                                      " TIER_W=" + std::to_string(RtlBuild::kTierBits) +
+                                      " EST_W=" + std::to_string(RtlBuild::kEstBits);
     EXPECT_NE(r.output.find("configuration chip: " + expect_config + "\n"), std::string::npos)
         << r.output;
     const long long entry = RtlBuild::kSeqBits + RtlBuild::kAddrBits + RtlBuild::kLenBits +
-                            clog2(RtlBuild::kPartitions) + RtlBuild::kTierBits;
+                            clog2(RtlBuild::kPartitions) + RtlBuild::kTierBits + RtlBuild::kEstBits;
     const uint32_t qptr = clog2(RtlBuild::kQueueDepth);
     const long long state = RtlBuild::kQueueDepth * entry + 2 * qptr +
                             clog2(RtlBuild::kQueueDepth + 1) + RtlBuild::kLenBits + 1 +
-                            RtlBuild::kSeqBits + RtlBuild::kPartitions * RtlBuild::kCreditBits +
-                            9 * 64;
-    EXPECT_EQ(state, 3062);
+                            RtlBuild::kSeqBits + RtlBuild::kEstBits +
+                            RtlBuild::kPartitions * RtlBuild::kCreditBits + 9 * 64;
+    EXPECT_EQ(state, 3606);
     expect_clean(r, state, qptr);
     EXPECT_GT(r.number("cells"), 10000) << r.output;
     RecordProperty("cells", std::to_string(r.number("cells")));
@@ -70,13 +71,14 @@ TEST(RtlSynth, ChipConfigurationIsClean) {
 }
 
 TEST(RtlSynth, FormalConfigurationsAreClean) {
-    // formal: queue 3 x (3 + 6 + 5 + 1 + 1), pointers 2 x 2, count 2, offset 5, has_cur, current 3,
-    // credits 2 x 6, counters 9 x 4.
-    expect_clean(run_tool("rtl_synth.sh", "--config formal"), 48 + 4 + 2 + 5 + 1 + 3 + 12 + 36, 2);
-    // formal_alt: queue 2 x (2 + 6 + 6 + 2 + 2), pointers 2 x 1, count 2, offset 6, has_cur,
-    // current 2, credits 3 x 4, counters 9 x 3.
-    expect_clean(run_tool("rtl_synth.sh", "--config formal_alt"), 36 + 2 + 2 + 6 + 1 + 2 + 12 + 27,
-                 1);
+    // formal: queue 3 x (3 + 6 + 5 + 1 + 1 + 3), pointers 2 x 2, count 2, offset 5, has_cur,
+    // current 3 and its estimate 3, credits 2 x 6, counters 9 x 4.
+    expect_clean(run_tool("rtl_synth.sh", "--config formal"), 57 + 4 + 2 + 5 + 1 + 3 + 3 + 12 + 36,
+                 2);
+    // formal_alt: queue 2 x (2 + 6 + 6 + 2 + 2 + 2), pointers 2 x 1, count 2, offset 6, has_cur,
+    // current 2 and its estimate 2, credits 3 x 4, counters 9 x 3.
+    expect_clean(run_tool("rtl_synth.sh", "--config formal_alt"),
+                 40 + 2 + 2 + 6 + 1 + 2 + 2 + 12 + 27, 1);
 }
 
 // The check must be able to fail: the block with a latch, an undriven output, a logic loop.

@@ -78,6 +78,7 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     m_dispatcher->set_address_space(params.hbm.capacity_bytes(), m_tiers.get());
     const auto weight_partition = static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight));
     m_dispatcher->set_prefetcher(m_hjsd.get(), weight_partition);
+    if (params.hjsd.horizon_ps > 0) m_dispatcher->set_cost_estimate(roofline_cycles());
     // Per-op results (ops.csv): every engine's and the H-JSD's transactions name the op's ledger.
     OpLedger* ledger = &m_dispatcher->ledger();
     m_hjsd->set_ledger(ledger);
@@ -89,6 +90,28 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
                                   params.hjsd.registers.credit_limit[weight_partition],
                                   params.dsm.staging.all);
     }
+}
+
+// An op's roofline time on this die in cycles, for the H-JSD's time horizon: its FLOPs at the
+// matrix engine's peak (matmul, attention) or the vector cores' (the rest), or its tensors' bytes
+// at the HBM's bandwidth, whichever is longer. A collective counts its bytes only.
+std::function<uint64_t(const trace::Op&)> Die::roofline_cycles() const {
+    const DieParams& p = m_params;
+    const double hbm_bytes_per_cycle =
+        p.hbm.bandwidth_bytes_per_s() / static_cast<double>(p.clock_hz);
+    return [p, hbm_bytes_per_cycle](const trace::Op& op) -> uint64_t {
+        double bytes = 0;
+        for (const auto* list : {&op.inputs, &op.outputs})
+            for (const trace::Tensor& t : *list) bytes += static_cast<double>(t.bytes);
+        double cycles = bytes / hbm_bytes_per_cycle;
+        const bool cube =
+            op.kind == trace::OpKind::kMatmul || op.kind == trace::OpKind::kFusedAttention;
+        const double peak = cube ? p.peak_flops(op.dtype)
+                                 : p.vector_peak_ops(std::max(1u, dtype_bits(op.dtype) / 8));
+        if (op.kind != trace::OpKind::kCollective && peak > 0)
+            cycles = std::max(cycles, trace::op_flops(op) / peak * static_cast<double>(p.clock_hz));
+        return static_cast<uint64_t>(cycles + 0.5);
+    };
 }
 
 // The L2's target ports, in binding order: the H-JSD's SDMA port, then per core its Cube and

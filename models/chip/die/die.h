@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,7 @@ public:
 
 private:
     void connect_network(const NocParams& noc);
+    std::function<uint64_t(const trace::Op&)> roofline_cycles() const;
 
     DieParams m_params;
     ClockDomain m_clock;

@@ -66,6 +66,8 @@ void OpDispatcher::run() {
             // error) never resumes the thread, and only members are freed by the destructor.
             m_current = std::move(m_lookahead.front());
             m_lookahead.pop_front();
+            const uint64_t est = m_lookahead_est.front();
+            m_lookahead_est.pop_front();
             const uint64_t seq = m_current.first;
             const trace::Op& op = m_current.second;
             // Wait for the op's dependencies and for room in the window.
@@ -75,7 +77,7 @@ void OpDispatcher::run() {
                                    [&](uint64_t d) { return m_in_flight.count(d) != 0; });
             };
             while (blocked()) wait(m_op_completed);
-            if (m_hjsd) m_hjsd->op_start(seq);
+            if (m_hjsd) m_hjsd->op_start(seq, est);
             dispatch(op);
             fill_lookahead();
         }
@@ -98,6 +100,8 @@ void OpDispatcher::fill_lookahead() {
         check_deps_exist(op);
         const uint64_t seq = m_ops_read++;
         m_ledger.add(seq, op);
+        const uint64_t est = m_est_next;
+        if (m_cost_estimate) m_est_next += m_cost_estimate(op);
         if (m_hjsd) {
             for (const trace::Tensor& t : op.inputs) {
                 if (t.stream != StreamClass::kWeight) continue;
@@ -106,10 +110,12 @@ void OpDispatcher::fill_lookahead() {
                 hjsd::Candidate c{seq, t.addr, t.bytes,
                                   stage ? m_staging_pool : m_weight_partition};
                 c.tier = static_cast<uint32_t>(tier);  // the source tier (DESIGN §5)
+                c.est = est & hjsd::kEstMask;          // the horizon's clock wraps
                 m_hjsd->add_candidate(c);
             }
         }
         m_lookahead.emplace_back(seq, std::move(op));
+        m_lookahead_est.push_back(est);
     }
 }
 

@@ -83,6 +83,12 @@ public:
         m_hjsd = hjsd;
         m_weight_partition = weight_partition;
     }
+    // Each op's estimated cost in die cycles, summed in trace order into the estimated start
+    // times the H-JSD's time horizon compares (op_start and each candidate carry their op's).
+    // Without it every estimate is 0 (a horizon then bounds nothing).
+    void set_cost_estimate(std::function<uint64_t(const trace::Op&)> cycles) {
+        m_cost_estimate = std::move(cycles);
+    }
     // Tensors must lie below `hbm_bytes` (the HBM capacity) or, with a memory pool (`tiers`
     // non-null), in one of its tiers; any other is an input error naming the trace line.
     void set_address_space(uint64_t hbm_bytes, const TierRouter* tiers = nullptr) {
@@ -167,7 +173,10 @@ private:
     // Ops read but not yet dispatched, with their sequence numbers (trace order, from 0): the
     // H-JSD needs to see prefetch_depth ops ahead of the one running.
     std::deque<std::pair<uint64_t, trace::Op>> m_lookahead;
+    std::deque<uint64_t> m_lookahead_est;      // their estimated starts (set_cost_estimate)
     std::pair<uint64_t, trace::Op> m_current;  // the op being dispatched
+    std::function<uint64_t(const trace::Op&)> m_cost_estimate;
+    uint64_t m_est_next = 0;  // the estimated start of the next op read
     uint64_t m_ops_read = 0;
     bool m_trace_done = false;
     trace::IdGaps m_id_gaps;  // deps on ids the trace skipped are errors

@@ -53,7 +53,15 @@ Hjsd::Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t part
           StatsGroup(stats, *this).counter("candidates", "candidates accepted"),
           StatsGroup(stats, *this)
               .counter("active_cycles", "cycles the core was stepped", "cycles")} {
-    const hjsd::EngineSpec spec{params.queue_depth, partitions, params.registers};
+    // The horizon register counts this die's cycles.
+    m_params.registers.horizon = static_cast<uint64_t>(
+        clock.ps_to_cycles_floor(static_cast<Picoseconds>(params.horizon_ps)));
+    if (m_params.registers.horizon > hjsd::kEstMask) {
+        throw InputError("die.hjsd.horizon: " + std::to_string(m_params.registers.horizon) +
+                         " cycles do not fit the " + std::to_string(hjsd::kEstBits) +
+                         "-bit horizon register");
+    }
+    const hjsd::EngineSpec spec{params.queue_depth, partitions, m_params.registers};
     if (const auto problems = hjsd::engine_registry().check(params.impl, spec); !problems.empty()) {
         throw InputError("die.hjsd." + problems[0].first + ": " + problems[0].second);
     }
@@ -66,8 +74,8 @@ void Hjsd::add_candidate(const hjsd::Candidate& c) {
     wake();
 }
 
-void Hjsd::op_start(uint64_t op_seq) {
-    m_op_starts.push_back(op_seq);
+void Hjsd::op_start(uint64_t op_seq, uint64_t est) {
+    m_op_starts.emplace_back(op_seq, est & hjsd::kEstMask);
     wake();
 }
 
@@ -151,7 +159,10 @@ void Hjsd::run() {
             while (!m_in_flight.empty() && m_in_flight.top() <= now) m_in_flight.pop();
             hjsd::Inputs in;
             if (!m_candidates.empty()) in.candidate = m_candidates.front();
-            if (!m_op_starts.empty()) in.op_start = m_op_starts.front();
+            if (!m_op_starts.empty()) {
+                in.op_start = m_op_starts.front().first;
+                in.op_start_est = m_op_starts.front().second;
+            }
             for (uint32_t i = 0; i < hjsd::kMaxPartitions; ++i) {
                 const uint32_t p = (m_next_credit_partition + i) % hjsd::kMaxPartitions;
                 if (m_pending_credit[p]) {

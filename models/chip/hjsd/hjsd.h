@@ -44,6 +44,8 @@ class ConfigNode;
 
 struct HjsdParams {
     hjsd::Registers registers;         // enable, prefetch_depth, chunk, credit limits
+    int64_t horizon_ps = 0;            // the horizon register as a time (0: no bound); the chip
+                                       // writes it in its clock's cycles
     uint32_t queue_depth = 16;         // candidate queue entries
     uint32_t sdma_outstanding = 8;     // prefetch transactions in flight before the port stalls
     double throttle_threshold = 0.85;  // HBM utilisation above which prefetch is held back
@@ -67,9 +69,10 @@ public:
          const ClockDomain& clock, HbmLoadMonitor& monitor, StatsRegistry& stats,
          FailureSink& failures);
 
-    // From the op dispatcher.
+    // From the op dispatcher. `est`: the op's estimated start, in cycles of this die's clock on
+    // the dispatcher's running estimate (kept to hjsd::kEstBits bits), for the time horizon.
     void add_candidate(const hjsd::Candidate& c);
-    void op_start(uint64_t op_seq);
+    void op_start(uint64_t op_seq, uint64_t est);
     // From the L2.
     void prefetch_released(std::size_t partition, uint64_t bytes) override;
 
@@ -106,7 +109,7 @@ private:
     HbmLoadMonitor& m_monitor;
     FailureSink& m_failures;
     std::deque<hjsd::Candidate> m_candidates;
-    std::deque<uint64_t> m_op_starts;
+    std::deque<std::pair<uint64_t, uint64_t>> m_op_starts;  // op_seq, estimated start
     // Credit returns not yet presented, summed per partition (an accumulator in front of the
     // block's credit port: the L2 releases credit line by line, the block takes one return per
     // cycle).

@@ -17,6 +17,13 @@ const ParamTable kHjsd(
      Param::size("chunk", "bytes per prefetch request")
          .dflt("64KiB")
          .source("estimate: a large SDMA burst"),
+     Param::time("horizon",
+                 "time horizon: a candidate is eligible only if its op is estimated to start at "
+                 "most this long after the current op (estimates: each op's roofline time on "
+                 "this die); 0 = no bound")
+         .dflt("0ns")
+         .zero_allowed()
+         .source("DESIGN section 5 (optional horizon register)"),
      Param::integer("queue_depth", "entries", "candidate queue").dflt("16").range(1, 1024),
      Param::integer("sdma_outstanding", "requests",
                     "prefetch requests in flight before the port stalls")
@@ -46,6 +53,7 @@ HjsdParams parse_hjsd_params(const ConfigNode& node,
     p.registers.enable = kHjsd.boolean(node, "enable");
     p.registers.prefetch_depth = static_cast<uint32_t>(kHjsd.integer(node, "prefetch_depth"));
     p.registers.chunk_bytes = kHjsd.size(node, "chunk");
+    p.horizon_ps = kHjsd.time_ps(node, "horizon");
     p.queue_depth = static_cast<uint32_t>(kHjsd.integer(node, "queue_depth"));
     p.sdma_outstanding = static_cast<uint32_t>(kHjsd.integer(node, "sdma_outstanding"));
     p.impl = kHjsd.string(node, "impl");

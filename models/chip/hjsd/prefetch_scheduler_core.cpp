@@ -16,6 +16,11 @@ std::vector<std::pair<std::string, std::string>> PrefetchSchedulerCore::validate
     if (r.chunk_bytes == 0 || (r.chunk_bytes & (r.chunk_bytes - 1)) != 0) {
         problems.emplace_back("chunk", "must be a power of two");
     }
+    if (r.horizon > kEstMask) {
+        problems.emplace_back("horizon", "must be below 2^" + std::to_string(kEstBits) +
+                                             " cycles (the register's width), got " +
+                                             std::to_string(r.horizon));
+    }
     if (partitions == 0 || partitions > kMaxPartitions) {
         problems.emplace_back("partitions", "must be 1.." + std::to_string(kMaxPartitions));
     }
@@ -53,7 +58,11 @@ PrefetchSchedulerCore::HeadState PrefetchSchedulerCore::head_state() const {
     const uint64_t limit =
         m_has_current ? m_current + m_regs.prefetch_depth : m_regs.prefetch_depth;
     const bool in_window = m_has_current ? seq <= limit : seq < limit;
-    return in_window ? HeadState::kEligible : HeadState::kWaitWindow;
+    // Within the time horizon: its op estimated to start at most `horizon` cycles after the
+    // current op's estimated start (modulo 2^kEstBits, as the register arithmetic wraps).
+    const bool in_horizon =
+        m_regs.horizon == 0 || ((m_queue.front().est - m_current_est) & kEstMask) <= m_regs.horizon;
+    return in_window && in_horizon ? HeadState::kEligible : HeadState::kWaitWindow;
 }
 
 uint64_t PrefetchSchedulerCore::head_chunk_bytes() const {
@@ -121,6 +130,12 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
                                         std::to_string(in.candidate->partition) + " of " +
                                         std::to_string(m_partitions));
         }
+        if (in.candidate->est > kEstMask) {
+            throw std::invalid_argument("hjsd: candidate of op " +
+                                        std::to_string(in.candidate->op_seq) +
+                                        ": estimated start " + std::to_string(in.candidate->est) +
+                                        " is wider than " + std::to_string(kEstBits) + " bits");
+        }
         if (in.candidate->tier >= kMaxTiers) {
             throw std::invalid_argument("hjsd: candidate of op " +
                                         std::to_string(in.candidate->op_seq) + " from tier " +
@@ -131,8 +146,13 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
         if (in.candidate->bytes > 0) m_queue.push_back(*in.candidate);
     }
     if (in.op_start) {
+        if (in.op_start_est > kEstMask)
+            throw std::invalid_argument("hjsd: op_start of op " + std::to_string(*in.op_start) +
+                                        ": estimated start wider than " + std::to_string(kEstBits) +
+                                        " bits");
         m_has_current = true;
         m_current = *in.op_start;
+        m_current_est = in.op_start_est;
     }
     if (in.credit_return) {
         const uint32_t p = in.credit_return->first;

@@ -11,8 +11,9 @@
 //                      (the partition can never hold it);
 //      req_valid     = enable, and the head candidate is eligible
 //                      (current < op_seq <= current + depth; before the first op_start, current
-//                      is "-1"), and neither late nor oversize, and its partition's credit >= the
-//                      head chunk's bytes, and throttle is low.
+//                      is "-1"; with a horizon, also est - current_est <= horizon, modulo
+//                      2^kEstBits), and neither late nor oversize, and its partition's credit >=
+//                      the head chunk's bytes, and throttle is low.
 //  - At the edge: a request is issued when req_valid and req_ready (credit taken, the head
 //    advances by one chunk and is popped when done); else a late or oversize head is dropped and
 //    counted (whatever enable and the window); a candidate is pushed when cand_valid and
@@ -21,7 +22,14 @@
 //  - Chunks: the head region is cut at multiples of chunk_bytes (addresses aligned), so the first
 //    and last chunks may be shorter.
 //  - A head that is eligible but not issued counts one stall, by priority: throttle, then
-//    credit, then port (req_ready low). A head outside the window counts a window wait.
+//    credit, then port (req_ready low). A head outside the window (ops or horizon) counts a
+//    window wait.
+//  - Time horizon (DESIGN §5, rtl/README.md refinement 8): each candidate carries `est`, the
+//    estimated start of its op, and each op_start the estimated start of the op beginning, in
+//    cycles of one running estimate (sums of the ops' estimated costs, kEstBits wide, wrapping).
+//    With the `horizon` register non-zero, a head is in the window only if its op is estimated to
+//    start at most `horizon` cycles after the current one (current_est is 0 before the first
+//    op_start). horizon 0: lookahead bounded by ops and bytes only.
 //  - A candidate's source tier is carried to its requests unchanged.
 #pragma once
 
@@ -37,6 +45,8 @@ namespace asim::hjsd {
 constexpr uint32_t kMaxDepth = 15;  // prefetch_depth register width: 4 bits
 constexpr uint32_t kMaxPartitions = 4;
 constexpr uint32_t kMaxTiers = 4;  // source tier: 2 bits (0 = local HBM)
+constexpr uint32_t kEstBits = 32;  // estimated start times and the horizon: cycles, wrapping
+constexpr uint64_t kEstMask = (uint64_t{1} << kEstBits) - 1;
 
 struct Candidate {
     uint64_t op_seq = 0;
@@ -44,9 +54,10 @@ struct Candidate {
     uint64_t bytes = 0;
     uint32_t partition = 0;
     uint32_t tier = 0;  // source tier, 0..kMaxTiers-1 (0 = local HBM): the index the chip assigns
+    uint64_t est = 0;   // estimated start of its op, cycles, below 2^kEstBits (the horizon's clock)
     bool operator==(const Candidate& o) const {
         return op_seq == o.op_seq && addr == o.addr && bytes == o.bytes &&
-               partition == o.partition && tier == o.tier;
+               partition == o.partition && tier == o.tier && est == o.est;
     }
 };
 
@@ -67,12 +78,14 @@ struct Registers {
     uint32_t prefetch_depth = 5;                          // 0..kMaxDepth; 0 = off
     uint64_t chunk_bytes = 64 * 1024;                     // power of two
     std::array<uint64_t, kMaxPartitions> credit_limit{};  // bytes per partition
+    uint64_t horizon = 0;  // cycles of estimated time ahead, below 2^kEstBits; 0 = no bound
 };
 
 // One cycle's inputs.
 struct Inputs {
-    std::optional<Candidate> candidate;                          // cand_valid + payload
-    std::optional<uint64_t> op_start;                            // op_start_valid + op_seq
+    std::optional<Candidate> candidate;  // cand_valid + payload
+    std::optional<uint64_t> op_start;    // op_start_valid + op_seq
+    uint64_t op_start_est = 0;  // with op_start: the op's estimated start (below 2^kEstBits)
     std::optional<std::pair<uint32_t, uint64_t>> credit_return;  // partition, bytes
     bool throttle = false;
     bool req_ready = true;
@@ -118,6 +131,7 @@ public:
     const Candidate* head() const { return m_queue.empty() ? nullptr : &m_queue.front(); }
     bool has_current() const { return m_has_current; }
     uint64_t current_op() const { return m_current; }
+    uint64_t current_est() const { return m_current_est; }
     uint64_t cycle() const { return m_cycle; }
     // Nothing can change until an input does: the queue is empty, or the head waits for
     // op_start, a credit return, the port or throttle to drop (the TLM model sleeps then). A late
@@ -140,6 +154,7 @@ private:
     uint64_t m_head_offset = 0;  // bytes of the head already issued
     bool m_has_current = false;
     uint64_t m_current = 0;
+    uint64_t m_current_est = 0;  // the current op's estimated start (0 before the first)
     std::array<uint64_t, kMaxPartitions> m_credit{};
     Counters m_counters;
     uint64_t m_cycle = 0;
