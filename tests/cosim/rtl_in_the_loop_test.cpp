@@ -77,6 +77,17 @@ TEST(RtlInTheLoop, WeightStreamingStatisticsEqual) {
     fs::remove_all(dir);
 }
 
+// With a time horizon that holds candidates back (tests/platform/hjsd_e2e_test.cpp): the block's
+// estimate comparison decides as the core's.
+TEST(RtlInTheLoop, HorizonStatisticsEqual) {
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("asim-ritl-horizon-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string path = asim::test::weight_streaming_trace(dir.string());
+    expect_same_stats("--trace " + path + " --set die.hjsd.horizon=20us", "horizon");
+    fs::remove_all(dir);
+}
+
 TEST(RtlInTheLoop, SettingsTheRtlCannotHoldExit2) {
     const std::string cmd =
         std::string(ASIM_BINARY) +

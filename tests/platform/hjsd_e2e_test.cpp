@@ -48,9 +48,35 @@ TEST(HjsdEndToEnd, PrefetchSpeedsUpWeightStreaming) {
     fs::remove_all(dir);
 }
 
+// The time horizon (DESIGN §5): each GEMM's weights are candidates while the vector phase before
+// it runs, whose roofline estimate is about 10 us. A horizon shorter than that holds them until
+// their op starts, when they are late; one of 20 us lets them go during the phase but not a
+// layer earlier (fewer prefetched lines evicted unused than with the op window alone); one far
+// beyond the trace changes nothing.
+TEST(HjsdEndToEnd, HorizonHoldsPrefetchesUntilTheirOpIsNear) {
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("asim-hjsd-horizon-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string trace = weight_streaming_trace(dir.string());
+    const auto none = run(trace, "", (dir / "none").string());
+    const auto tight = run(trace, "--set die.hjsd.horizon=1us", (dir / "tight").string());
+    const auto near = run(trace, "--set die.hjsd.horizon=20us", (dir / "near").string());
+    const auto far = run(trace, "--set die.hjsd.horizon=1ms", (dir / "far").string());
+    EXPECT_EQ(tight["prefetch"]["issued"], 0u);
+    EXPECT_EQ(tight["prefetch"]["dropped_late_candidates"], 4u);
+    EXPECT_EQ(near["prefetch"]["issued"], none["prefetch"]["issued"]);
+    EXPECT_LT(near["prefetch"]["unused"].get<uint64_t>(),
+              none["prefetch"]["unused"].get<uint64_t>());
+    EXPECT_LT(near["sim_time_ns"].get<double>(), tight["sim_time_ns"].get<double>());
+    EXPECT_EQ(far["prefetch"], none["prefetch"]);
+    EXPECT_EQ(far["sim_time_ns"], none["sim_time_ns"]);
+    fs::remove_all(dir);
+}
+
 TEST(HjsdEndToEnd, BadRegistersAreInputErrors) {
-    for (const char* set :
-         {"die.hjsd.prefetch_depth=16", "die.hjsd.chunk=3000B", "die.hjsd.credits.weight=64MiB"}) {
+    // 10 s is 1.65e10 cycles of the 1.65 GHz die clock: wider than the 32-bit horizon register.
+    for (const char* set : {"die.hjsd.prefetch_depth=16", "die.hjsd.chunk=3000B",
+                            "die.hjsd.credits.weight=64MiB", "die.hjsd.horizon=10s"}) {
         const std::string cmd =
             std::string(ASIM_BINARY) + " run --set " + set + " --out /nonexistent/x 2>&1";
         FILE* p = popen(cmd.c_str(), "r");
