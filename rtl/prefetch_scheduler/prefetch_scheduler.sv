@@ -13,7 +13,7 @@
 // Configuration inputs are used combinationally (a write counts from the next edge); credits are
 // clamped to the limits as read.
 module prefetch_scheduler #(
-    parameter int MAX_DEPTH   = 15,  // largest prefetch_depth
+    parameter int MAX_DEPTH   = 63,  // largest prefetch_depth
     parameter int QUEUE_DEPTH = 16,  // candidate queue entries
     parameter int ADDR_W      = 64,  // byte address
     parameter int LEN_W       = 40,  // candidate bytes and chunk size

@@ -21,7 +21,7 @@
 //
 // Everything is checked only after a reset edge and not in reset cycles.
 module prefetch_scheduler_checker #(
-    parameter int MAX_DEPTH   = 15,
+    parameter int MAX_DEPTH   = 63,
     parameter int QUEUE_DEPTH = 16,
     parameter int ADDR_W      = 64,
     parameter int LEN_W       = 40,

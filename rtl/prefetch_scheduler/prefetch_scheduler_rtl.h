@@ -31,7 +31,7 @@ namespace asim::rtl {
 
 // The parameters the RTL library is built with (the defaults of prefetch_scheduler.sv).
 struct RtlBuild {
-    static constexpr uint32_t kMaxDepth = 15;
+    static constexpr uint32_t kMaxDepth = 63;
     static constexpr uint32_t kQueueDepth = 16;
     static constexpr uint32_t kAddrBits = 64;
     static constexpr uint32_t kLenBits = 40;

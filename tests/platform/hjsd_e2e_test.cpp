@@ -75,7 +75,7 @@ TEST(HjsdEndToEnd, HorizonHoldsPrefetchesUntilTheirOpIsNear) {
 
 TEST(HjsdEndToEnd, BadRegistersAreInputErrors) {
     // 10 s is 1.65e10 cycles of the 1.65 GHz die clock: wider than the 32-bit horizon register.
-    for (const char* set : {"die.hjsd.prefetch_depth=16", "die.hjsd.chunk=3000B",
+    for (const char* set : {"die.hjsd.prefetch_depth=64", "die.hjsd.chunk=3000B",
                             "die.hjsd.credits.weight=64MiB", "die.hjsd.horizon=10s"}) {
         const std::string cmd =
             std::string(ASIM_BINARY) + " run --set " + set + " --out /nonexistent/x 2>&1";
