@@ -256,12 +256,19 @@ void CollectiveEngine::advance(uint32_t id, uint32_t rank) {
             s.busy = true;
             const auto dt = static_cast<int64_t>(
                 std::ceil(static_cast<double>(reduce_bytes) / m_params.reduce_bytes_per_s * 1e12));
-            m_net.schedule(m_net.now_ps() + dt, [this, id, rank] {
-                RankState& st = m_colls[id]->ranks[rank];
-                st.busy = false;
-                st.reduced = true;
-                advance(id, rank);
-            });
+            // The timer reads this rank's state and step, then sends; its next step's ready
+            // flag goes (on a ring) to the same sender as this one's.
+            const FlowNetwork::Warm warm{&s, &s.current, &s.current.sends,
+                                         &c.ranks[s.current.waits.front().peer]};
+            m_net.schedule(
+                m_net.now_ps() + dt,
+                [this, id, rank] {
+                    RankState& st = m_colls[id]->ranks[rank];
+                    st.busy = false;
+                    st.reduced = true;
+                    advance(id, rank);
+                },
+                warm);
             return;
         }
         for (const RecvOp& w : s.current.waits) {
@@ -384,8 +391,10 @@ void CollectiveEngine::transmit(uint32_t id, uint32_t rank, uint32_t link) {
     const int64_t start =
         m_params.uses_aiv(c.request.op) ? m_params.aiv_start_ps : m_params.sdma_start_ps;
     // The wait for the flag and the start-up delay the delivery (folded into the transfer).
-    // The delivery reads the message and the receiver's state first.
-    const FlowNetwork::Warm warm{&c.messages[m], &c.ranks[peer]};
+    // The delivery reads the message, the receiver's state (its counters, then its step's
+    // receives), the sender's counters, this link and the sender's step first.
+    const FlowNetwork::Warm warm{&c.messages[m], &c.ranks[peer], &c.ranks[peer].current, &s, &q,
+                                 &s.current};
     m_net.start_transfer(
         src, dst, bytes, LinkOp::write, m_net.now_ps(),
         [this, id, m](int64_t) { delivered(id, m); }, label, at - m_net.now_ps() + start, warm);

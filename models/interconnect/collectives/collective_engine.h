@@ -105,7 +105,8 @@ private:
     // Messages are pooled per collective and linked through `next` (no allocation per message;
     // the delivery callback carries the message's index, so it fits std::function's inline
     // storage).
-    struct Message {
+    // One cache line each (a delivery warms it).
+    struct alignas(64) Message {
         SendOp op;
         uint32_t from = 0;
         uint32_t link = 0;  // the sender's PeerLink for op.peer (an index into its table)
@@ -148,11 +149,12 @@ private:
         uint64_t trip_epoch = 0;
         int64_t trip_ps = 0;
         SmallVector<uint32_t, 4> peers;  // links[i].peer, searched from the front
-        // The first 64 bytes end here. by_peer: the link per peer rank, once there are more
-        // than kIndexPeersFrom (link_to makes it).
+        // The first 64 bytes end here; the step's receives are the next line (a delivery
+        // checks them). by_peer: the link per peer rank, once there are more than
+        // kIndexPeersFrom (link_to makes it).
+        Step current;
         std::unique_ptr<std::vector<uint32_t>> by_peer;
         SmallVector<PeerLink, 4> links;
-        Step current;
     };
     struct Collective {
         CollectiveRequest request;

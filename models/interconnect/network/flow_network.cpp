@@ -20,6 +20,10 @@ FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths,
       m_link_bytes(m_physical, 0.0),
       m_link_mark(m_physical + topology.bundles(), 0),
       m_route_hint(topology.vertices()) {
+    // Past the largest MTU of any link the store-and-forward term no longer grows with the size.
+    const TopologyParams& tp = topology.params();
+    m_max_mtu = std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
+                          tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
     if (m_bundle)
         for (uint32_t l = 0; l < m_physical; ++l)
             if (topology.bundle_of(l) != Topology::kNoBundle)
@@ -115,8 +119,8 @@ void FlowNetwork::start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, Lin
         m_transfers.emplace_back();
         m_pending_bytes.push_back(0);
     }
-    m_transfers[id] = Transfer{
-        src, dst, op, 0, std::move(done), label_key, warm, false, std::max<int64_t>(0, wait_ps)};
+    m_transfers[id] =
+        Transfer{src, dst, op, 0, std::move(done), label_key, warm, std::max<int64_t>(0, wait_ps)};
     m_pending_bytes[id] = static_cast<double>(bytes);
     ++m_pending;
     ++m_stats.transfers;
@@ -146,15 +150,17 @@ int64_t FlowNetwork::message_latency_ps(uint32_t src, uint32_t dst, uint64_t byt
     return route->message_latency_ps;
 }
 
-void FlowNetwork::schedule(int64_t at_ps, std::function<void()> fn) {
+void FlowNetwork::schedule(int64_t at_ps, std::function<void()> fn, Warm warm) {
     uint32_t id;
     if (!m_free_timers.empty()) {
         id = m_free_timers.back();
         m_free_timers.pop_back();
         m_timers[id] = std::move(fn);
+        m_timer_warm[id] = warm;
     } else {
         id = static_cast<uint32_t>(m_timers.size());
         m_timers.push_back(std::move(fn));
+        m_timer_warm.push_back(warm);
     }
     post(std::max(at_ps, m_now), Kind::timer, id);
 }
@@ -311,21 +317,18 @@ uint32_t FlowNetwork::new_flow(uint32_t transfer, RouteTemplate* route, double b
     f.updated = m_now;
     const uint64_t first_packet =
         static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(route->path_count)));
-    // Past the largest MTU of any link the store-and-forward term no longer grows with the size.
-    const TopologyParams& tp = m_topology.params();
-    const uint64_t max_mtu =
-        std::max({tp.die_link.mtu_bytes, tp.uplink.mtu_bytes, tp.nic_link.mtu_bytes,
-                  tp.has_fallback ? tp.fallback_link.mtu_bytes : 0});
     // Past the largest MTU every size has the same latency; below it a collective repeats sizes.
-    const uint64_t latency_key = std::min(first_packet, max_mtu);
+    const uint64_t latency_key = std::min(first_packet, m_max_mtu);
     int64_t latency = 0;
     if (route->latency_ps >= 0 && route->latency_packet == latency_key) {
         latency = route->latency_ps;
     } else {
         for (const Path& p : route->paths)
             latency = std::max(latency, m_topology.path_latency_ps(p, first_packet, op));
-        route->latency_packet = latency_key;
-        route->latency_ps = latency;
+        if (latency_key < UINT32_MAX) {
+            route->latency_packet = static_cast<uint32_t>(latency_key);
+            route->latency_ps = latency;
+        }
     }
     f.delay = latency + m_transfers[transfer].wait_ps;
     f.stream = m_transfers[transfer].stream != kNotAStream;
@@ -668,9 +671,11 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                 // Ask the cache for what the events after this one read while this one runs: at
                 // 15,488 dies they are rarely cached. Three events ahead the flow (finish) or the
                 // transfer and the flow it frees, which the next transfer reuses (deliver); two
-                // ahead, what those point to: the route, the caller's warm addresses; one ahead,
-                // the route's links. Written here, not in a function: GCC finds a function of
-                // prefetches alone free of effects and drops the call.
+                // ahead, what those point to: the route, the caller's warm addresses and the
+                // destination's route hints; one ahead, the route's links (finish) or the route
+                // the destination sent on last (deliver: it usually sends next). Written here, not
+                // in a function: GCC finds a function of prefetches alone free of effects and
+                // drops the call.
                 const std::vector<Event>& bucket = m_buckets[b];
                 if (i + 3 < bucket.size()) {
                     const Event& n = bucket[i + 3];
@@ -679,25 +684,41 @@ void FlowNetwork::run_until(int64_t limit_ps) {
                         __builtin_prefetch(f);
                         __builtin_prefetch(f + 64);
                     } else if (n.kind == Kind::deliver) {
-                        __builtin_prefetch(&m_transfers[n.version]);
+                        const char* tr = reinterpret_cast<const char*>(&m_transfers[n.version]);
+                        __builtin_prefetch(tr);
+                        __builtin_prefetch(tr + 64);
                         if (n.id < m_flows.size()) __builtin_prefetch(&m_flows[n.id]);
+                    } else if (n.kind == Kind::timer) {
+                        __builtin_prefetch(&m_timers[n.id]);
+                        __builtin_prefetch(&m_timer_warm[n.id]);
                     }
                 }
                 if (i + 2 < bucket.size()) {
                     const Event& n = bucket[i + 2];
                     if (n.kind == Kind::finish) {
-                        __builtin_prefetch(m_flows[n.id].route);
+                        const char* r = reinterpret_cast<const char*>(m_flows[n.id].route);
+                        __builtin_prefetch(r);
+                        __builtin_prefetch(r + 64);
                     } else if (n.kind == Kind::deliver) {
                         const Transfer& tr = m_transfers[n.version];
-                        if (tr.warm[0] != nullptr) __builtin_prefetch(tr.warm[0]);
-                        if (tr.warm[1] != nullptr) __builtin_prefetch(tr.warm[1]);
+                        for (const void* w : tr.warm)
+                            if (w != nullptr) __builtin_prefetch(w);
+                        __builtin_prefetch(&m_route_hint[tr.dst]);
+                    } else if (n.kind == Kind::timer) {
+                        for (const void* w : m_timer_warm[n.id])
+                            if (w != nullptr) __builtin_prefetch(w);
                     }
                 }
                 if (i + 1 < bucket.size()) {
                     const Event& n = bucket[i + 1];
-                    if (n.kind == Kind::finish && m_flows[n.id].active)
+                    if (n.kind == Kind::finish && m_flows[n.id].active) {
                         for (const uint32_t l : m_flows[n.id].route->links)
                             __builtin_prefetch(&m_links[l]);
+                    } else if (n.kind == Kind::deliver) {
+                        const RouteTemplate* next =
+                            m_route_hint[m_transfers[n.version].dst][0].route;
+                        if (next != nullptr) __builtin_prefetch(next);
+                    }
                 }
                 dispatch(e);
             }

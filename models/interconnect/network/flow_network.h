@@ -69,10 +69,11 @@ public:
     // last byte is delivered. `label_key` names the transfer in watchdog reports through the
     // labeler (set_labeler); it is a number so that millions of transfers cost no strings. src ==
     // dst delivers at once.
-    // `warm`: addresses `done` reads first (the caller's state for the message), asked of the
-    // cache a few events before the delivery runs; hints only, never dereferenced (a stale one
-    // costs nothing).
-    using Warm = std::array<const void*, 2>;
+    // `warm`: addresses `done` reads first (the caller's state for the message: up to six cache
+    // lines), asked of the cache a few events before the delivery runs; hints only, never
+    // dereferenced (a stale one costs nothing). The delivery also warms the destination's last
+    // route (a collective's receiver usually sends next).
+    using Warm = std::array<const void*, 6>;
     void start_transfer(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op, int64_t at_ps,
                         Delivered done, uint64_t label_key = 0, int64_t wait_ps = 0,
                         Warm warm = {});
@@ -101,8 +102,8 @@ public:
     // no event (a control message too small to load the links: a collective's ready flag).
     // -1 when no route exists.
     int64_t message_latency_ps(uint32_t src, uint32_t dst, uint64_t bytes, LinkOp op);
-    // Runs `fn` at `at_ps`.
-    void schedule(int64_t at_ps, std::function<void()> fn);
+    // Runs `fn` at `at_ps`; `warm` as start_transfer's, for what `fn` reads first.
+    void schedule(int64_t at_ps, std::function<void()> fn, Warm warm = {});
     // Link `link` carries nothing from `at_ps` on; its flows move to other routes.
     void set_link_down(uint32_t link, int64_t at_ps);
 
@@ -139,23 +140,26 @@ public:
 private:
     // Routes and their merged per-link costs, per (src, dst, op, paths used); cleared when a link
     // goes down. A collective reuses the same pairs step after step.
-    // The fields a transfer's start and end touch come first (one or two cache lines): the
-    // links inline, the rate alone on them, the bytes carried, the latency cache.
+    // What a transfer's start and end read is in the first cache line (a flow's start reads a
+    // route it has not touched since the step before, so every line costs a miss): the links
+    // inline, the rate alone on them, the latency cache, the flow count, the path count. The
+    // bytes carried (written when a flow leaves; the event loop asks for that line ahead) follow.
     struct alignas(64) RouteTemplate {
         SmallVector<uint32_t, 4> links;  // every link of the paths, once, sorted; ids from
                                          // topology.links().size() on are aggregated bundles
         double solo_rate = 0;            // payload bytes/s alone on its links: 1 / max(cost)
-        double carried = 0;           // payload bytes sent on this route, not yet in m_link_bytes
-        uint64_t latency_packet = 0;  // first packet size (capped at the largest MTU) ...
-        int64_t latency_ps = -1;      // ... and the path latency for it (-1: none yet)
-        uint32_t users = 0;           // active flows on it
-        uint32_t path_count = 0;      // paths.size()
-        bool bundled = false;         // crosses an aggregated bundle
-        std::vector<double> cost;     // link-time per payload byte, per link
-        std::vector<double> share;    // share of the flow's bytes each link carries
-        std::vector<uint64_t> mask;   // aggregated bundles: members used (bit i: i-th member;
-                                      // kAllMembers for a bundle of more than 64); 0 otherwise
-        uint64_t message_bytes = 0;   // message_latency_ps's last size ...
+        int64_t latency_ps = -1;         // the path latency for latency_packet (-1: none yet)
+        uint32_t users = 0;              // active flows on it
+        uint32_t path_count = 0;         // paths.size()
+        uint32_t latency_packet = 0;     // first packet size, capped at the largest MTU (sizes of
+                                         // 2^32 and more are not cached)
+        bool bundled = false;            // crosses an aggregated bundle
+        double carried = 0;          // payload bytes sent on this route, not yet in m_link_bytes
+        std::vector<double> cost;    // link-time per payload byte, per link
+        std::vector<double> share;   // share of the flow's bytes each link carries
+        std::vector<uint64_t> mask;  // aggregated bundles: members used (bit i: i-th member;
+                                     // kAllMembers for a bundle of more than 64); 0 otherwise
+        uint64_t message_bytes = 0;  // message_latency_ps's last size ...
         int64_t message_latency_ps = -1;  // ... and its answer (-1: none yet)
         std::vector<Path> paths;
     };
@@ -176,17 +180,18 @@ private:
         SmallVector<uint32_t, 4> slot;  // position in each link's flow list
         uint32_t mark = 0;
     };
+    // Two cache lines: the delivery reads the first (done) and the warm hints before it.
     struct alignas(64) Transfer {
         uint32_t src, dst;
         LinkOp op;
         uint32_t flows_left = 0;
         Delivered done;
         uint64_t label_key = 0;
-        Warm warm{};  // start_transfer's hints
-        bool stuck = false;
+        Warm warm{};                    // start_transfer's hints
         int64_t wait_ps = 0;            // added to the delivery (start_transfer's wait_ps)
         uint32_t stream = kNotAStream;  // a stream's transfer: never delivered
-        double weight = 1.0;            // its flows' weight in the max-min share
+        bool stuck = false;
+        double weight = 1.0;  // its flows' weight in the max-min share
     };
     static constexpr uint32_t kNotAStream = ~uint32_t{0};
     static constexpr uint32_t kNoFlow = ~uint32_t{0};
@@ -273,6 +278,7 @@ private:
     std::size_t m_max_paths;
     bool m_bundle;
     uint32_t m_physical;  // links in the topology; aggregated bundles follow
+    uint64_t m_max_mtu;   // the largest MTU of any link class
     int64_t m_now = 0;
     std::priority_queue<BucketKey, std::vector<BucketKey>, std::greater<BucketKey>> m_bucket_heap;
     std::vector<std::vector<Event>> m_buckets;
@@ -286,6 +292,7 @@ private:
     std::vector<Stream> m_streams;
     std::vector<double> m_pending_bytes;  // per transfer, bytes to start (start events)
     std::vector<std::function<void()>> m_timers;
+    std::vector<Warm> m_timer_warm;  // schedule()'s hints, per timer
     std::vector<uint32_t> m_free_timers;
     // Active flows on one link: the first inline (most links carry at most one flow at a time,
     // so activation touches one cache line per link), the rest in a vector made when a second
