@@ -185,7 +185,11 @@ void Hjsd::run() {
             const sc_dt::uint64 evaluate_start = sc_core::sc_delta_count();
             const hjsd::Outputs out = m_engine->evaluate(in);
             pad_deltas(evaluate_start, hjsd::kEvaluateDeltas);
-            const bool inputs_pending = in.candidate || in.op_start || in.credit_return;
+            // A candidate the full queue refuses changes nothing until the head issues or is
+            // dropped (either keeps the engine stepping): it does not keep the engine awake. The
+            // dispatcher reads up to 64 ops ahead, more candidates than the queue's 16 entries.
+            const bool inputs_pending =
+                (in.candidate && out.cand_ready) || in.op_start || in.credit_return;
             // Nothing can change until an input does: the queue is empty, or the head waits for
             // the window, op_start, a credit, the throttle or the port.
             if (!inputs_pending && !out.issued && !out.drop()) {
