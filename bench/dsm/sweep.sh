@@ -62,7 +62,7 @@ qwen_decode=(--model qwen3-30b-a3b --phase decode --batch 768 --seq 4096 --dp 8 
 for tier in hbm remote_hbm host_ddr; do trace qwen3-decode "$tier" "${qwen_decode[@]}"; done
 scenario qwen3-decode-remote_hbm qwen3-decode remote_hbm $depths die.l2.partitions.weight=8MiB,20MiB,48MiB
 scenario qwen3-decode-host_ddr qwen3-decode host_ddr $depths die.l2.partitions.weight=8MiB,20MiB,48MiB
-scenario qwen3-decode-remote_hbm-staging qwen3-decode remote_hbm die.hjsd.prefetch_depth=0,3,5,8,15 \
+scenario qwen3-decode-remote_hbm-staging qwen3-decode remote_hbm die.hjsd.prefetch_depth=0,3,5,8,15,31,48,63 \
     -- dsm.staging.capacity=4GiB dsm.staging.use=all
 
 if [ "$quick" = 0 ]; then
