@@ -42,7 +42,8 @@
 
 namespace asim::hjsd {
 
-constexpr uint32_t kMaxDepth = 63;  // prefetch_depth register width: 6 bits (rtl/README.md, refinement 10)
+// prefetch_depth register width: 6 bits (rtl/README.md, refinement 10).
+constexpr uint32_t kMaxDepth = 63;
 constexpr uint32_t kMaxPartitions = 4;
 constexpr uint32_t kMaxTiers = 4;  // source tier: 2 bits (0 = local HBM)
 constexpr uint32_t kEstBits = 32;  // estimated start times and the horizon: cycles, wrapping
