@@ -21,6 +21,7 @@
 
 #include "models/common/clock_domain.h"
 #include "models/common/errors.h"
+#include "models/common/kernel.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/common/units.h"
@@ -296,7 +297,7 @@ void run_point(const Point& pt, const DsmParams& dsm, const HbmFlatParams& hbm,
     PointBench probe("latency_probe",
                      {pt.tier, 1, kLatencyProbeBytes, kLatencyProbeBytes, 1, pt.owner_offset}, dsm,
                      hbm, network, quiet);
-    sc_core::sc_start();
+    run_kernel();  // sc_start, and under ASan the thread back on its own stack
     progress.finish();
     const nlohmann::json out = {{"slowest_ps", bench.slowest()}, {"latency_ps", probe.slowest()}};
     std::filesystem::create_directories(dir);

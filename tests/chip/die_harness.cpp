@@ -7,6 +7,7 @@
 #include "models/chip/die/die.h"
 #include "models/common/clock_domain.h"
 #include "models/common/failure_sink.h"
+#include "models/common/kernel.h"
 #include "models/common/trace.h"
 #include "platforms/platform.h"
 #include "testbenches/trace_replay/summary.h"
@@ -21,7 +22,7 @@ nlohmann::json run_die(const std::string& trace_text, const std::vector<std::str
     FailureSink failures;
     Die die("die", platform.die, stats, failures);
     die.dispatcher().set_trace(&reader);
-    sc_core::sc_start();
+    run_kernel();  // sc_start, and ASan told the thread is on its own stack again
     failures.rethrow_if_failed();
     EXPECT_TRUE(die.dispatcher().finished());
     die.finalize_stats();
