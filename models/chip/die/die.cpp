@@ -1,5 +1,7 @@
 #include "models/chip/die/die.h"
 
+#include <map>
+
 #include "models/memory/memory_system.h"
 
 namespace asim {
@@ -99,15 +101,22 @@ std::function<uint64_t(const trace::Op&)> Die::roofline_cycles() const {
     const DieParams& p = m_params;
     const double hbm_bytes_per_cycle =
         p.hbm.bandwidth_bytes_per_s() / static_cast<double>(p.clock_hz);
-    return [p, hbm_bytes_per_cycle](const trace::Op& op) -> uint64_t {
+    // Peak per dtype, looked up once (peak_flops builds a matrix engine to ask it).
+    std::map<DType, double> cube_peak;
+    return [p, hbm_bytes_per_cycle, cube_peak](const trace::Op& op) mutable -> uint64_t {
         double bytes = 0;
         for (const auto* list : {&op.inputs, &op.outputs})
             for (const trace::Tensor& t : *list) bytes += static_cast<double>(t.bytes);
         double cycles = bytes / hbm_bytes_per_cycle;
         const bool cube =
             op.kind == trace::OpKind::kMatmul || op.kind == trace::OpKind::kFusedAttention;
-        const double peak = cube ? p.peak_flops(op.dtype)
-                                 : p.vector_peak_ops(std::max(1u, dtype_bits(op.dtype) / 8));
+        double peak = p.vector_peak_ops(std::max(1u, dtype_bits(op.dtype) / 8));
+        if (cube) {
+            auto it = cube_peak.find(op.dtype);
+            if (it == cube_peak.end())
+                it = cube_peak.emplace(op.dtype, p.peak_flops(op.dtype)).first;
+            peak = it->second;
+        }
         if (op.kind != trace::OpKind::kCollective && peak > 0)
             cycles = std::max(cycles, trace::op_flops(op) / peak * static_cast<double>(p.clock_hz));
         return static_cast<uint64_t>(cycles + 0.5);

@@ -66,10 +66,8 @@ void OpDispatcher::run() {
             // error) never resumes the thread, and only members are freed by the destructor.
             m_current = std::move(m_lookahead.front());
             m_lookahead.pop_front();
-            const uint64_t est = m_lookahead_est.front();
-            m_lookahead_est.pop_front();
-            const uint64_t seq = m_current.first;
-            const trace::Op& op = m_current.second;
+            const uint64_t seq = m_current.seq;
+            const trace::Op& op = m_current.op;
             // Wait for the op's dependencies and for room in the window.
             auto blocked = [&] {
                 if (m_in_flight.size() >= kMaxOpsInFlight) return true;
@@ -77,7 +75,7 @@ void OpDispatcher::run() {
                                    [&](uint64_t d) { return m_in_flight.count(d) != 0; });
             };
             while (blocked()) wait(m_op_completed);
-            if (m_hjsd) m_hjsd->op_start(seq, est);
+            if (m_hjsd) m_hjsd->op_start(seq, m_current.est);
             dispatch(op);
             fill_lookahead();
         }
@@ -114,8 +112,7 @@ void OpDispatcher::fill_lookahead() {
                 m_hjsd->add_candidate(c);
             }
         }
-        m_lookahead.emplace_back(seq, std::move(op));
-        m_lookahead_est.push_back(est);
+        m_lookahead.push_back({seq, est, std::move(op)});
     }
 }
 

@@ -172,9 +172,13 @@ private:
     uint32_t m_weight_partition = 0;
     // Ops read but not yet dispatched, with their sequence numbers (trace order, from 0): the
     // H-JSD needs to see prefetch_depth ops ahead of the one running.
-    std::deque<std::pair<uint64_t, trace::Op>> m_lookahead;
-    std::deque<uint64_t> m_lookahead_est;      // their estimated starts (set_cost_estimate)
-    std::pair<uint64_t, trace::Op> m_current;  // the op being dispatched
+    struct ReadOp {
+        uint64_t seq = 0;
+        uint64_t est = 0;  // estimated start, cycles (set_cost_estimate)
+        trace::Op op;
+    };
+    std::deque<ReadOp> m_lookahead;
+    ReadOp m_current;  // the op being dispatched
     std::function<uint64_t(const trace::Op&)> m_cost_estimate;
     uint64_t m_est_next = 0;  // the estimated start of the next op read
     uint64_t m_ops_read = 0;

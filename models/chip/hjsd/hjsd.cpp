@@ -56,10 +56,9 @@ Hjsd::Hjsd(sc_core::sc_module_name name, const HjsdParams& params, uint32_t part
     // The horizon register counts this die's cycles.
     m_params.registers.horizon = static_cast<uint64_t>(
         clock.ps_to_cycles_floor(static_cast<Picoseconds>(params.horizon_ps)));
-    if (m_params.registers.horizon > hjsd::kEstMask) {
-        throw InputError("die.hjsd.horizon: " + std::to_string(m_params.registers.horizon) +
-                         " cycles do not fit the " + std::to_string(hjsd::kEstBits) +
-                         "-bit horizon register");
+    for (const auto& [key, message] :
+         hjsd::PrefetchSchedulerCore::validate(m_params.registers, partitions)) {
+        if (key == "horizon") throw InputError("die.hjsd.horizon: " + message);
     }
     const hjsd::EngineSpec spec{params.queue_depth, partitions, m_params.registers};
     if (const auto problems = hjsd::engine_registry().check(params.impl, spec); !problems.empty()) {
