@@ -41,13 +41,14 @@ Platform load_platform(const std::string& name_or_path, const std::vector<std::s
     const auto dsm = root.optional_child("dsm");
     if (dsm) {
         section([&] {
-            // One address space across the supernode: a window of remote_hbm per die (8 on a
-            // single die: the seed's node, whose other dies a port stands in for).
-            const uint32_t owners = p.network ? std::max<uint32_t>(1, p.network->topology.dies) : 8;
+            // One address space across the supernode: a window of remote_hbm per die (on a
+            // single die, dsm.owners: the dies a port stands in for).
+            std::optional<uint32_t> dies;
+            if (p.network) dies = p.network->topology.dies;
             const uint64_t hbm = p.die.hbm.capacity_bytes();
             const uint32_t per_node = p.network ? p.network->topology.dies_per_node : 8;
             p.die.dsm =
-                parse_dsm_params(*dsm, hbm, p.die.hbm.bandwidth_bytes_per_s(), owners, per_node);
+                parse_dsm_params(*dsm, hbm, p.die.hbm.bandwidth_bytes_per_s(), dies, per_node);
         });
     }
     // Every section read: their problems at once, before anything is built from the values.

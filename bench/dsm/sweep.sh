@@ -74,9 +74,10 @@ if [ "$quick" = 0 ]; then
 
     dsv3_decode=(--model deepseek-v3 --phase decode --batch 3072 --seq 4096 --dp 32 --ep 32 --layers 4 --dtype fp8)
     for tier in hbm remote_hbm host_ddr; do trace dsv3-decode "$tier" "${dsv3_decode[@]}"; done
+    # Die 0 of 32 reads remote_hbm in die 31's window: the single die's pool needs 32 owners.
     scenario dsv3-decode-remote_hbm dsv3-decode remote_hbm die.hjsd.prefetch_depth=0,5,15 \
-        dsm.staging.capacity=0B,4GiB
-    scenario dsv3-decode-host_ddr dsv3-decode host_ddr die.hjsd.prefetch_depth=0,5,15 -- dsm.staging.capacity=4GiB
+        dsm.staging.capacity=0B,4GiB -- dsm.owners=32
+    scenario dsv3-decode-host_ddr dsv3-decode host_ddr die.hjsd.prefetch_depth=0,5,15 -- dsm.staging.capacity=4GiB dsm.owners=32
 fi
 
 python3 bench/dsm/report.py "$out"

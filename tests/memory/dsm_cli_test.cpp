@@ -211,6 +211,13 @@ TEST(DsmCli, BadPoolInputIsExit2) {
     expect_exit2("run --trace " + big + "/die0.jsonl --set dsm.tiers.pmem.capacity=1MiB --out " +
                      scratch("bad-cap-out"),
                  {"die0.jsonl:", "outside every memory tier"});
+    // pmem's capacity names its key.
+    expect_exit2("run --trace " + big + "/die0.jsonl --set dsm.tiers.pmem.capacity=1MiB --out " +
+                     scratch("bad-cap-out2"),
+                 {"passes the end of pmem", "dsm.tiers.pmem.capacity"});
+    // A supernode's owners are its dies.
+    expect_exit2("run --platform supernode8_ring --set dsm.owners=32 --out " + scratch("bad-own"),
+                 {"dsm.owners", "its network's dies (8)"});
     // Weights that do not fit HBM say so and ask for a placement.
     expect_exit2(
         "trace gen --model llama3-70b --phase decode --batch 1 --seq 128 --no-collectives "
@@ -218,6 +225,23 @@ TEST(DsmCli, BadPoolInputIsExit2) {
         "--out " +
             scratch("bad-fit"),
         {"does not fit the 64 GiB of HBM", "--weights"});
+}
+
+// Die 0 of a 32-die set reads remote_hbm in die 31's window (the previous die's): on the single
+// die the pool's 8 owners refuse it, naming dsm.owners, and 32 owners accept it.
+TEST(DsmCli, ADieTraceOfALargerSetNeedsThatManyOwners) {
+    const std::string gen = scratch("owners-gen");
+    ASSERT_EQ(run_cli("trace gen --model llama3-8b --phase decode --batch 32 --seq 256 --dp 32 "
+                      "--layers 1 --no-collectives --no-embedding --die 0 --weights remote_hbm "
+                      "--out " +
+                      gen)
+                  .exit_code,
+              0);
+    expect_exit2("run --trace " + gen + "/die0.jsonl --out " + scratch("owners-8"),
+                 {"remote_hbm window of die 31", "pool has 8 owner dies", "dsm.owners"});
+    const auto stats =
+        run_summary("--trace " + gen + "/die0.jsonl --set dsm.owners=32", scratch("owners-32"));
+    EXPECT_GT(stats["summary"]["tiers"]["remote_hbm"]["read_bytes"].get<double>(), 0);
 }
 
 }  // namespace

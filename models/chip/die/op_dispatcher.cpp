@@ -121,6 +121,7 @@ void OpDispatcher::check_deps_exist(const trace::Op& op) {
         for (const trace::Tensor& t : *list) {
             const bool in_hbm = t.addr < m_address_space && t.bytes <= m_address_space - t.addr;
             if (!in_hbm && !(m_tiers && m_tiers->decode(t.addr, t.bytes).valid)) {
+                const std::string reason = m_tiers ? m_tiers->refusal(t.addr) : "";
                 char range[64];
                 std::snprintf(range, sizeof range, "[0x%llx, +%llu B)",
                               static_cast<unsigned long long>(t.addr),
@@ -129,7 +130,8 @@ void OpDispatcher::check_deps_exist(const trace::Op& op) {
                     m_reader->display_name() + ":" + std::to_string(op.line) + ": op " +
                     std::to_string(op.id) + ": tensor '" + t.name + "' " + range +
                     " lies beyond the platform's HBM (" + std::to_string(m_address_space) + " B)" +
-                    (m_tiers ? " and outside every memory tier of its dsm: address map" : ""));
+                    (m_tiers ? " and outside every memory tier of its dsm: address map" : "") +
+                    (reason.empty() ? "" : ": " + reason));
             }
         }
     }

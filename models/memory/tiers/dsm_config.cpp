@@ -94,6 +94,13 @@ std::vector<std::pair<std::string, std::string>> DsmParams::validate(
 
 namespace {
 
+const ParamTable kDsm({"dsm"}, "DSM pool",
+                      {Param::integer("owners", "dies",
+                                      "remote_hbm owner windows on a platform without a network: "
+                                      "the supernode's dies that the port stands in for")
+                           .dflt_from("a supernode: its dies (not settable); a single die: 8")
+                           .range(2, kMaxOwners)});
+
 const ParamTable kTier(
     {"dsm.tiers.<tier>"}, "DSM pool tier (remote_hbm, host_ddr, pmem)",
     {Param::size("base", "start of the tier's window in the supernode's address space")
@@ -142,10 +149,20 @@ const ParamTable kTiering(
 }  // namespace
 
 DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
-                           double local_hbm_bytes_per_s, uint32_t owners, uint32_t dies_per_node) {
+                           double local_hbm_bytes_per_s, std::optional<uint32_t> network_dies,
+                           uint32_t dies_per_node) {
     DsmParams p;
     p.dies_per_node = dies_per_node;
-    p.owners = owners;
+    if (network_dies) {
+        if (node.has("owners")) {
+            node.fail("owners", "a supernode's remote_hbm owners are its network's dies (" +
+                                    std::to_string(*network_dies) +
+                                    "); owners is for a single die");
+        }
+        p.owners = std::max<uint32_t>(1, *network_dies);
+    } else {
+        p.owners = static_cast<uint32_t>(kDsm.integer(node, "owners", kSingleDieOwners));
+    }
     if (const auto tiers = node.optional_child("tiers")) {
         for (const std::string& name : tiers->keys()) {
             const auto tier = tier_from_string(name);

@@ -73,7 +73,7 @@ struct DsmParams {
     DsmPortParams port;
     DsmStagingParams staging;
     DsmTieringParams tiering;
-    uint32_t owners = 1;  // remote_hbm windows: the dies of the supernode (8 on a single die)
+    uint32_t owners = 1;  // remote_hbm windows: the supernode's dies (dsm.owners on a single die)
     uint32_t dies_per_node = 8;  // dies sharing one node's host_ddr and pmem devices
 
     bool enabled() const { return !tiers.empty(); }
@@ -84,10 +84,17 @@ struct DsmParams {
     std::vector<std::pair<std::string, std::string>> validate(uint64_t local_hbm_bytes) const;
 };
 
-// Reads `dsm`. `owners` is the supernode's die count (8 without a network), `dies_per_node` the
-// dies of one node (whose CPUs hold one host_ddr and one pmem).
+// remote_hbm owners of a platform without a network unless dsm.owners says otherwise: the seed's
+// 8-card node, whose other dies the port stands in for.
+constexpr uint32_t kSingleDieOwners = 8;
+constexpr uint32_t kMaxOwners = 65536;  // dsm.owners' bound (64 TiB + 64 Ki x 1 TiB < 2^64)
+
+// Reads `dsm`. `network_dies`: the supernode's die count (the remote_hbm owners); without a
+// network, dsm.owners (default kSingleDieOwners). `dies_per_node`: the dies of one node (whose
+// CPUs hold one host_ddr and one pmem).
 // `local_hbm_bytes_per_s`: the die's HBM bandwidth, the default of remote_hbm's stand-in device.
 DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
-                           double local_hbm_bytes_per_s, uint32_t owners, uint32_t dies_per_node);
+                           double local_hbm_bytes_per_s, std::optional<uint32_t> network_dies,
+                           uint32_t dies_per_node);
 
 }  // namespace asim

@@ -72,6 +72,31 @@ TierRouter::Decoded TierRouter::decode(uint64_t addr, uint64_t bytes) const {
     return d;
 }
 
+std::string TierRouter::refusal(uint64_t addr) const {
+    for (const TierParams& t : m_params.tiers) {
+        if (addr < t.base) continue;
+        const uint64_t rel = addr - t.base;
+        const std::string tier = to_string(t.tier);
+        if (t.tier == Tier::kRemoteHbm) {
+            const uint64_t owner = rel / kRemoteHbmOwnerStride, off = rel % kRemoteHbmOwnerStride;
+            if (owner >= m_params.owners) {
+                if (owner >= kMaxOwners) continue;  // above any pool's window
+                return "it is in the remote_hbm window of die " + std::to_string(owner) +
+                       ", but the pool has " + std::to_string(m_params.owners) +
+                       " owner dies (dsm.owners on a single-die platform)";
+            }
+            if (off < t.capacity) {
+                return "it passes the end of die " + std::to_string(owner) + "'s HBM (" +
+                       std::to_string(t.capacity) + " B, dsm.tiers.remote_hbm.capacity)";
+            }
+        } else if (rel < t.capacity) {
+            return "it passes the end of " + tier + " (" + std::to_string(t.capacity) +
+                   " B, dsm.tiers." + tier + ".capacity)";
+        }
+    }
+    return "";
+}
+
 Picoseconds TierRouter::hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr,
                                    Picoseconds arrival, uint64_t bytes, bool write,
                                    const TransactionInfo& info) {

@@ -75,6 +75,9 @@ public:
         bool valid = false;
     };
     Decoded decode(uint64_t addr, uint64_t bytes) const;
+    // Why decode() refuses an access starting at `addr`: the window it starts in and what it
+    // passes ("" when it starts in none).
+    std::string refusal(uint64_t addr) const;
     uint64_t staging_region_base() const { return m_staging_base; }
 
     struct TierTotals {
