@@ -1,4 +1,4 @@
-"""The memory tiers' address windows (traces/FORMAT.md "Memory tiers", models/memory/tiers/dsm_params.h),
+"""The memory tiers' address windows (traces/FORMAT.md "Memory tiers", models/memory/tiers/pool_tiers.cpp),
 for the synthetic traces of bench/dsm: one definition for both scripts."""
 TIB = 1 << 40
 HOST_DDR = 16 * TIB

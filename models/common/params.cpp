@@ -335,8 +335,12 @@ std::vector<const ParamTable*>& table_catalog() {
 }
 }  // namespace
 
-ParamTable::ParamTable(std::vector<std::string> paths, std::string title, std::vector<Param> params)
-    : m_paths(std::move(paths)), m_title(std::move(title)), m_params(std::move(params)) {
+ParamTable::ParamTable(std::vector<std::string> paths, std::string title, std::vector<Param> params,
+                       const RegistryBase* keyed_by)
+    : m_paths(std::move(paths)),
+      m_title(std::move(title)),
+      m_params(std::move(params)),
+      m_keyed_by(keyed_by) {
     table_catalog().push_back(this);
 }
 
@@ -467,6 +471,14 @@ std::vector<ParamRow> param_rows(const Config* config) {
                         if (chosen && !r.value && own.default_text()) r.value = own.default_text();
                         rows.push_back(r);
                     }
+                }
+            }
+            if (!table->keyed_by()) continue;
+            // A map keyed by implementation: each one's own keys, under the table's path.
+            for (const auto& impl : table->keyed_by()->implementations()) {
+                for (const Param& own : *impl.params) {
+                    rows.push_back(
+                        {path + "." + own.key(), &own, impl.name, table->title(), std::nullopt});
                 }
             }
         }

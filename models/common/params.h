@@ -159,13 +159,17 @@ std::optional<ParamValue> read_param(const ConfigNode& node, const Param& param,
 // (param_tables()) when constructed: declare them as namespace-scope statics.
 class ParamTable {
 public:
-    ParamTable(std::vector<std::string> paths, std::string title, std::vector<Param> params);
+    // `keyed_by`: for a map whose key names an implementation of that registry (the pool tiers
+    // under dsm.tiers), whose own keys are listed under the table's path with their names.
+    ParamTable(std::vector<std::string> paths, std::string title, std::vector<Param> params,
+               const RegistryBase* keyed_by = nullptr);
     ParamTable(const ParamTable&) = delete;
     ParamTable& operator=(const ParamTable&) = delete;
 
     const std::vector<std::string>& paths() const { return m_paths; }
     const std::string& title() const { return m_title; }
     const std::vector<Param>& params() const { return m_params; }
+    const RegistryBase* keyed_by() const { return m_keyed_by; }
     // The declaration of `key`; a key that was never declared is a programming error.
     const Param& operator[](const std::string& key) const;
 
@@ -200,6 +204,7 @@ private:
     std::vector<std::string> m_paths;
     std::string m_title;
     std::vector<Param> m_params;
+    const RegistryBase* m_keyed_by = nullptr;
 };
 
 // Every table of the binary, ordered by their first path.

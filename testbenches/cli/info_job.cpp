@@ -134,7 +134,7 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
                            units::format_byte_rate(d.dsm.port.read_bytes_per_s),
                            units::format_byte_rate(d.dsm.port.write_bytes_per_s));
         for (const TierParams& t : d.dsm.tiers) {
-            const bool remote = t.tier == Tier::kRemoteHbm;
+            const bool remote = t.kind.per_owner();
             out += fmt::format(
                 "  {:<28}{}{} from {} TiB; latency {} read, {} write; device {}\n",
                 to_string(t.tier), units::format_bytes(t.capacity),

@@ -149,10 +149,9 @@ public:
             m_fabric = std::make_unique<NetworkFabric>(*m_network);
             m_pool->set_fabric(m_fabric.get());
         }
-        const uint32_t dies = pt.tier == Tier::kRemoteHbm
-                                  ? std::min(dsm.owners, pt.readers + pt.owner_offset)
-                                  : pt.readers;
         const TierParams& tp = *dsm.find(pt.tier);
+        const uint32_t dies =
+            tp.kind.per_owner() ? std::min(dsm.owners, pt.readers + pt.owner_offset) : pt.readers;
         for (uint32_t d = 0; d < dies; ++d) {
             m_hbms.push_back(
                 std::make_unique<HbmFlat>(fmt::format("die{}_hbm", d).c_str(), hbm, m_stats));
@@ -168,7 +167,7 @@ public:
                                                              hbm.capacity_bytes, m_stats));
             m_routers.back()->hbm_out.bind(m_hbms.back()->l2_in);
             const uint64_t base =
-                pt.tier == Tier::kRemoteHbm
+                tp.kind.per_owner()
                     ? tp.base + uint64_t{(d + pt.owner_offset) % dsm.owners} * kRemoteHbmOwnerStride
                     : tp.base;
             m_readers.push_back(std::make_unique<StreamReader>(fmt::format("reader{}", d).c_str(),
@@ -210,34 +209,29 @@ std::vector<std::string> split(const std::string& text) {
 
 std::string present_tiers(const DsmParams& dsm) {
     std::string s;
-    for (std::size_t i = 1; i < kTierCount; ++i) {
-        if (dsm.find(static_cast<Tier>(i)))
-            s += (s.empty() ? "" : ", ") + std::string(kTierNames[i]);
-    }
+    for (const TierParams& t : dsm.tiers) s += (s.empty() ? "" : ", ") + to_string(t.tier);
     return s;
 }
 
 std::vector<Tier> parse_tiers(const std::string& text, const Platform& platform) {
     const DsmParams& dsm = platform.die.dsm;
     std::vector<Tier> tiers;
-    if (text.empty()) {
-        for (std::size_t i = 1; i < kTierCount; ++i) {
-            if (dsm.find(static_cast<Tier>(i))) tiers.push_back(static_cast<Tier>(i));
-        }
+    if (text.empty()) {  // every tier of the platform, in its dsm: section's order
+        for (const TierParams& t : dsm.tiers) tiers.push_back(t.tier);
         return tiers;
     }
     for (const std::string& name : split(text)) {
         const auto t = tier_from_string(name);
         if (!t) {
             throw InputError(
-                fmt::format("figures dsm: --tier: unknown tier '{}' (the pool's tiers: "
-                            "remote_hbm, host_ddr, pmem)",
-                            name));
+                fmt::format("figures dsm: --tier: unknown tier '{}' (the pool's tiers: {})", name,
+                            pool_tier_registry().names_text()));
         }
         if (*t == Tier::kHbm) {
             throw InputError(
-                "figures dsm: --tier: hbm is the die's own memory, not a pool tier "
-                "(figures hbm measures it; the pool's tiers: remote_hbm, host_ddr, pmem)");
+                "figures dsm: --tier: hbm is the die's own memory, not a pool tier (figures hbm "
+                "measures it; the pool's tiers: " +
+                pool_tier_registry().names_text() + ")");
         }
         if (!dsm.find(*t)) {
             throw InputError(
@@ -245,11 +239,11 @@ std::vector<Tier> parse_tiers(const std::string& text, const Platform& platform)
                             "section (it has: {})",
                             platform.name, name, present_tiers(dsm)));
         }
-        if (*t == Tier::kRemoteHbm && dsm.owners < 2) {
+        if (dsm.find(*t)->kind.per_owner() && dsm.owners < 2) {
             throw InputError(
-                fmt::format("figures dsm: --tier remote_hbm: platform {} has one die, so "
+                fmt::format("figures dsm: --tier {}: platform {} has one die, so "
                             "no other die's HBM to read",
-                            platform.name));
+                            name, platform.name));
         }
         tiers.push_back(*t);
     }
@@ -283,7 +277,7 @@ std::vector<uint32_t> parse_readers(const std::string& text, const Platform& pla
 // The bytes a reader may read of `t`: the tier's capacity (remote_hbm: an owner's window, no
 // more than its HBM).
 uint64_t readable_bytes(const TierParams& t, uint64_t hbm_bytes) {
-    return t.tier == Tier::kRemoteHbm ? std::min(t.capacity, hbm_bytes) : t.capacity;
+    return t.kind.per_owner() ? std::min(t.capacity, hbm_bytes) : t.capacity;
 }
 
 // Runs in the child: the point's model and its tier's latency probe, simulated together (they
@@ -346,7 +340,7 @@ std::vector<FigureTable> dsm_figures(const DsmFiguresOptions& o) {
                     fmt::format("figures dsm: --sizes: {} B ({}) is more than a reader can read "
                                 "of {} ({} B{})",
                                 s, units::format_bytes(s), to_string(t), cap,
-                                t == Tier::kRemoteHbm ? " per owner: its HBM" : ""));
+                                dsm.find(t)->kind.per_owner() ? " per owner: its HBM" : ""));
             }
         }
     }

@@ -15,6 +15,7 @@
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "models/interconnect/collectives/schedule.h"
+#include "models/memory/tiers/pool_tier.h"
 #include "platforms/platform.h"
 #include "testbenches/command/command.h"
 #include "testbenches/figures/collective_figures.h"
@@ -224,10 +225,9 @@ Command add_figures_command(CLI::App& app) {
         "the slowest reader's time),per_reader_GBps (aggregate / readers)");
     dsm->add_option("--platform,-p", s->dsm.platform, platform_help())->required();
     dsm->add_option("--set", s->dsm.overrides, "override a config key: KEY=VALUE (repeatable)");
-    dsm->add_option(
-           "--tier,-t", s->dsm.tiers,
-           "pool tier(s) to read: remote_hbm, host_ddr or pmem, or a list T,T (default: every "
-           "pool tier in the platform's dsm: section)")
+    dsm->add_option("--tier,-t", s->dsm.tiers,
+                    "pool tier(s) to read: " + pool_tier_registry().names_text() +
+                        ", or a list T,T (default: every pool tier in the platform's dsm: section)")
         ->type_name("T");
     dsm->add_option("--readers", s->dsm.readers,
                     "dies reading at the same time, N or a list like 1,2,4,8, each from 1 to the "

@@ -103,30 +103,26 @@ struct Weight {
 };
 
 // Where die `die` of `world` places the tensors of a pool tier (traces/FORMAT.md, "Memory
-// tiers"): remote_hbm in the previous die's window (die 1's for a one-die trace), above that
-// die's own long-lived tensors: on a unidirectional ring the previous die's data comes one hop,
-// the next die's would cross all the others; host_ddr and pmem in a slice of the shared tier per
-// die.
+// tiers"), from the tier kind's default base: a per-owner tier (remote_hbm) in the previous
+// die's window (die 1's for a one-die trace), above that die's own long-lived tensors: on a
+// unidirectional ring the previous die's data comes one hop, the next die's would cross all the
+// others; a shared tier (host_ddr, pmem) in a slice per die.
 constexpr uint64_t kRemoteHbmOffset = 128ULL << 30;
 uint64_t tier_arena(Tier tier, uint64_t die, uint64_t world) {
-    const auto i = static_cast<std::size_t>(tier);
     if (tier == Tier::kHbm) return 0;
-    if (tier == Tier::kRemoteHbm) {
+    const PoolTierKind kind = default_kind(tier);
+    if (kind.per_owner()) {
         const uint64_t owner = world < 2 ? 1 : (die + world - 1) % world;
-        return kDefaultTierBase[i] + owner * kRemoteHbmOwnerStride + kRemoteHbmOffset;
+        return kind.default_base + owner * kRemoteHbmOwnerStride + kRemoteHbmOffset;
     }
     const uint64_t slice = std::max<uint64_t>(1ULL << 30, (kTiB / world) & ~((1ULL << 30) - 1));
-    return kDefaultTierBase[i] + die * slice;
+    return kind.default_base + die * slice;
 }
 
 Tier tier_named(const std::string& name, const char* option) {
-    for (std::size_t i = 0; i < kTierCount; ++i) {
-        if (name == kTierNames[i]) return static_cast<Tier>(i);
-    }
-    std::string list;
-    for (const char* n : kTierNames) list += (list.empty() ? "" : ", ") + std::string(n);
+    if (const auto t = tier_from_string(name)) return *t;
     throw InputError(std::string("trace gen: ") + option + " '" + name +
-                     "' is not a memory tier (" + list + ")");
+                     "' is not a memory tier (" + tier_name_list() + ")");
 }
 
 // Writes one die's ops; hands out addresses and keeps the die's weight and gradient tables.
@@ -134,7 +130,7 @@ class DieWriter {
 public:
     DieWriter(std::ostream& out, uint64_t die, uint64_t world, uint64_t hbm_capacity)
         : m_out(out), m_die(die), m_hbm_capacity(hbm_capacity) {
-        for (std::size_t i = 1; i < kTierCount; ++i)
+        for (std::size_t i = 1; i < tier_count(); ++i)
             m_tier_next[i] = tier_arena(static_cast<Tier>(i), die, world);
     }
 
@@ -246,7 +242,7 @@ private:
     std::ostream& m_out;
     uint64_t m_die;
     uint64_t m_hbm_capacity;
-    std::array<uint64_t, kTierCount> m_tier_next{};
+    std::vector<uint64_t> m_tier_next = std::vector<uint64_t>(tier_count());  // by tier
     uint64_t m_next = 0;
     uint64_t m_act = kActivationBase;
     uint64_t m_long_lived = kLongLivedBase;

@@ -45,7 +45,7 @@ struct GenOptions {
     uint64_t seed = 1;
     std::vector<int> only_dies;  // generate only these dies (empty: all)
     // Placement in the memory tiers (DESIGN §5b; traces/FORMAT.md "Memory tiers"): hbm,
-    // remote_hbm, host_ddr or pmem. Expert weights default to the weights' tier.
+    // a registered pool tier (tier_names()). Expert weights default to the weights' tier.
     std::string weights_tier = "hbm";
     std::string expert_weights_tier;  // empty: as weights_tier
     std::string kv_tier = "hbm";

@@ -9,6 +9,7 @@
 #include "models/common/atomic_output.h"
 #include "models/common/errors.h"
 #include "models/common/units.h"
+#include "models/memory/tiers/pool_tier.h"
 #include "testbenches/command/command.h"
 #include "testbenches/trace_gen/et_import.h"
 #include "testbenches/trace_gen/generator.h"
@@ -83,9 +84,9 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
         ->capture_default_str();
     c->add_option("--seed", s->o.seed, "seed of the skewed routing")->capture_default_str();
     c->add_option("--die", s->o.only_dies, "generate only this die (repeatable)");
-    const std::string tiers =
-        "hbm, remote_hbm (the previous die's HBM), host_ddr or pmem (traces/FORMAT.md, Memory "
-        "tiers)";
+    const std::string tiers = tier_name_list() +
+                              " (pool tiers by kind, remote_hbm the previous die's HBM: "
+                              "traces/FORMAT.md, Memory tiers)";
     c->add_option("--weights", s->o.weights_tier, "memory tier of the weights: " + tiers)
         ->capture_default_str();
     c->add_option("--expert-weights", s->o.expert_weights_tier,

@@ -129,7 +129,7 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
                                   {"hits", tot.copy_hits},
                                   {"migrations_in", tot.migrations_in},
                                   {"migrations_out", tot.migrations_out}};
-            if (tp.tier == Tier::kPmem) one["max_block_writes"] = tot.max_block_writes;
+            if (tp.kind.endurance_block) one["max_block_writes"] = tot.max_block_writes;
             t[to_string(tp.tier)] = std::move(one);
         }
         summary["tiers"] = std::move(t);

@@ -155,7 +155,7 @@ TEST(FiguresDsmCli, BadInputExitsTwoWithOneMessageAndWritesNothing) {
         std::string message;
     };
     const std::vector<Case> cases = {
-        {"--tier dram", "unknown tier 'dram' (the pool's tiers: remote_hbm, host_ddr, pmem)"},
+        {"--tier dram", "unknown tier 'dram' (the pool's tiers: host_ddr, pmem, remote_hbm)"},
         {"--tier hbm", "hbm is the die's own memory, not a pool tier"},
         {"--tier host_ddr,", "unknown tier ''"},
         {"--readers 0", "1 to 8"},

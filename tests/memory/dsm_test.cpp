@@ -12,6 +12,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/common/calendar_server.h"
+#include "models/common/config.h"
+#include "models/common/params.h"
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/memory/hbm_flat/hbm_flat.h"
@@ -23,18 +25,18 @@ namespace asim {
 namespace {
 
 constexpr uint64_t kHbm = 64ULL << 30;
-constexpr uint64_t kDdr = kDefaultTierBase[static_cast<std::size_t>(Tier::kHostDdr)];
-constexpr uint64_t kPmem = kDefaultTierBase[static_cast<std::size_t>(Tier::kPmem)];
-constexpr uint64_t kRemote = kDefaultTierBase[static_cast<std::size_t>(Tier::kRemoteHbm)];
+// Tiers by name, asked at run time (the registry is complete only after start-up).
+Tier tier(const char* name) { return tier_from_string(name).value(); }
+uint64_t base_of(const char* name) { return default_kind(tier(name)).default_base; }
 
 DsmParams pool_params() {
     DsmParams p;
     p.owners = 4;
     p.port = {100e9, 50e9};  // 100 GB/s in, 50 GB/s out
-    TierParams remote{Tier::kRemoteHbm, kRemote, kHbm, 1'000'000, 1'100'000, 1e12, 1e12, 0};
-    TierParams ddr{Tier::kHostDdr, kDdr, 1ULL << 40, 800'000, 900'000, 400e9, 400e9, 0};
-    TierParams pmem{Tier::kPmem, kPmem, 2ULL << 40, 1'300'000, 1'200'000, 40e9, 10e9, 2ULL << 20};
-    p.tiers = {remote, ddr, pmem};
+    TierParams pmem = make_tier("pmem", 2ULL << 40, 1'300'000, 1'200'000, 40e9, 10e9);
+    pmem.kind.endurance_block = 2ULL << 20;
+    p.tiers = {make_tier("remote_hbm", kHbm, 1'000'000, 1'100'000, 1e12, 1e12),
+               make_tier("host_ddr", 1ULL << 40, 800'000, 900'000, 400e9, 400e9), pmem};
     return p;
 }
 
@@ -113,20 +115,21 @@ TEST(TierRouter, DecodesTiersAndOwners) {
     EXPECT_EQ(r.decode(0x1000, 64).tier, Tier::kHbm);
     EXPECT_FALSE(r.decode(kHbm - 32, 64).valid);  // passes the HBM's end
     // Owner 0 is this die: its own window is its HBM at the window's offset.
-    const auto own = r.decode(kRemote + 0x2000, 64);
+    const auto own = r.decode(base_of("remote_hbm") + 0x2000, 64);
     EXPECT_TRUE(own.valid);
     EXPECT_EQ(own.tier, Tier::kHbm);
     EXPECT_EQ(own.offset, 0x2000u);
-    const auto other = r.decode(kRemote + 2 * kRemoteHbmOwnerStride + 0x3000, 64);
-    EXPECT_EQ(other.tier, Tier::kRemoteHbm);
+    const auto other = r.decode(base_of("remote_hbm") + 2 * kRemoteHbmOwnerStride + 0x3000, 64);
+    EXPECT_EQ(other.tier, tier("remote_hbm"));
     EXPECT_EQ(other.owner, 2u);
     EXPECT_EQ(other.offset, 0x3000u);
-    EXPECT_FALSE(r.decode(kRemote + 4 * kRemoteHbmOwnerStride, 64).valid);  // owner 4 of 4
     EXPECT_FALSE(
-        r.decode(kRemote + kRemoteHbmOwnerStride + kHbm, 64).valid);  // beyond the owner's HBM
-    EXPECT_EQ(r.decode(kDdr + 5, 64).tier, Tier::kHostDdr);
-    EXPECT_EQ(r.decode(kPmem, 64).tier, Tier::kPmem);
-    EXPECT_FALSE(r.decode(kDdr - 64, 64).valid);  // in no window
+        r.decode(base_of("remote_hbm") + 4 * kRemoteHbmOwnerStride, 64).valid);  // owner 4 of 4
+    EXPECT_FALSE(r.decode(base_of("remote_hbm") + kRemoteHbmOwnerStride + kHbm, 64)
+                     .valid);  // beyond the owner's HBM
+    EXPECT_EQ(r.decode(base_of("host_ddr") + 5, 64).tier, tier("host_ddr"));
+    EXPECT_EQ(r.decode(base_of("pmem"), 64).tier, tier("pmem"));
+    EXPECT_FALSE(r.decode(base_of("host_ddr") - 64, 64).valid);  // in no window
     b.run_body([](Bench&) {});
 }
 
@@ -135,17 +138,18 @@ TEST(TierRouter, DecodesTiersAndOwners) {
 TEST(TierRouter, PoolReadTakesLatencyAndThePortsBandwidth) {
     Bench b("bench", pool_params());
     b.run_body([](Bench& x) {
-        const Picoseconds small = x.access(kDdr, 512, false, false);
+        const Picoseconds small = x.access(base_of("host_ddr"), 512, false, false);
         EXPECT_NEAR(static_cast<double>(small), 800'000 + 5'120, 2.0);
-        const Picoseconds big = x.access(kDdr + (1 << 20), 1 << 20, false, false, 20'000'000);
+        const Picoseconds big =
+            x.access(base_of("host_ddr") + (1 << 20), 1 << 20, false, false, 20'000'000);
         EXPECT_NEAR(static_cast<double>(big), 20'000'000 + 10'485'760 + 800'000, 10.0);
         // pmem writes: its device writes at 10 GB/s, slower than the port's 50.
-        const Picoseconds w = x.access(kPmem, 1 << 20, true, false, 40'000'000);
+        const Picoseconds w = x.access(base_of("pmem"), 1 << 20, true, false, 40'000'000);
         EXPECT_NEAR(static_cast<double>(w), 40'000'000 + 104'857'600 + 1'200'000, 10.0);
     });
-    EXPECT_EQ(b.router->totals(Tier::kHostDdr).read_bytes, 512u + (1u << 20));
-    EXPECT_EQ(b.router->totals(Tier::kPmem).write_bytes, 1u << 20);
-    EXPECT_EQ(b.router->totals(Tier::kPmem).max_block_writes, 1u);
+    EXPECT_EQ(b.router->totals(tier("host_ddr")).read_bytes, 512u + (1u << 20));
+    EXPECT_EQ(b.router->totals(tier("pmem")).write_bytes, 1u << 20);
+    EXPECT_EQ(b.router->totals(tier("pmem")).max_block_writes, 1u);
     EXPECT_EQ(b.hbm->read_bytes(), 0u);
 }
 
@@ -154,12 +158,15 @@ TEST(TierRouter, PoolReadTakesLatencyAndThePortsBandwidth) {
 TEST(TierRouter, DemandGoesBeforePrefetch) {
     Bench b("bench", pool_params());
     b.run_body([](Bench& x) {
-        for (int i = 0; i < 8; ++i) x.access(kDdr + (uint64_t(i) << 16), 1 << 16, false, true);
-        const Picoseconds demand = x.access(kDdr + (1 << 24), 512, false, false, 100'000);
+        for (int i = 0; i < 8; ++i)
+            x.access(base_of("host_ddr") + (uint64_t(i) << 16), 1 << 16, false, true);
+        const Picoseconds demand =
+            x.access(base_of("host_ddr") + (1 << 24), 512, false, false, 100'000);
         // One 64 KiB transfer (655 ns) in service, then its own 5 ns, plus the latency.
         EXPECT_LT(demand, 100'000 + 800'000 + 700'000);
         // A prefetch issued after the demand queues behind all eight and the demand.
-        const Picoseconds late = x.access(kDdr + (1 << 25), 1 << 16, false, true, 100'000);
+        const Picoseconds late =
+            x.access(base_of("host_ddr") + (1 << 25), 1 << 16, false, true, 100'000);
         EXPECT_GT(late, 9 * 655'000);
     });
 }
@@ -172,7 +179,7 @@ TEST(TierRouter, StagedBlockIsReadFromLocalHbm) {
     p.staging.block = 1 << 16;
     Bench b("bench", p);
     b.run_body([](Bench& x) {
-        const uint64_t addr = kRemote + kRemoteHbmOwnerStride + (1 << 20);  // owner 1
+        const uint64_t addr = base_of("remote_hbm") + kRemoteHbmOwnerStride + (1 << 20);  // owner 1
         const Picoseconds staged = x.access(addr, 1 << 16, false, true, 0, true);
         EXPECT_GT(staged, 1'000'000);  // a pool read, then a local write
         EXPECT_EQ(x.listener.released, 0u);
@@ -183,7 +190,7 @@ TEST(TierRouter, StagedBlockIsReadFromLocalHbm) {
         // A block nobody staged still goes to the pool.
         EXPECT_GT(x.access(addr + (1 << 16), 512, false, false), 1'000'000);
     });
-    EXPECT_EQ(b.router->totals(Tier::kRemoteHbm).copy_hits, 1u);
+    EXPECT_EQ(b.router->totals(tier("remote_hbm")).copy_hits, 1u);
     EXPECT_EQ(b.hbm->write_bytes(), 1u << 16);
 }
 
@@ -196,7 +203,7 @@ TEST(TierRouter, StagingEvictsOldestAndReturnsItsCredit) {
     Bench b("bench", p);
     b.run_body([](Bench& x) {
         for (int i = 0; i < 3; ++i)
-            x.access(kDdr + (uint64_t(i) << 16), 1 << 16, false, true, 0, true);
+            x.access(base_of("host_ddr") + (uint64_t(i) << 16), 1 << 16, false, true, 0, true);
         EXPECT_EQ(x.listener.released, uint64_t{1} << 16);  // block 0, evicted unused
     });
     const auto* unused = static_cast<const Counter*>(b.stats.find("bench.dsm.staging_unused"));
@@ -211,12 +218,12 @@ TEST(TierRouter, TieringPromotesAHotBlock) {
     p.tiering = {true, 1 << 20, 2, 8 << 20, 100e9};
     Bench b("bench", p);
     b.run_body([](Bench& x) {
-        x.access(kDdr, 512, false, false);
-        x.access(kDdr + 1024, 512, false, false);  // the second read: promoted
+        x.access(base_of("host_ddr"), 512, false, false);
+        x.access(base_of("host_ddr") + 1024, 512, false, false);  // the second read: promoted
         sc_core::wait(sc_core::sc_time(100, sc_core::SC_US));
-        EXPECT_LT(x.access(kDdr + 2048, 512, false, false), 300'000);
+        EXPECT_LT(x.access(base_of("host_ddr") + 2048, 512, false, false), 300'000);
     });
-    const auto& t = b.router->totals(Tier::kHostDdr);
+    const auto& t = b.router->totals(tier("host_ddr"));
     EXPECT_EQ(t.migrations_in, 1u);
     EXPECT_EQ(t.copy_hits, 1u);
     EXPECT_EQ(t.read_bytes, 1024u + (1u << 20));  // two demand reads and the migrated block
@@ -226,16 +233,17 @@ TEST(TierRouter, TieringPromotesAHotBlock) {
 // In a supernode a read of owner 1's window is served by owner 1's HBM model.
 TEST(TierRouter, RemoteReadLandsOnTheOwnersHbm) {
     Bench b("bench", pool_params(), true);
-    b.run_body(
-        [](Bench& x) { x.access(kRemote + kRemoteHbmOwnerStride + 4096, 4096, false, false); });
+    b.run_body([](Bench& x) {
+        x.access(base_of("remote_hbm") + kRemoteHbmOwnerStride + 4096, 4096, false, false);
+    });
     EXPECT_EQ(b.other->read_bytes(), 4096u);
     EXPECT_EQ(b.hbm->read_bytes(), 0u);
-    EXPECT_EQ(b.router->totals(Tier::kRemoteHbm).read_bytes, 4096u);
+    EXPECT_EQ(b.router->totals(tier("remote_hbm")).read_bytes, 4096u);
 }
 
 TEST(DsmParams, OverlappingWindowsAndBadBlocksAreProblems) {
     DsmParams p = pool_params();
-    p.tiers[1].base = kRemote;  // host_ddr on top of remote_hbm
+    p.tiers[1].base = base_of("remote_hbm");  // host_ddr on top of remote_hbm
     p.staging.block = 3000;
     const auto problems = p.validate(kHbm);
     auto has = [&](const std::string& key) {
@@ -282,6 +290,90 @@ TEST(CalendarServer, DemandGoesAroundBackground) {
     EXPECT_EQ(demand.start, 1'000u);
     const auto bg2 = device.reserve(0, 1'000, true);
     EXPECT_EQ(bg2.start, 11'000u);  // after bg and the demand booked into the background calendar
+}
+
+}  // namespace
+}  // namespace asim
+
+// A kind of pool tier registered here, in a test file: one device for the whole pool, its window
+// from 8 TiB, and a key of its own.
+int g_cxl_probe = 0;
+
+ASIM_REGISTER(asim::pool_tier_registry(), test_cxl,
+              "test only: a pooled memory device shared by the whole pool",
+              {asim::Param::integer("test_probe", "", "a value the test reads back").dflt("7")},
+              [](const asim::ParamValues& v) {
+                  g_cxl_probe = static_cast<int>(v.integer("test_probe"));
+                  return std::make_unique<asim::PoolTierKind>(
+                      asim::PoolTierKind{asim::PoolTierKind::Device::kPerPool, 8 * asim::kTiB, 0});
+              });
+
+namespace asim {
+namespace {
+
+const char* const kCxlDsm =
+    "port: {read_bandwidth: 100GB/s, write_bandwidth: 50GB/s}\n"
+    "tiers:\n"
+    "  test_cxl: {capacity: 1TiB, read_latency: 500ns, read_bandwidth: 64GB/s, "
+    "write_bandwidth: 32GB/s, test_probe: 9}\n";
+
+TEST(PoolTierRegistry, ATestOnlyKindRegisteredInATestFileIsSelectableFromYaml) {
+    const Config c = Config::from_string(kCxlDsm, "dsm.yaml");
+    const DsmParams p = parse_dsm_params(c.root(), kHbm, 1e12, std::nullopt, 8);
+    c.check_unused();
+    EXPECT_EQ(g_cxl_probe, 9);
+    ASSERT_EQ(p.tiers.size(), 1u);
+    const TierParams& t = p.tiers[0];
+    EXPECT_EQ(to_string(t.tier), "test_cxl");
+    EXPECT_EQ(t.base, 8 * kTiB);  // the kind's default
+    EXPECT_EQ(t.kind.device, PoolTierKind::Device::kPerPool);
+    // The names come from the registry: trace gen's --weights test_cxl places tensors there.
+    EXPECT_NE(tier_name_list().find("test_cxl"), std::string::npos);
+    // An access in its window is served by its device: 1 MiB at 64 GB/s + 500 ns.
+    Bench b("bench", p);
+    Picoseconds read = 0;
+    b.run_body([&](Bench& x) { read = x.access(8 * kTiB, 1 << 20, false, false); });
+    EXPECT_EQ(b.router->totals(t.tier).read_bytes, 1u << 20);
+    EXPECT_NEAR(static_cast<double>(read), (1 << 20) / 64e9 * 1e12 + 500'000, 1'000);
+}
+
+TEST(PoolTierRegistry, AKeyOfAnotherKindIsAnErrorNamingBoth) {
+    const Config c = Config::from_string(
+        "port: {read_bandwidth: 1GB/s, write_bandwidth: 1GB/s}\n"
+        "tiers:\n  host_ddr: {capacity: 1TiB, read_latency: 1us, read_bandwidth: 1GB/s, "
+        "write_bandwidth: 1GB/s, endurance_block: 2MiB}\n",
+        "dsm.yaml");
+    try {
+        parse_dsm_params(c.root(), kHbm, 1e12, std::nullopt, 8);
+        FAIL() << "accepted pmem's endurance_block on host_ddr";
+    } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("endurance_block"), std::string::npos) << what;
+        EXPECT_NE(what.find("'pmem'"), std::string::npos) << what;
+        EXPECT_NE(what.find("'host_ddr'"), std::string::npos) << what;
+    }
+}
+
+TEST(PoolTierRegistry, AnUnknownKindListsTheRegisteredOnes) {
+    const Config c = Config::from_string(
+        "tiers:\n  nvme: {capacity: 1TiB, read_latency: 1us, read_bandwidth: 1GB/s}\n", "dsm.yaml");
+    try {
+        parse_dsm_params(c.root(), kHbm, 1e12, std::nullopt, 8);
+        FAIL() << "accepted tier nvme";
+    } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("host_ddr, pmem, remote_hbm, test_cxl"), std::string::npos) << what;
+    }
+}
+
+TEST(PoolTierRegistry, AKindsOwnKeysAreListedUnderItsName) {
+    bool probe = false, endurance = false;
+    for (const ParamRow& row : param_rows()) {
+        if (row.key == "dsm.tiers.<tier>.test_probe") probe = row.implementation == "test_cxl";
+        if (row.key == "dsm.tiers.<tier>.endurance_block") endurance = row.implementation == "pmem";
+    }
+    EXPECT_TRUE(probe);
+    EXPECT_TRUE(endurance);
 }
 
 }  // namespace

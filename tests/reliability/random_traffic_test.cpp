@@ -94,12 +94,10 @@ DsmParams pool_params() {
     p.owners = 2;
     p.dies_per_node = 2;
     p.port = {100e9, 50e9};
-    const uint64_t remote = kDefaultTierBase[static_cast<std::size_t>(Tier::kRemoteHbm)];
-    const uint64_t ddr = kDefaultTierBase[static_cast<std::size_t>(Tier::kHostDdr)];
-    const uint64_t pmem = kDefaultTierBase[static_cast<std::size_t>(Tier::kPmem)];
-    p.tiers = {{Tier::kRemoteHbm, remote, kHbmBytes, 1'000'000, 1'100'000, 1e12, 1e12, 0},
-               {Tier::kHostDdr, ddr, 1ULL << 40, 800'000, 900'000, 400e9, 400e9, 0},
-               {Tier::kPmem, pmem, 2ULL << 40, 1'300'000, 1'200'000, 40e9, 10e9, 2ULL << 20}};
+    TierParams pmem = make_tier("pmem", 2ULL << 40, 1'300'000, 1'200'000, 40e9, 10e9);
+    pmem.kind.endurance_block = 2ULL << 20;
+    p.tiers = {make_tier("remote_hbm", kHbmBytes, 1'000'000, 1'100'000, 1e12, 1e12),
+               make_tier("host_ddr", 1ULL << 40, 800'000, 900'000, 400e9, 400e9), pmem};
     return p;
 }
 
@@ -187,7 +185,8 @@ struct System {
         };
         uint64_t total = bytes(flat.get()) + bytes(jedec.get()) + bytes(other_die_hbm.get());
         if (router) {
-            for (Tier t : {Tier::kHostDdr, Tier::kPmem}) {
+            for (const char* name : {"host_ddr", "pmem"}) {
+                const Tier t = *tier_from_string(name);
                 const auto& tot = router->totals(t);
                 total += write ? tot.write_bytes : tot.read_bytes;
             }
@@ -204,7 +203,7 @@ std::vector<Access> random_accesses(std::mt19937_64& rng, Memory memory, int cou
     if (memory == Memory::kPool) {
         const DsmParams p = pool_params();
         for (const TierParams& t : p.tiers)
-            bases.push_back(t.base + (t.tier == Tier::kRemoteHbm ? kRemoteHbmOwnerStride : 0));
+            bases.push_back(t.base + (t.kind.per_owner() ? kRemoteHbmOwnerStride : 0));
     }
     std::vector<Access> out;
     Picoseconds t = 0;

@@ -6,19 +6,18 @@
 
 namespace asim {
 
-const char* to_string(Tier t) { return kTierNames[static_cast<std::size_t>(t)]; }
-
-std::optional<Tier> tier_from_string(const std::string& name) {
-    for (std::size_t i = 0; i < kTierCount; ++i) {
-        if (name == kTierNames[i]) return static_cast<Tier>(i);
-    }
-    return std::nullopt;
-}
-
-std::string tier_name_list() {
-    std::string s;
-    for (const char* n : kTierNames) s += (s.empty() ? "" : ", ") + std::string(n);
-    return s;
+TierParams make_tier(const std::string& name, uint64_t capacity, int64_t read_latency_ps,
+                     int64_t write_latency_ps, double read_bytes_per_s, double write_bytes_per_s) {
+    TierParams t;
+    t.tier = tier_from_string(name).value();
+    t.kind = default_kind(t.tier);
+    t.base = t.kind.default_base;
+    t.capacity = capacity;
+    t.read_latency_ps = read_latency_ps;
+    t.write_latency_ps = write_latency_ps;
+    t.read_bytes_per_s = read_bytes_per_s;
+    t.write_bytes_per_s = write_bytes_per_s;
+    return t;
 }
 
 const TierParams* DsmParams::find(Tier t) const {
@@ -30,8 +29,7 @@ const TierParams* DsmParams::find(Tier t) const {
 
 namespace {
 uint64_t window_bytes(const TierParams& t, uint32_t owners) {
-    return t.tier == Tier::kRemoteHbm ? (owners - 1) * kRemoteHbmOwnerStride + t.capacity
-                                      : t.capacity;
+    return t.kind.per_owner() ? (owners - 1) * kRemoteHbmOwnerStride + t.capacity : t.capacity;
 }
 }  // namespace
 
@@ -48,8 +46,8 @@ std::vector<std::pair<std::string, std::string>> DsmParams::validate(
     std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> windows = {
         {{0, local_hbm_bytes}, "hbm"}};
     for (const TierParams& t : tiers) {
-        const std::string key = std::string("tiers.") + to_string(t.tier);
-        if (t.tier == Tier::kRemoteHbm && t.capacity > kRemoteHbmOwnerStride) {
+        const std::string key = "tiers." + to_string(t.tier);
+        if (t.kind.per_owner() && t.capacity > kRemoteHbmOwnerStride) {
             problems.emplace_back(key + ".capacity",
                                   "must be at most 1 TiB (the stride between owners' windows)");
         }
@@ -101,22 +99,22 @@ const ParamTable kDsm({"dsm"}, "DSM pool",
                            .dflt_from("a supernode: its dies (not settable); a single die: 8")
                            .range(2, kMaxOwners)});
 
+// The keys every pool tier has; a kind's own keys (pmem's endurance_block) come from its
+// registration (pool_tier.h).
 const ParamTable kTier(
-    {"dsm.tiers.<tier>"}, "DSM pool tier (remote_hbm, host_ddr, pmem)",
+    {"dsm.tiers.<tier>"}, "DSM pool tier (the map key names a registered kind)",
     {Param::size("base", "start of the tier's window in the supernode's address space")
-         .dflt_from("remote_hbm 64TiB, host_ddr 16TiB, pmem 32TiB")
+         .dflt_from("the kind's default window (models/memory/tiers/README.md)")
          .zero_allowed(),
-     Param::size("capacity", "bytes of the tier (remote_hbm: per owner)")
-         .dflt_from("remote_hbm: the die's HBM; required otherwise"),
+     Param::size("capacity", "bytes of the tier (per owner for a per-owner kind)")
+         .dflt_from("per-owner kinds: the die's HBM; required otherwise"),
      Param::time("read_latency", "load-to-use latency of a read, port to port"),
      Param::time("write_latency", "latency of a write").dflt_from("read_latency"),
      Param::byte_rate("read_bandwidth", "the tier's read bandwidth")
-         .dflt_from("remote_hbm: the die's HBM; required otherwise"),
+         .dflt_from("per-owner kinds: the die's HBM; required otherwise"),
      Param::byte_rate("write_bandwidth", "the tier's write bandwidth")
-         .dflt_from("remote_hbm: read_bandwidth; required otherwise"),
-     Param::size("endurance_block", "pmem: block whose writes are counted (0B: not counted)")
-         .dflt("0B")
-         .zero_allowed()});
+         .dflt_from("per-owner kinds: read_bandwidth; required otherwise")},
+    &pool_tier_registry());
 
 const ParamTable kPort({"dsm.port"}, "DSM port (the die's way into the pool, per direction)",
                        {Param::byte_rate("read_bandwidth", "read bandwidth of the port"),
@@ -168,15 +166,16 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
             const auto tier = tier_from_string(name);
             if (!tier || *tier == Tier::kHbm) {
                 tiers->fail(name, "unknown pool tier '" + name +
-                                      "' (the pool's tiers: remote_hbm, host_ddr, pmem)");
+                                      "' (registered: " + pool_tier_registry().names_text() + ")");
             }
             const ConfigNode t = tiers->child(name);
             TierParams tp;
             tp.tier = *tier;
-            const bool remote = *tier == Tier::kRemoteHbm;
-            tp.base = kTier.size(t, "base", kDefaultTierBase[static_cast<std::size_t>(*tier)]);
-            // remote_hbm is the owners' HBM: as large and as fast as the die's by default (a
-            // stand-in for the owner's HBM on a single die; a supernode uses the owner's model).
+            tp.kind = *pool_tier_registry().make(name, pool_tier_registry().read_params(t, name));
+            // A per-owner kind is the owners' HBM: as large and as fast as the die's by default
+            // (a stand-in for the owner's HBM on a single die; a supernode uses the owner's model).
+            const bool remote = tp.kind.per_owner();
+            tp.base = kTier.size(t, "base", tp.kind.default_base);
             tp.capacity =
                 remote ? kTier.size(t, "capacity", local_hbm_bytes) : kTier.size(t, "capacity");
             tp.read_latency_ps = kTier.time_ps(t, "read_latency");
@@ -187,7 +186,6 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
             tp.write_bytes_per_s = remote
                                        ? kTier.byte_rate(t, "write_bandwidth", tp.read_bytes_per_s)
                                        : kTier.byte_rate(t, "write_bandwidth");
-            tp.endurance_block = kTier.size(t, "endurance_block");
             p.tiers.push_back(tp);
         }
     }

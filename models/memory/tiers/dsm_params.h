@@ -4,44 +4,30 @@
 // `dsm:` section (models/memory/tiers/README.md lists every key).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "models/memory/tiers/pool_tier.h"
+
 namespace asim {
 
 class ConfigNode;
 
-// The tiers, in the order of their index (0 is the die's own HBM). The one list of names.
-enum class Tier : uint32_t { kHbm = 0, kRemoteHbm = 1, kHostDdr = 2, kPmem = 3 };
-constexpr std::size_t kTierCount = 4;
-constexpr std::array<const char*, kTierCount> kTierNames = {"hbm", "remote_hbm", "host_ddr",
-                                                            "pmem"};
-const char* to_string(Tier t);
-std::optional<Tier> tier_from_string(const std::string& name);
-// "hbm, remote_hbm, host_ddr, pmem", for messages and --help.
-std::string tier_name_list();
-
 // The address convention shared by the platforms and `trace gen` (traces/FORMAT.md, "Memory
-// tiers"): the die's own HBM from 0; host_ddr from 16 TiB, pmem from 32 TiB; remote_hbm last,
-// from 64 TiB, since it grows with the supernode: owner k (die k's HBM seen from the others)
-// starts at remote_hbm's base + k x 1 TiB (15,488 dies end below 2^54).
-constexpr uint64_t kTiB = uint64_t{1} << 40;
-constexpr uint64_t kDefaultTierBase[kTierCount] = {0, 64 * kTiB, 16 * kTiB, 32 * kTiB};
-constexpr uint64_t kRemoteHbmOwnerStride = kTiB;
-
+// tiers"): the die's own HBM from 0, each pool tier from its kind's default base
+// (pool_tiers.cpp) unless the platform moves it.
 struct TierParams {
-    Tier tier = Tier::kHostDdr;
+    Tier tier = Tier::kHbm;  // the tier's index (tier_names())
+    PoolTierKind kind;       // what the registered kind says (pool_tier.h)
     uint64_t base = 0;
     uint64_t capacity = 0;         // remote_hbm: per owner (the owners' HBM)
     int64_t read_latency_ps = 0;   // unloaded, request to last data, 512 B
     int64_t write_latency_ps = 0;  // unloaded, request to completion
     double read_bytes_per_s = 0;   // the device (shared by every die of the pool)
     double write_bytes_per_s = 0;
-    uint64_t endurance_block = 0;  // pmem: block whose writes are counted (0: not counted)
 };
 
 struct DsmPortParams {             // the die's way into the pool (UB): per direction
@@ -83,6 +69,12 @@ struct DsmParams {
     // Every problem, as (key, message) under `dsm.`.
     std::vector<std::pair<std::string, std::string>> validate(uint64_t local_hbm_bytes) const;
 };
+
+// A tier of the registered kind `name` at its kind's default base, with its kind's defaults
+// (pmem's endurance_block and the like): for code and tests that build DsmParams without a
+// platform.
+TierParams make_tier(const std::string& name, uint64_t capacity, int64_t read_latency_ps,
+                     int64_t write_latency_ps, double read_bytes_per_s, double write_bytes_per_s);
 
 // remote_hbm owners of a platform without a network unless dsm.owners says otherwise: the seed's
 // 8-card node, whose other dies the port stands in for.

@@ -15,7 +15,7 @@ DsmPool::Device* DsmPool::device(Tier t, uint32_t die) {
     const TierParams* tp = m_params.find(t);
     if (!tp) return nullptr;
     const uint32_t per_node = std::max<uint32_t>(1, m_params.dies_per_node);
-    const uint32_t node = t == Tier::kRemoteHbm ? 0 : die / per_node;
+    const uint32_t node = tp->kind.device == PoolTierKind::Device::kPerNode ? die / per_node : 0;
     std::unique_ptr<Device>& d = m_devices[{t, node}];
     if (!d) {
         d = std::unique_ptr<Device>(

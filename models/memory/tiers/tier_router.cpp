@@ -61,11 +61,11 @@ TierRouter::Decoded TierRouter::decode(uint64_t addr, uint64_t bytes) const {
     for (const TierParams& t : m_params.tiers) {
         if (addr < t.base) continue;
         const uint64_t rel = addr - t.base;
-        if (t.tier == Tier::kRemoteHbm) {
+        if (t.kind.per_owner()) {
             const uint64_t owner = rel / kRemoteHbmOwnerStride, off = rel % kRemoteHbmOwnerStride;
             if (owner >= m_params.owners || off + bytes > t.capacity) continue;
             if (owner == m_die) return {Tier::kHbm, m_die, off, off + bytes <= m_local_bytes};
-            return {Tier::kRemoteHbm, static_cast<uint32_t>(owner), off, true};
+            return {t.tier, static_cast<uint32_t>(owner), off, true};
         }
         if (rel + bytes <= t.capacity) return {t.tier, 0, rel, true};
     }
@@ -77,17 +77,17 @@ std::string TierRouter::refusal(uint64_t addr) const {
         if (addr < t.base) continue;
         const uint64_t rel = addr - t.base;
         const std::string tier = to_string(t.tier);
-        if (t.tier == Tier::kRemoteHbm) {
+        if (t.kind.per_owner()) {
             const uint64_t owner = rel / kRemoteHbmOwnerStride, off = rel % kRemoteHbmOwnerStride;
             if (owner >= m_params.owners) {
                 if (owner >= kMaxOwners) continue;  // above any pool's window
-                return "it is in the remote_hbm window of die " + std::to_string(owner) +
+                return "it is in the " + tier + " window of die " + std::to_string(owner) +
                        ", but the pool has " + std::to_string(m_params.owners) +
                        " owner dies (dsm.owners on a single-die platform)";
             }
             if (off < t.capacity) {
-                return "it passes the end of die " + std::to_string(owner) + "'s HBM (" +
-                       std::to_string(t.capacity) + " B, dsm.tiers.remote_hbm.capacity)";
+                return "it passes the end of die " + std::to_string(owner) + "'s window (" +
+                       std::to_string(t.capacity) + " B, dsm.tiers." + tier + ".capacity)";
             }
         } else if (rel < t.capacity) {
             return "it passes the end of " + tier + " (" + std::to_string(t.capacity) +
@@ -139,8 +139,7 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
     const auto port = (write ? m_port_write : m_port_read).reserve(arrival, bytes, background);
     (write ? m_stats.port_write_bytes : m_stats.port_read_bytes) += bytes;
     Picoseconds device_done = port.end;
-    const DsmPool::Owner owner =
-        d.tier == Tier::kRemoteHbm ? m_pool.owner(d.owner) : DsmPool::Owner{};
+    const DsmPool::Owner owner = tp.kind.per_owner() ? m_pool.owner(d.owner) : DsmPool::Owner{};
     // A read of another die's HBM also leaves through that die's pool port.
     if (owner.egress && !write) {
         owner.egress->forget_before(kernel_now());
@@ -173,8 +172,9 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
     if (write) {
         ++tot.writes;
         tot.write_bytes += bytes;
-        if (d.tier == Tier::kPmem && tp.endurance_block) {
-            const uint32_t n = ++m_pmem_writes[d.offset / tp.endurance_block];
+        if (const uint64_t block = tp.kind.endurance_block) {
+            const uint32_t n =
+                ++m_counted_writes[static_cast<std::size_t>(d.tier)][d.offset / block];
             tot.max_block_writes = std::max<uint64_t>(tot.max_block_writes, n);
         }
     } else {
@@ -253,7 +253,7 @@ void TierRouter::route(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     const Decoded d = decode(addr, p.get_data_length());
     if (d.valid && d.tier == Tier::kHbm) {
         if (d.offset == addr) return hbm_out->b_transport(p, delay);
-        p.set_address(d.offset);  // the die's own window of remote_hbm
+        p.set_address(d.offset);  // the die's own window of a per-owner tier
         hbm_out->b_transport(p, delay);
         p.set_address(addr);
         return;
@@ -347,7 +347,7 @@ void TierRouter::finalize_stats() {
             .set(tot.migrations_in);
         g.counter("migrations_out", "promoted blocks of the tier demoted from local HBM")
             .set(tot.migrations_out);
-        if (t.tier == Tier::kPmem) {
+        if (t.kind.endurance_block) {
             g.counter("max_block_writes", "writes to the most written endurance block")
                 .set(tot.max_block_writes);
         }

@@ -130,12 +130,14 @@ private:
     LocalCopies m_staged;
     LocalCopies m_promoted;
     std::unordered_map<uint64_t, uint32_t> m_block_reads;  // tiering counters, per pool block
-    std::unordered_map<uint64_t, uint32_t> m_pmem_writes;  // endurance counters
+    // Endurance counters of the tiers that count writes: per tier, writes per block.
+    std::vector<std::unordered_map<uint64_t, uint32_t>> m_counted_writes =
+        std::vector<std::unordered_map<uint64_t, uint32_t>>(tier_count());
     BandwidthServer m_migration_budget;
     L2PrefetchListener* m_listener = nullptr;
     std::size_t m_staging_pool = 0;
     PayloadPool m_payloads;
-    std::array<TierTotals, kTierCount> m_totals{};
+    std::vector<TierTotals> m_totals = std::vector<TierTotals>(tier_count());  // by tier
     struct StatRefs {
         Counter& staged_blocks;
         Counter& staging_hits;
