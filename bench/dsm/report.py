@@ -33,7 +33,9 @@ def main(root):
         if not rows:
             continue
         tier = "remote_hbm" if "remote_hbm" in name else "host_ddr" if "host_ddr" in name else "pmem"
-        swept = [k for k in rows[0] if k.startswith(("die.", "dsm."))]
+        # The swept keys (a size axis also has a <key>_bytes column: shown once, as written).
+        swept = [k for k in rows[0] if k.startswith(("die.", "dsm."))
+                 and not (k.endswith("_bytes") and k[:-len("_bytes")] in rows[0])]
         bound = json.load(open(bound_stats))["summary"]
         t_compute = bound["sim_time_ns"] / 1e3
         point_dir = os.path.join(root, name, "points", rows[0]["point"] if "point" in rows[0] else os.listdir(os.path.join(root, name, "points"))[0])
