@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "models/chip/aicore/tiling.h"
@@ -427,6 +428,54 @@ void check_attention_coverage(bool causal) {
 TEST(Tiling, AttentionCoversEveryQueryKeyBlockOnce) { check_attention_coverage(false); }
 TEST(Tiling, CausalAttentionCoversEveryBlockOnOrBelowTheDiagonalOnce) {
     check_attention_coverage(true);
+}
+
+// Grouped-query decode: the 8 query heads that share a K/V head go into one Q tile (8 rows, not
+// 1), so each K/V tile of a group is loaded once and the Cube works on 8-row tiles: a sixteenth
+// of the tiles of the same shape with a K/V head per query head.
+TEST(Tiling, GroupedQueryDecodeStacksAGroupsHeadsIntoOneTile) {
+    const AiCoreParams core = default_core();
+    const uint64_t batch = 2, heads = 64, kv_heads = 8, kv_len = 1024, d = 128;
+    auto tiles_of = [&](uint64_t kvh, uint64_t& cube, std::vector<uint64_t>& k_loads) {
+        trace::Op op;
+        op.id = 3;
+        op.kind = trace::OpKind::kFusedAttention;
+        op.attention = {batch, heads, kvh, 1, kv_len, d, true};
+        const uint64_t q_bytes = batch * heads * d * 2, kv_bytes = batch * kvh * kv_len * d * 2;
+        op.inputs = {{"q", 0, q_bytes, StreamClass::kActivation},
+                     {"k", 1ULL << 30, kv_bytes, StreamClass::kActivation},
+                     {"v", 2ULL << 30, kv_bytes, StreamClass::kActivation}};
+        op.outputs = {{"o", 3ULL << 30, q_bytes, StreamClass::kActivation}};
+        Tiler tiler(core, 4);
+        OpPlan plan = tiler.plan(op);
+        uint64_t n = 0;
+        for (auto& w : plan.cube_work) {
+            if (!w.tiles) continue;
+            Tile t;
+            while (w.tiles->next(t)) {
+                ++n;
+                cube += t.cube_cycles;
+                k_loads.push_back(t.loads[t.starts_output_block ? 1 : 0].addr);
+                if (t.starts_output_block) {
+                    // The Q tile: the group's 8 heads of one query each (bf16).
+                    EXPECT_EQ(t.loads[0].bytes, (kvh < heads ? heads / kvh : 1) * d * 2);
+                }
+                t = Tile{};
+            }
+        }
+        return n;
+    };
+    uint64_t gqa_cube = 0, mha_cube = 0;
+    std::vector<uint64_t> gqa_k, mha_k;
+    const uint64_t gqa = tiles_of(kv_heads, gqa_cube, gqa_k);
+    const uint64_t mha = tiles_of(heads, mha_cube, mha_k);
+    EXPECT_EQ(gqa, batch * kv_heads * kv_len / 128);  // one unit per (sequence, K/V head)
+    EXPECT_EQ(mha, batch * heads * kv_len / 128);
+    // Each K tile of the grouped shape is loaded exactly once.
+    std::sort(gqa_k.begin(), gqa_k.end());
+    EXPECT_EQ(std::unique(gqa_k.begin(), gqa_k.end()), gqa_k.end());
+    // 8 rows cost what 1 row costs on a 16-row Cube: the grouped op takes an eighth of the cycles.
+    EXPECT_EQ(gqa_cube * 8, mha_cube);
 }
 
 }  // namespace

@@ -353,6 +353,10 @@ struct AttentionGeometry {
     trace::AttentionShape s;
     uint64_t q_tile = 128, kv_tile = 128;
     uint64_t q_tiles, kv_tiles;
+    // Query heads stacked into one Q tile (their rows one above the other): the heads that share
+    // a K/V head, when their queries are fewer than a tile's rows (decode, short chunks). 1: a Q
+    // tile holds rows of one head.
+    uint64_t packed_heads = 1;
     uint32_t bits;
     const MatrixEngine* engine;
     DType dtype;
@@ -367,27 +371,45 @@ public:
     AttentionTiles(const AttentionGeometry& g, uint64_t first_unit, uint64_t stride)
         : m_g(g), m_unit(first_unit), m_stride(stride) {}
 
+    // The units of work: one per Q tile of a head, or with packing one per group of packed heads.
+    static uint64_t units(const AttentionGeometry& g) {
+        const auto& s = g.s;
+        if (g.packed_heads > 1) return s.batch * ceil_div(s.heads, g.packed_heads);
+        return s.batch * s.heads * g.q_tiles;
+    }
+
     bool next(Tile& tile) override {
         const auto& s = m_g.s;
-        const uint64_t units = s.batch * s.heads * m_g.q_tiles;
         while (true) {
-            if (m_unit >= units) return false;
+            if (m_unit >= units(m_g)) return false;
             if (m_kv < kv_limit()) break;
             m_unit += m_stride;
             m_kv = 0;
         }
-        const uint64_t qt = m_unit % m_g.q_tiles;
-        const uint64_t head = m_unit / m_g.q_tiles % s.heads;
-        const uint64_t batch = m_unit / m_g.q_tiles / s.heads;
+        uint64_t head, batch, q_rows, q_tile_bytes;
+        if (m_g.packed_heads > 1) {
+            // Packed: the unit's heads (all of one K/V head's group: packed_heads divides it),
+            // every query of each.
+            const uint64_t groups = ceil_div(s.heads, m_g.packed_heads);
+            head = m_unit % groups * m_g.packed_heads;
+            batch = m_unit / groups;
+            q_rows = std::min(m_g.packed_heads, s.heads - head) * s.q_len;
+            q_tile_bytes = bytes_of(m_g.packed_heads * s.q_len * s.head_dim, m_g.bits);
+        } else {
+            const uint64_t qt = m_unit % m_g.q_tiles;
+            head = m_unit / m_g.q_tiles % s.heads;
+            batch = m_unit / m_g.q_tiles / s.heads;
+            q_rows = std::min(m_g.q_tile, s.q_len - qt * m_g.q_tile);
+            q_tile_bytes = bytes_of(m_g.q_tile * s.head_dim, m_g.bits);
+        }
         const uint64_t kv_head = head / (s.heads / s.kv_heads);
-        const uint64_t q_rows = std::min(m_g.q_tile, s.q_len - qt * m_g.q_tile);
         const uint64_t kv_rows = std::min(m_g.kv_tile, s.kv_len - m_kv * m_g.kv_tile);
         const uint64_t d = s.head_dim;
         const uint64_t kv_tile_bytes = bytes_of(m_g.kv_tile * d, m_g.bits);
         const uint64_t kv_index = (batch * s.kv_heads + kv_head) * m_g.kv_tiles + m_kv;
         if (m_kv == 0) {
-            tile.add_load(tile_addr(m_g.q, m_unit, bytes_of(m_g.q_tile * d, m_g.bits)),
-                          bytes_of(q_rows * d, m_g.bits), m_g.q.stream);
+            tile.add_load(tile_addr(m_g.q, m_unit, q_tile_bytes), bytes_of(q_rows * d, m_g.bits),
+                          m_g.q.stream);
         }
         tile.add_load(tile_addr(m_g.k, kv_index, kv_tile_bytes), bytes_of(kv_rows * d, m_g.bits),
                       m_g.k.stream);
@@ -408,8 +430,8 @@ public:
                                       std::max<uint32_t>(1, m_g.vector_cores));
         tile.starts_output_block = m_kv == 0;
         if (++m_kv == kv_limit()) {
-            tile.add_store(tile_addr(m_g.o, m_unit, bytes_of(m_g.q_tile * d, m_g.bits)),
-                           bytes_of(q_rows * d, m_g.bits), m_g.o.stream);
+            tile.add_store(tile_addr(m_g.o, m_unit, q_tile_bytes), bytes_of(q_rows * d, m_g.bits),
+                           m_g.o.stream);
         }
         return true;
     }
@@ -418,7 +440,8 @@ private:
     // K/V tiles this unit's Q tile attends to.
     uint64_t kv_limit() const {
         const auto& s = m_g.s;
-        if (!s.causal) return m_g.kv_tiles;
+        // A packed tile holds every query of its heads, the last of which sees every key.
+        if (!s.causal || m_g.packed_heads > 1) return m_g.kv_tiles;
         const uint64_t qt = m_unit % m_g.q_tiles;
         const uint64_t last_q = std::min(s.q_len, (qt + 1) * m_g.q_tile);  // exclusive
         // Query i (0-based) sees keys [0, kv_len - q_len + i].
@@ -766,6 +789,17 @@ OpPlan Tiler::plan_attention(const trace::Op& op) const {
     }
     g.q_tiles = ceil_div(g.s.q_len, g.q_tile);
     g.kv_tiles = ceil_div(g.s.kv_len, g.kv_tile);
+    // Grouped- and multi-query attention with fewer queries per head than a tile's rows (decode):
+    // the heads sharing a K/V head go into one Q tile, as decode kernels stack them (FlashDecoding;
+    // Ascend's incremental flash attention), so the Cube gets group x q_len rows, not q_len, and
+    // each K/V tile is loaded once for the group. The packed heads divide the group, so a tile
+    // never mixes two K/V heads.
+    const uint64_t group = g.s.kv_heads ? g.s.heads / g.s.kv_heads : 1;
+    if (group > 1 && g.s.q_len < g.q_tile) {
+        uint64_t packed = std::min(group, g.q_tile / g.s.q_len);
+        while (group % packed != 0) --packed;
+        g.packed_heads = packed;
+    }
     const uint64_t l1_need =
         bytes_of(g.q_tile * d, g.bits) + 2 * 2 * bytes_of(g.kv_tile * d, g.bits);
     const uint64_t l0c_need = (g.q_tile * g.kv_tile + g.q_tile * d) * 4;
@@ -794,7 +828,7 @@ OpPlan Tiler::plan_attention(const trace::Op& op) const {
     const uint64_t kv_pair = 2 * bytes_of(g.kv_tile * d, g.bits);
     const uint32_t kv_buffers = static_cast<uint32_t>(std::clamp<uint64_t>(
         (m_core.l1_bytes - bytes_of(g.q_tile * d, g.bits)) / kv_pair, 2, kMaxInputBuffers));
-    const uint64_t units = g.s.batch * g.s.heads * g.q_tiles;
+    const uint64_t units = AttentionTiles::units(g);
     for (uint32_t c = 0; c < m_ai_cores && c < units; ++c) {
         plan.cube_work[c].tiles = std::make_unique<AttentionTiles>(g, c, m_ai_cores);
         plan.cube_work[c].output_buffers = 2;
