@@ -78,6 +78,8 @@ if [ "$quick" = 0 ]; then
     scenario dsv3-decode-remote_hbm dsv3-decode remote_hbm die.hjsd.prefetch_depth=0,5,15 \
         dsm.staging.capacity=0B,4GiB -- dsm.owners=32
     scenario dsv3-decode-host_ddr dsv3-decode host_ddr die.hjsd.prefetch_depth=0,5,15 -- dsm.staging.capacity=4GiB dsm.owners=32
+    scenario dsv3-decode-remote_hbm-staging dsv3-decode remote_hbm die.hjsd.prefetch_depth=0,5,15,31,48,63 \
+        -- dsm.staging.capacity=4GiB dsm.staging.use=all dsm.owners=32
 fi
 
 python3 bench/dsm/report.py "$out"
