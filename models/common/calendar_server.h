@@ -62,18 +62,20 @@ private:
             ++it;
         }
         const Cycles end = start + busy;
+        // Merge with the intervals it touches. Extending the one before in place (the common
+        // case: transfers booked back to back at the calendar's end) costs no node of the map.
         auto next = booked.lower_bound(start);
-        Cycles lo = start, hi = end;
+        const bool joins_next = next != booked.end() && next->first == end;
         if (next != booked.begin() && std::prev(next)->second == start) {
-            --next;
-            lo = next->first;
-            next = booked.erase(next);
+            const auto prev = std::prev(next);
+            prev->second = joins_next ? next->second : end;
+            if (joins_next) booked.erase(next);
+        } else if (joins_next) {
+            const Cycles hi = next->second;
+            booked.emplace_hint(booked.erase(next), start, hi);
+        } else {
+            booked.emplace_hint(next, start, end);
         }
-        if (next != booked.end() && next->first == end) {
-            hi = next->second;
-            booked.erase(next);
-        }
-        booked[lo] = hi;
         return start;
     }
 
