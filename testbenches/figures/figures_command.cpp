@@ -231,7 +231,8 @@ Command add_figures_command(CLI::App& app) {
         ->type_name("T");
     dsm->add_option("--readers", s->dsm.readers,
                     "dies reading at the same time, N or a list like 1,2,4,8, each from 1 to the "
-                    "pool's dies (remote_hbm owners; 8 on a single-die platform) (default: the "
+                    "pool's dies (remote_hbm owners; dsm.owners, 8 by default, on a single-die "
+                    "platform) (default: the "
                     "platform's die count with a network: section, else 1)")
         ->type_name("N");
     dsm->add_option("--sizes,-s", s->dsm.sizes,
