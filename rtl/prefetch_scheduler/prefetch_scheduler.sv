@@ -6,10 +6,12 @@
 // lies in the window current < op_seq <= current + depth and (cfg_horizon non-zero) within the
 // time horizon est - current_est <= cfg_horizon (estimated start times, wrapping at 2^EST_W),
 // its partition has credit for the chunk,
-// throttle is low and the request port is ready. Credit is taken at issue and given back by credit
+// the head is not throttled (throttle, the local HBM's load, holds back only heads whose source
+// tier is 0, local HBM) and the request port is ready. Credit is taken at issue and given back by credit
 // returns. A head whose op already started (op_seq <= current) is dropped (late); else a head
 // larger than its partition's credit limit, which the partition can never hold, is dropped
-// (oversize), whatever the enable and the window. The source tier is carried to the requests.
+// (oversize), whatever the enable and the window. The source tier is carried to the requests and
+// decides whether throttle applies.
 // Configuration inputs are used combinationally (a write counts from the next edge); credits are
 // clamped to the limits as read.
 module prefetch_scheduler #(
@@ -116,7 +118,7 @@ module prefetch_scheduler #(
     logic [SEQ_W:0]    window_hi;
     logic [CREDIT_W-1:0] limit[NPART];
     logic [CREDIT_W-1:0] eff_credit[NPART];
-    logic              credit_ok, issue, drop, push, head_done;
+    logic              credit_ok, issue, drop, push, head_done, head_throttled;
 
     always_comb begin
         for (int p = 0; p < NPART; p++) begin
@@ -164,7 +166,9 @@ module prefetch_scheduler #(
     assign credit_ok   = {{(CREDIT_W > LEN_W ? 1 : LEN_W - CREDIT_W + 1){1'b0}}, eff_credit[h_part]}
                          >= {{(LEN_W > CREDIT_W ? 1 : CREDIT_W - LEN_W + 1){1'b0}}, chunk_len};
 
-    assign req_valid     = cfg_enable && head_eligible && credit_ok && !throttle;
+    // The throttle reports local HBM load: it holds back only prefetches that read local HBM.
+    assign head_throttled = throttle && h_tier == '0;
+    assign req_valid     = cfg_enable && head_eligible && credit_ok && !head_throttled;
     assign req_addr      = at;
     assign req_bytes     = chunk_len;
     assign req_partition = h_part;
@@ -229,7 +233,7 @@ module prefetch_scheduler #(
                 else           cnt_oversize_drops <= cnt_oversize_drops + 1'b1;
                 head_off <= '0;
             end else if (head_eligible && cfg_enable) begin
-                if (throttle)        cnt_throttle_stalls <= cnt_throttle_stalls + 1'b1;
+                if (head_throttled)  cnt_throttle_stalls <= cnt_throttle_stalls + 1'b1;
                 else if (!credit_ok) cnt_credit_stalls   <= cnt_credit_stalls + 1'b1;
                 else                 cnt_port_stalls     <= cnt_port_stalls + 1'b1;
             end else if (head_valid && !(head_in_window && head_in_horizon)) begin  // neither late nor oversize

@@ -131,6 +131,7 @@ module prefetch_scheduler_checker #(
     end
 
     logic              s_head, s_late, s_over, s_in_window, s_eligible, s_credit_ok, s_should_issue;
+    logic              s_throttled;
     logic              s_issue, s_last, s_pop, s_push, hs;
     logic [SEQ_W-1:0]  sh_seq;
     logic [ADDR_W-1:0] sh_addr, s_at;
@@ -166,7 +167,8 @@ module prefetch_scheduler_checker #(
     assign s_to_boundary = cfg_chunk - (s_at[LEN_W-1:0] & (cfg_chunk - 1'b1));
     assign s_chunk       = s_to_boundary < s_rem ? s_to_boundary : s_rem;
     assign s_credit_ok   = CMP_W'(eff[sh_part]) >= CMP_W'(s_chunk);
-    assign s_should_issue = cfg_enable && s_eligible && s_credit_ok && !throttle;
+    assign s_throttled   = throttle && sh_tier == '0;  // throttle holds local-HBM heads only
+    assign s_should_issue = cfg_enable && s_eligible && s_credit_ok && !s_throttled;
     assign s_issue       = s_should_issue && req_ready;
     assign s_last        = s_chunk == s_rem;
     assign s_pop         = (s_issue && s_last) || s_late || s_over;
@@ -248,7 +250,7 @@ module prefetch_scheduler_checker #(
     assign ok_issue_counted =
         cnt_issued_chunks == (p_rst ? '0 : p_cnt_chunks + CNT_W'(p_hs)) &&
         cnt_issued_bytes  == (p_rst ? '0 : p_cnt_bytes + p_issued_bytes);
-    assign ok_not_throttled = !(throttle && req_valid);
+    assign ok_not_throttled = !(throttle && req_valid && req_tier == '0);
     assign ok_not_disabled  = !(!cfg_enable && req_valid);
     assign ok_window  = !req_valid ||
                         ((s_has_cur ? req_op_seq > s_cur && {1'b0, req_op_seq} <= s_win_hi
@@ -357,7 +359,8 @@ module prefetch_scheduler_checker #(
             a_credit_covers_request:  assert (ok_credit_covers);
             a_credit_le_limit:        assert (ok_credit_le_limit);
             a_oversize_never_issues:  assert (ok_oversize_never_issues);
-            // An eligible head with credit, port ready and no throttle issues in this cycle.
+            // An eligible head with credit, port ready and not throttled (throttle high holds
+            // only a head from tier 0, local HBM) issues in this cycle.
             a_eligible_issues:        assert (ok_eligible_issues);
             // Late and oversize heads are dropped (flagged) and counted, exactly.
             a_late_drop_flagged:      assert (ok_late_flag);

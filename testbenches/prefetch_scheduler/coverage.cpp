@@ -33,6 +33,7 @@ enum BinIndex : std::size_t {
     kOpStartJump,
     kOpStartWithIssue,
     kTierNonzero,
+    kTierUnthrottled,
     kHorizonWait,
     kHorizonEdge,
     kHorizonWrap,
@@ -67,6 +68,7 @@ Coverage::Coverage() {
         {"op_start.jump", "op_start skipping ahead by more than one op", 1, 0},
         {"op_start.with_issue", "op_start and an issue in the same cycle", 1, 0},
         {"tier.nonzero", "a request issued from a non-zero source tier", 1, 0},
+        {"tier.unthrottled", "a request from a pool tier issued while throttle is high", 1, 0},
         {"horizon.wait", "a head inside the op window held back by the time horizon", 1, 0},
         {"horizon.edge", "a request issued exactly at the horizon (est - current est = horizon)", 1,
          0},
@@ -124,6 +126,7 @@ void Coverage::sample(const hjsd::Inputs& in, const hjsd::Outputs& out, const hj
         if (out.request->bytes < regs.chunk_bytes) ++bin(kIssueSplit);
         if (head_before && head_before->bytes == regs.credit_limit[p]) ++bin(kOversizeExactFit);
         if (out.request->tier != 0) ++bin(kTierNonzero);
+        if (out.request->tier != hjsd::kLocalHbmTier && in.throttle) ++bin(kTierUnthrottled);
         if (head_before && regs.horizon != 0) {
             if (((head_before->est - m_last_op_start_est) & hjsd::kEstMask) == regs.horizon)
                 ++bin(kHorizonEdge);

@@ -142,6 +142,26 @@ TEST(HjsdCore, ThrottleHoldsIssue) {
     EXPECT_TRUE(core.step(Inputs{}).issued);
 }
 
+// rtl/README.md refinement 11: the throttle (local HBM load) holds back a head from local HBM
+// only; a head from a pool tier issues through it, and the local head behind it waits again.
+TEST(HjsdCore, ThrottleHoldsOnlyLocalHbmHeads) {
+    PrefetchSchedulerCore core(16, 1, regs(5));
+    Inputs pool = cand(0, 0, 4096, 0, 2);  // from tier 2, a pool tier
+    Inputs local = cand(1, 8192, 4096);    // from local HBM
+    pool.throttle = local.throttle = true;
+    EXPECT_FALSE(core.step(pool).issued);  // pushed at this edge
+    const Outputs first = core.step(local);
+    ASSERT_TRUE(first.issued);  // throttle high, but the head reads the pool
+    EXPECT_EQ(first.request->tier, 2u);
+    Inputs hot;
+    hot.throttle = true;
+    for (int i = 0; i < 5; ++i) EXPECT_FALSE(core.step(hot).issued);
+    EXPECT_EQ(core.counters().throttle_stalls, 5u);
+    const Outputs cool = core.step(Inputs{});
+    ASSERT_TRUE(cool.issued);
+    EXPECT_EQ(cool.request->tier, kLocalHbmTier);
+}
+
 TEST(HjsdCore, PortBackPressure) {
     PrefetchSchedulerCore core(16, 1, regs(5));
     core.step(cand(0, 0, 4096));

@@ -77,7 +77,7 @@ void expect_every_mutant_caught(const std::string& config, std::size_t not_appli
         mutants.insert(mutant);
         properties.insert(property);
     }
-    EXPECT_EQ(mutants.size() + not_applicable, 33u) << r.output;
+    EXPECT_EQ(mutants.size() + not_applicable, 34u) << r.output;
     EXPECT_TRUE(mutants.count("inject_bug")) << r.output;  // the co-simulation's variant
     for (const std::string& p : checker_assertions())
         EXPECT_TRUE(properties.count(p)) << p << "\n" << r.output;

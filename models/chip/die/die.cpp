@@ -79,7 +79,7 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
         std::make_unique<OpDispatcher>("dispatcher", *m_tiler, cube, vector, stats, failures);
     m_dispatcher->set_address_space(params.hbm.capacity_bytes(), m_tiers.get());
     const auto weight_partition = static_cast<uint32_t>(m_l2->partition_of(StreamClass::kWeight));
-    m_dispatcher->set_prefetcher(m_hjsd.get(), weight_partition);
+    m_dispatcher->set_prefetcher(m_hjsd.get(), weight_partition, params.hjsd.pool_sources_only);
     if (params.hjsd.horizon_ps > 0) m_dispatcher->set_cost_estimate(roofline_cycles());
     // Per-op results (ops.csv): every engine's and the H-JSD's transactions name the op's ledger.
     OpLedger* ledger = &m_dispatcher->ledger();

@@ -104,6 +104,7 @@ void OpDispatcher::fill_lookahead() {
             for (const trace::Tensor& t : op.inputs) {
                 if (t.stream != StreamClass::kWeight) continue;
                 const Tier tier = m_tiers ? m_tiers->decode(t.addr, t.bytes).tier : Tier::kHbm;
+                if (m_pool_sources_only && tier == Tier::kHbm) continue;
                 const bool stage = m_staging && tier != Tier::kHbm && t.bytes > m_l2_weight_credit;
                 hjsd::Candidate c{seq, t.addr, t.bytes,
                                   stage ? m_staging_pool : m_weight_partition};

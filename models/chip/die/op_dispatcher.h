@@ -79,9 +79,11 @@ public:
     void set_trace(trace::TraceReader* reader) { m_reader = reader; }
     // The H-JSD fed with the weight tensors of upcoming ops (partition = the L2 weight
     // partition's index) and told when each op starts. Optional.
-    void set_prefetcher(Hjsd* hjsd, uint32_t weight_partition) {
+    // `pool_only`: offer only weights that live in a pool tier (die.hjsd.sources: pool).
+    void set_prefetcher(Hjsd* hjsd, uint32_t weight_partition, bool pool_only) {
         m_hjsd = hjsd;
         m_weight_partition = weight_partition;
+        m_pool_sources_only = pool_only;
     }
     // Each op's estimated cost in die cycles, summed in trace order into the estimated start
     // times the H-JSD's time horizon compares (op_start and each candidate carry their op's).
@@ -170,6 +172,7 @@ private:
     uint32_t m_staging_pool = 0;
     uint64_t m_l2_weight_credit = 0;
     uint32_t m_weight_partition = 0;
+    bool m_pool_sources_only = false;
     // Ops read but not yet dispatched, with their sequence numbers (trace order, from 0): the
     // H-JSD needs to see prefetch_depth ops ahead of the one running.
     struct ReadOp {

@@ -46,6 +46,7 @@ struct HjsdParams {
     hjsd::Registers registers;         // enable, prefetch_depth, chunk, credit limits
     int64_t horizon_ps = 0;            // the horizon register as a time (0: no bound); the chip
                                        // writes it in its clock's cycles
+    bool pool_sources_only = false;    // `sources: pool`: only weights in a pool tier are offered
     uint32_t queue_depth = 16;         // candidate queue entries
     uint32_t sdma_outstanding = 8;     // prefetch transactions in flight before the port stalls
     double throttle_threshold = 0.85;  // HBM utilisation above which prefetch is held back

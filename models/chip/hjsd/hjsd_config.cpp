@@ -24,6 +24,13 @@ const ParamTable kHjsd(
          .dflt("0ns")
          .zero_allowed()
          .source("DESIGN section 5 (optional horizon register)"),
+     Param::choice("sources", {"all", "pool"},
+                   "which weights the chip offers as candidates: all, or only those in a pool "
+                   "tier (remote_hbm, host_ddr, pmem), so that local weights, which stream from "
+                   "HBM on demand, never hold a pool prefetch behind them in the in-order queue")
+         .dflt("all")
+         .source("estimate: a chip-side filter in front of the block (rtl/README.md refinement "
+                 "11)"),
      Param::integer("queue_depth", "entries", "candidate queue").dflt("16").range(1, 1024),
      Param::integer("sdma_outstanding", "requests",
                     "prefetch requests in flight before the port stalls")
@@ -54,6 +61,7 @@ HjsdParams parse_hjsd_params(const ConfigNode& node,
     p.registers.prefetch_depth = static_cast<uint32_t>(kHjsd.integer(node, "prefetch_depth"));
     p.registers.chunk_bytes = kHjsd.size(node, "chunk");
     p.horizon_ps = kHjsd.time_ps(node, "horizon");
+    p.pool_sources_only = kHjsd.string(node, "sources") == "pool";
     p.queue_depth = static_cast<uint32_t>(kHjsd.integer(node, "queue_depth"));
     p.sdma_outstanding = static_cast<uint32_t>(kHjsd.integer(node, "sdma_outstanding"));
     p.impl = kHjsd.string(node, "impl");

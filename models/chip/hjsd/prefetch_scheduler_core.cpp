@@ -65,6 +65,12 @@ PrefetchSchedulerCore::HeadState PrefetchSchedulerCore::head_state() const {
     return in_window && in_horizon ? HeadState::kEligible : HeadState::kWaitWindow;
 }
 
+bool PrefetchSchedulerCore::throttled(const Inputs& in) const {
+    // The throttle reports local HBM load: it holds back only prefetches that read local HBM. A
+    // head from a pool tier reads the remote port, whose arbiters serve demand first on their own.
+    return in.throttle && m_queue.front().tier == kLocalHbmTier;
+}
+
 uint64_t PrefetchSchedulerCore::head_chunk_bytes() const {
     const Candidate& h = m_queue.front();
     const uint64_t at = h.addr + m_head_offset;
@@ -84,7 +90,7 @@ Outputs PrefetchSchedulerCore::peek(const Inputs& in) const {
         const Candidate& h = m_queue.front();
         const uint64_t bytes = head_chunk_bytes();
         const uint32_t p = h.partition;
-        if (!in.throttle && m_credit[p] >= bytes) {
+        if (!throttled(in) && m_credit[p] >= bytes) {
             out.request = Request{h.addr + m_head_offset, bytes, p, h.op_seq, h.tier};
             out.issued = in.req_ready;
         }
@@ -112,7 +118,7 @@ Outputs PrefetchSchedulerCore::step(const Inputs& in) {
         m_queue.pop_front();
         m_head_offset = 0;
     } else if (hs == HeadState::kEligible && m_regs.enable) {
-        if (in.throttle) {
+        if (throttled(in)) {
             ++m_counters.throttle_stalls;
         } else if (!out.request) {
             ++m_counters.credit_stalls;

@@ -13,7 +13,9 @@
 //                      (current < op_seq <= current + depth; before the first op_start, current
 //                      is "-1"; with a horizon, also est - current_est <= horizon, modulo
 //                      2^kEstBits), and neither late nor oversize, and its partition's credit >=
-//                      the head chunk's bytes, and throttle is low.
+//                      the head chunk's bytes, and the head is not throttled: throttle (local
+//                      HBM load) holds back only heads whose source tier is local HBM (tier 0;
+//                      rtl/README.md refinement 11).
 //  - At the edge: a request is issued when req_valid and req_ready (credit taken, the head
 //    advances by one chunk and is popped when done); else a late or oversize head is dropped and
 //    counted (whatever enable and the window); a candidate is pushed when cand_valid and
@@ -21,7 +23,7 @@
 //    (saturating at the limit).
 //  - Chunks: the head region is cut at multiples of chunk_bytes (addresses aligned), so the first
 //    and last chunks may be shorter.
-//  - A head that is eligible but not issued counts one stall, by priority: throttle, then
+//  - A head that is eligible but not issued counts one stall, by priority: throttled, then
 //    credit, then port (req_ready low). A head outside the window (ops or horizon) counts a
 //    window wait.
 //  - Time horizon (DESIGN §5, rtl/README.md refinement 8): each candidate carries `est`, the
@@ -30,7 +32,8 @@
 //    With the `horizon` register non-zero, a head is in the window only if its op is estimated to
 //    start at most `horizon` cycles after the current one (current_est is 0 before the first
 //    op_start). horizon 0: lookahead bounded by ops and bytes only.
-//  - A candidate's source tier is carried to its requests unchanged.
+//  - A candidate's source tier is carried to its requests unchanged; it decides only whether
+//    throttle applies.
 #pragma once
 
 #include <array>
@@ -45,8 +48,9 @@ namespace asim::hjsd {
 // prefetch_depth register width: 6 bits (rtl/README.md, refinement 10).
 constexpr uint32_t kMaxDepth = 63;
 constexpr uint32_t kMaxPartitions = 4;
-constexpr uint32_t kMaxTiers = 4;  // source tier: 2 bits (0 = local HBM)
-constexpr uint32_t kEstBits = 32;  // estimated start times and the horizon: cycles, wrapping
+constexpr uint32_t kMaxTiers = 4;      // source tier: 2 bits
+constexpr uint32_t kLocalHbmTier = 0;  // the only source tier the HBM throttle holds back
+constexpr uint32_t kEstBits = 32;      // estimated start times and the horizon: cycles, wrapping
 constexpr uint64_t kEstMask = (uint64_t{1} << kEstBits) - 1;
 
 struct Candidate {
@@ -147,6 +151,7 @@ private:
     enum class HeadState { kNone, kLate, kOversize, kWaitWindow, kEligible };
     HeadState head_state() const;
     uint64_t head_chunk_bytes() const;
+    bool throttled(const Inputs& in) const;  // the head is held by throttle (queue not empty)
 
     uint32_t m_queue_depth;
     uint32_t m_partitions;
