@@ -9,7 +9,7 @@
 
 namespace asim {
 
-Command add_info_command(CLI::App& app) {
+static Command add_info_command(CLI::App& app) {
     struct State {
         std::string platform = kDefaultPlatform;
         std::vector<std::string> overrides;
@@ -34,5 +34,7 @@ Command add_info_command(CLI::App& app) {
                 return kExitOk;
             }};
 }
+
+ASIM_REGISTER_COMMAND("info", add_info_command);
 
 }  // namespace asim

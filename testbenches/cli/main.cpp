@@ -1,6 +1,7 @@
-// ascend-sim: the command line. One binary, a subcommand per job (DESIGN §8); each job adds its
-// own subcommand (testbenches/command/command.h).
+// ascend-sim: the command line. One binary, a subcommand per job (DESIGN §8); each job registers
+// its own subcommand (testbenches/command/command.h).
 // Exit codes: 0 success, 2 bad usage / configuration / trace, 1 simulation failure.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -104,17 +105,19 @@ int sc_main(int argc, char* argv[]) {
     app.add_option("--log", log_spec,
                    "log levels: LEVEL or PATH=LEVEL[,PATH=LEVEL...] with LEVEL one of error, warn, "
                    "info, debug, trace (default warn)");
-    const std::vector<asim::Command> commands = {
-        asim::add_run_command(app),
-        asim::add_info_command(app),
-        asim::add_params_command(app),
-        asim::add_sweep_command(app),
-        asim::add_mem_replay_command(app),
-        asim::add_figures_command(app),
-        asim::add_trace_command(app),
-        asim::add_cosim_command(app),
-        asim::add_validate_fidelity_command(app),
-    };
+    // Every job registered itself (testbenches/command/command.h); --help lists them by name.
+    auto entries = asim::command_registry();
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
+    std::vector<asim::Command> commands;
+    for (const auto& entry : entries) {
+        commands.push_back(entry.add(app));
+        if (commands.back().subcommand->get_name() != entry.name) {
+            std::cerr << "ascend-sim: internal error: command registered as '" << entry.name
+                      << "' adds '" << commands.back().subcommand->get_name() << "'\n";
+            return asim::kExitSimulationFailure;
+        }
+    }
 
     check_numbers(&app);
 

@@ -71,7 +71,7 @@ std::string rows_text(const std::vector<ParamRow>& rows, const std::string& plat
 
 }  // namespace
 
-Command add_params_command(CLI::App& app) {
+static Command add_params_command(CLI::App& app) {
     struct State {
         std::string platform = kDefaultPlatform;
         std::vector<std::string> overrides;
@@ -122,5 +122,7 @@ Command add_params_command(CLI::App& app) {
                 return kExitOk;
             }};
 }
+
+ASIM_REGISTER_COMMAND("params", add_params_command);
 
 }  // namespace asim

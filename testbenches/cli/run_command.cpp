@@ -30,7 +30,7 @@ std::string timeline_file(const RunOptions& run) {
 
 }  // namespace
 
-Command add_run_command(CLI::App& app) {
+static Command add_run_command(CLI::App& app) {
     struct State {
         RunOptions run;
         std::string max_sim_time;
@@ -189,5 +189,7 @@ Command add_run_command(CLI::App& app) {
             return kExitOk;
         }};
 }
+
+ASIM_REGISTER_COMMAND("run", add_run_command);
 
 }  // namespace asim

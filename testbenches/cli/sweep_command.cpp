@@ -11,7 +11,7 @@
 
 namespace asim {
 
-Command add_sweep_command(CLI::App& app) {
+static Command add_sweep_command(CLI::App& app) {
     auto s = std::make_shared<sweep::SweepOptions>();
     s->platform = kDefaultPlatform;
     s->trace = kDefaultTrace;
@@ -73,5 +73,7 @@ Command add_sweep_command(CLI::App& app) {
                 return sweep::run_sweep(*s);
             }};
 }
+
+ASIM_REGISTER_COMMAND("sweep", add_sweep_command);
 
 }  // namespace asim

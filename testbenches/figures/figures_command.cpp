@@ -84,7 +84,7 @@ std::string plot(const FigureTable& table) {
 
 }  // namespace
 
-Command add_figures_command(CLI::App& app) {
+static Command add_figures_command(CLI::App& app) {
     struct State {
         HbmFiguresOptions hbm;
         L2FiguresOptions l2;
@@ -288,5 +288,7 @@ Command add_figures_command(CLI::App& app) {
                 return kExitOk;
             }};
 }
+
+ASIM_REGISTER_COMMAND("figures", add_figures_command);
 
 }  // namespace asim

@@ -9,7 +9,7 @@
 
 namespace asim {
 
-Command add_mem_replay_command(CLI::App& app) {
+static Command add_mem_replay_command(CLI::App& app) {
     auto s = std::make_shared<MemReplayOptions>();
     s->platform = "hbm2_8gb_x128";
     CLI::App* cmd = app.add_subcommand(
@@ -40,5 +40,7 @@ Command add_mem_replay_command(CLI::App& app) {
                 return kExitOk;
             }};
 }
+
+ASIM_REGISTER_COMMAND("mem-replay", add_mem_replay_command);
 
 }  // namespace asim

@@ -10,7 +10,7 @@
 
 namespace asim {
 
-Command add_cosim_command(CLI::App& app) {
+static Command add_cosim_command(CLI::App& app) {
     struct State {
         cosim::CosimOptions options;
         bool inject_bug = false;
@@ -76,5 +76,7 @@ Command add_cosim_command(CLI::App& app) {
                 return r.passed ? kExitOk : kExitSimulationFailure;
             }};
 }
+
+ASIM_REGISTER_COMMAND("cosim", add_cosim_command);
 
 }  // namespace asim

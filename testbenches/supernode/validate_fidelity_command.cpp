@@ -120,7 +120,7 @@ int validate_memory_fidelity(const RunOptions& base, const std::string& out_dir)
 
 }  // namespace
 
-Command add_validate_fidelity_command(CLI::App& app) {
+static Command add_validate_fidelity_command(CLI::App& app) {
     struct State {
         SupernodeOptions run;
         std::string out_dir;
@@ -202,5 +202,7 @@ Command add_validate_fidelity_command(CLI::App& app) {
                 return kExitOk;
             }};
 }
+
+ASIM_REGISTER_COMMAND("validate-fidelity", add_validate_fidelity_command);
 
 }  // namespace asim

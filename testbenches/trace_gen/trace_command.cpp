@@ -228,7 +228,7 @@ void add_export(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<
 
 }  // namespace
 
-Command add_trace_command(CLI::App& app) {
+static Command add_trace_command(CLI::App& app) {
     CLI::App* trace = app.add_subcommand(
         "trace", "make, import, total up and export op traces (traces/FORMAT.md)");
     trace->require_subcommand(1);
@@ -244,5 +244,7 @@ Command add_trace_command(CLI::App& app) {
                 return kExitBadInput;
             }};
 }
+
+ASIM_REGISTER_COMMAND("trace", add_trace_command);
 
 }  // namespace asim
