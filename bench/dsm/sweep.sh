@@ -63,7 +63,7 @@ for tier in hbm remote_hbm host_ddr; do trace qwen3-decode "$tier" "${qwen_decod
 scenario qwen3-decode-remote_hbm qwen3-decode remote_hbm $depths die.l2.partitions.weight=8MiB,20MiB,48MiB
 scenario qwen3-decode-host_ddr qwen3-decode host_ddr $depths die.l2.partitions.weight=8MiB,20MiB,48MiB
 scenario qwen3-decode-remote_hbm-staging qwen3-decode remote_hbm die.hjsd.prefetch_depth=0,3,5,8,15,31,48,63 \
-    -- dsm.staging.capacity=4GiB dsm.staging.use=all
+    die.hjsd.sources=all,pool -- dsm.staging.capacity=4GiB dsm.staging.use=all
 
 if [ "$quick" = 0 ]; then
     qwen_prefill=(--model qwen3-30b-a3b --phase prefill --batch 32 --seq 4096 --dp 8 --ep 8 --layers 1)
@@ -79,7 +79,7 @@ if [ "$quick" = 0 ]; then
         dsm.staging.capacity=0B,4GiB -- dsm.owners=32
     scenario dsv3-decode-host_ddr dsv3-decode host_ddr die.hjsd.prefetch_depth=0,5,15 -- dsm.staging.capacity=4GiB dsm.owners=32
     scenario dsv3-decode-remote_hbm-staging dsv3-decode remote_hbm die.hjsd.prefetch_depth=0,5,15,31,48,63 \
-        -- dsm.staging.capacity=4GiB dsm.staging.use=all dsm.owners=32
+        die.hjsd.sources=all,pool -- dsm.staging.capacity=4GiB dsm.staging.use=all dsm.owners=32
 fi
 
 python3 bench/dsm/report.py "$out"
