@@ -52,7 +52,11 @@ const ParamTable kNetwork({"network"}, "Network",
                            Param::integer("max_paths", "",
                                           "equal-cost paths a transfer spreads over")
                                .dflt("8")
-                               .range(1, 4096)});
+                               .range(1, 4096),
+                           Param::implementation("routing", routing_registry(),
+                                                 "how a transfer chooses among the equal-cost "
+                                                 "shortest paths")
+                               .dflt("minimal")});
 
 const ParamTable kNode({"network.node"}, "Network: node",
                        {Param::integer("dies", "", "dies per node").range(1, 1 << 24),
@@ -110,6 +114,9 @@ NetworkParams parse_network_params(const ConfigNode& n) {
     TopologyParams& t = p.topology;
     t.dies = static_cast<uint32_t>(kNetwork.integer(n, "dies"));
     p.max_paths = static_cast<std::size_t>(kNetwork.integer(n, "max_paths"));
+    p.routing = kNetwork.string(n, "routing");
+    if (routing_registry().contains(p.routing))
+        p.routing_params = routing_registry().read_params(n, p.routing);
 
     const ConfigNode node = n.child("node");
     t.dies_per_node = static_cast<uint32_t>(kNode.integer(node, "dies"));
@@ -204,6 +211,10 @@ std::vector<uint32_t> resolve_faults(const Topology& topology, const NetworkPara
         ids.push_back(static_cast<uint32_t>(id));
     }
     return ids;
+}
+
+std::unique_ptr<Routing> make_routing(const NetworkParams& params) {
+    return make_routing(params.routing, params.routing_params);
 }
 
 }  // namespace asim

@@ -9,6 +9,7 @@
 
 #include "models/interconnect/collectives/collective_params.h"
 #include "models/interconnect/link/packet_path.h"
+#include "models/interconnect/routing/routing.h"
 #include "models/interconnect/topology/topology.h"
 
 namespace asim {
@@ -23,7 +24,10 @@ struct LinkFault {
 
 struct NetworkParams {
     TopologyParams topology;
-    std::size_t max_paths = 8;    // equal-cost paths one transfer is sprayed over
+    std::size_t max_paths = 8;  // equal-cost paths one transfer is sprayed over
+    // The routing policy: a name of routing_registry() and its own keys (network.*).
+    std::string routing = "minimal";
+    ParamValues routing_params;
     RemoteAccessTiming endpoint;  // DMA start and remote memory access (figures links)
     CollectiveParams collectives;
     std::vector<LinkFault> faults;
@@ -31,6 +35,9 @@ struct NetworkParams {
 
 // Throws ConfigError naming file, line and key.
 NetworkParams parse_network_params(const ConfigNode& node);
+
+// The routing policy `params` names.
+std::unique_ptr<Routing> make_routing(const NetworkParams& params);
 
 // The link ids the faults name; throws ConfigError (at the fault's key) for a link that does not
 // exist.

@@ -40,6 +40,7 @@ std::string network_info(const NetworkParams& n) {
         out += fmt::format("  {:<28}{}\n", "host forwarding copy",
                            units::format_byte_rate(t.host_copy_bytes_per_s));
     }
+    out += fmt::format("  {:<28}{}\n", "routing", n.routing);
     out += fmt::format("  {:<28}{}\n", "paths per transfer", n.max_paths);
     out += fmt::format("  {:<28}{} issue, {} remote read, {} remote write\n", "endpoint",
                        units::format_time_ps(n.endpoint.issue_overhead_ps),
@@ -182,6 +183,7 @@ nlohmann::json network_json(const NetworkParams& n) {
                         {"node_topology", t.node_topology},
                         {"scale_out", t.scale_out.empty() ? "none" : t.scale_out},
                         {"die_link", link_json(t.die_link)},
+                        {"routing", n.routing},
                         {"paths_per_transfer", n.max_paths},
                         {"endpoint",
                          {{"issue_overhead_ps", n.endpoint.issue_overhead_ps},

@@ -31,7 +31,7 @@ struct RunOutcome {
 
 RunOutcome run_one(const Topology& topology, const NetworkParams& net,
                    const CollectiveRequest& request, const std::vector<uint32_t>& faults) {
-    FlowNetwork network(topology, net.max_paths);
+    FlowNetwork network(topology, net.max_paths, make_routing(net));
     for (std::size_t i = 0; i < faults.size(); ++i)
         network.set_link_down(faults[i], net.faults[i].at_ps);
     CollectiveEngine engine(network, net.collectives);

@@ -145,7 +145,8 @@ public:
         m_pool = std::make_unique<DsmPool>(dsm, m_stats);
         if (network) {  // remote_hbm data crosses the supernode's links, as in a run
             m_topology = std::make_unique<Topology>(network->topology);
-            m_network = std::make_unique<FlowNetwork>(*m_topology, network->max_paths);
+            m_network = std::make_unique<FlowNetwork>(*m_topology, network->max_paths,
+                                                      make_routing(*network));
             m_fabric = std::make_unique<NetworkFabric>(*m_network);
             m_pool->set_fabric(m_fabric.get());
         }

@@ -88,11 +88,12 @@ std::vector<FigureTable> link_figures(const LinkFiguresOptions& o) {
         peers.push_back({"intra_node", topology.farthest_die_in_node(0)});
     if (net.topology.nodes() > 1)
         peers.push_back({"inter_node", topology.farthest_die_outside_node(0)});
+    const auto routing = make_routing(net);
     for (const Peer& peer : peers) {
         const auto forward =
-            link_chains(topology, topology.routes(0, peer.die, net.max_paths, down));
+            link_chains(topology, routing->routes(topology, 0, peer.die, net.max_paths, down));
         const auto reverse =
-            link_chains(topology, topology.routes(peer.die, 0, net.max_paths, down));
+            link_chains(topology, routing->routes(topology, peer.die, 0, net.max_paths, down));
         for (const LinkOp op : {LinkOp::read, LinkOp::write}) {
             for (const uint64_t size : sizes) {
                 const int64_t ps = remote_access_ps(forward, reverse, size, op, net.endpoint, 1);

@@ -204,7 +204,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
 
     StatsRegistry stats;
     FailureSink failures;
-    FlowNetwork network(topology, net.max_paths);
+    FlowNetwork network(topology, net.max_paths, make_routing(net));
     const std::vector<uint32_t> fault_links = resolve_faults(topology, net);
     for (std::size_t i = 0; i < fault_links.size(); ++i)
         network.set_link_down(fault_links[i], net.faults[i].at_ps);

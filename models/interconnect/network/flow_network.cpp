@@ -11,7 +11,12 @@ namespace asim {
 
 FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths,
                          bool bundle_parallel_links)
+    : FlowNetwork(topology, max_paths, make_routing("minimal"), bundle_parallel_links) {}
+
+FlowNetwork::FlowNetwork(const Topology& topology, std::size_t max_paths,
+                         std::unique_ptr<const Routing> routing, bool bundle_parallel_links)
     : m_topology(topology),
+      m_routing(std::move(routing)),
       m_max_paths(std::max<std::size_t>(max_paths, 1)),
       m_bundle(bundle_parallel_links && topology.bundles() > 0),
       m_physical(static_cast<uint32_t>(topology.links().size())),
@@ -196,7 +201,7 @@ FlowNetwork::RouteTemplate* FlowNetwork::route_template(uint32_t src, uint32_t d
         remember(it->second.get());
         return it->second.get();
     }
-    std::vector<Path> paths = m_topology.routes(src, dst, want, m_down);
+    std::vector<Path> paths = m_routing->routes(m_topology, src, dst, want, m_down);
     if (paths.empty()) return nullptr;
     if (m_routes.size() > (1u << 20)) clear_routes();  // bound the memory
     std::unique_ptr<RouteTemplate>& slot = m_routes[key];

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "models/common/small_vector.h"
+#include "models/interconnect/routing/routing.h"
 #include "models/interconnect/topology/topology.h"
 
 namespace asim {
@@ -58,7 +59,11 @@ public:
     using Delivered = std::function<void(int64_t time_ps)>;
 
     // `bundle_parallel_links` false keeps every member link (the reference the bundles must match).
+    // Routes are the topology's equal-cost shortest paths, sprayed (routing policy `minimal`).
     FlowNetwork(const Topology& topology, std::size_t max_paths, bool bundle_parallel_links = true);
+    // With the routing policy `routing` (network.routing; models/interconnect/routing).
+    FlowNetwork(const Topology& topology, std::size_t max_paths,
+                std::unique_ptr<const Routing> routing, bool bundle_parallel_links = true);
 
     int64_t now_ps() const { return m_now; }
     const Topology& topology() const { return m_topology; }
@@ -92,7 +97,7 @@ public:
     // The routes a transfer from `src` to `dst` would take now (links down so far avoided), at
     // most one.
     std::vector<Path> current_routes(uint32_t src, uint32_t dst) const {
-        return m_topology.routes(src, dst, 1, m_down);
+        return m_routing->routes(m_topology, src, dst, 1, m_down);
     }
     // Counts the changes of routes (a link going down; the route cache emptied): an answer of
     // current_routes or message_latency_ps stays valid while this stays the same.
@@ -275,6 +280,7 @@ private:
     [[noreturn]] void report_stuck() const;
 
     const Topology& m_topology;
+    std::unique_ptr<const Routing> m_routing;
     std::size_t m_max_paths;
     bool m_bundle;
     uint32_t m_physical;  // links in the topology; aggregated bundles follow
