@@ -162,10 +162,12 @@ TEST(DsmCli, LargeExpertsAreStagedIntoLocalHbm) {
     const auto b =
         run_summary("--trace " + dir + "/die0.jsonl --set dsm.staging.capacity=2GiB", on);
     EXPECT_EQ(a["stats"]["die"]["dsm"]["staged_blocks"].get<uint64_t>(), 0u);
-    // 740 staged blocks of 64 KiB (2901 before the flat HBM served demand before the H-JSD's
-    // copies: the demand reads now finish sooner, and the step with them, 17.17 -> 16.95 ms).
-    EXPECT_GT(b["stats"]["die"]["dsm"]["staged_blocks"].get<uint64_t>(), 500u);
-    EXPECT_GT(b["stats"]["die"]["dsm"]["staging_hits"].get<uint64_t>(), 10000u);
+    // 47 staged blocks of 64 KiB. The port grants a prefetch only when demand has left it idle
+    // (TierRouter::await_idle_port), and this step's demand keeps it busy from the first expert
+    // on, so only what is fetched before that is staged (740 blocks when prefetches were granted
+    // at once and ran over later demand; 2901 before the flat HBM served demand first).
+    EXPECT_GT(b["stats"]["die"]["dsm"]["staged_blocks"].get<uint64_t>(), 20u);
+    EXPECT_GT(b["stats"]["die"]["dsm"]["staging_hits"].get<uint64_t>(), 1000u);
     const double pool_a = a["summary"]["tiers"]["remote_hbm"]["read_bytes"].get<double>();
     const double pool_b = b["summary"]["tiers"]["remote_hbm"]["read_bytes"].get<double>();
     EXPECT_NEAR(pool_b / pool_a, 1.0, 0.01);  // fetched once, not twice

@@ -52,7 +52,9 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
         m_hjsd->set_staging_target(*m_tiers, l2_partitions);
         m_tiers->set_staging_listener(m_hjsd.get(), l2_partitions);
     }
-    if (m_hbm->waits()) m_hjsd->issue_from_lanes();
+    // Lanes when a target may wait: the JEDEC HBM, or a pool whose port grants a prefetch only
+    // when demand has left it (TierRouter::await_idle_port).
+    if (m_hbm->waits() || m_tiers) m_hjsd->issue_from_lanes();
     m_l2->set_prefetch_listener(m_hjsd.get());
 
     const TilePipelineParams aic{params.core.aic_gm_read, params.core.aic_gm_write, m_hbm->waits()};

@@ -121,6 +121,17 @@ Picoseconds TierRouter::local_access(uint64_t addr, Picoseconds arrival, uint64_
                       info ? *info : TransactionInfo{});
 }
 
+Picoseconds TierRouter::await_idle_port(Picoseconds arrival) {
+    // Only a thread can wait (the H-JSD's SDMA lanes are; a die with a pool always uses them).
+    if (sc_core::sc_get_current_process_handle().proc_kind() != sc_core::SC_THREAD_PROC_)
+        return arrival;
+    for (Picoseconds free = m_port_read.free_at(); free > kernel_now();
+         free = m_port_read.free_at()) {
+        sc_core::wait(ClockDomain::from_ps(free - kernel_now()));
+    }
+    return std::max(arrival, kernel_now());
+}
+
 Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes,
                                     bool write, bool background) {
     if (background && bytes > kBackgroundPiece) {
@@ -243,6 +254,7 @@ Picoseconds TierRouter::remote_piece(uint64_t addr, const Decoded& d, Picosecond
         return done;
     }
     if (!write && !background) count_for_tiering(addr, d, arrival);
+    if (background && !write) arrival = await_idle_port(arrival);
     return pool_access(d, arrival, bytes, write, background);
 }
 
@@ -313,7 +325,8 @@ void TierRouter::stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& 
             if (pd.tier == Tier::kHbm) {  // local already: a copy would gain nothing
                 ready = arrival;
             } else {
-                const Picoseconds read_done = pool_access(pd, arrival, end - a, false, true);
+                const Picoseconds read_done =
+                    pool_access(pd, await_idle_port(arrival), end - a, false, true);
                 LocalCopies::Copy& copy = m_staged.insert(block, 0);
                 copy.ready = local_access(copy.slot_addr + a % block_bytes, read_done, end - a,
                                           true, info_of(p));
