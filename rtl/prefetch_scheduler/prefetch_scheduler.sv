@@ -5,13 +5,12 @@
 // strictly in order, cut into chunk-aligned pieces, and issued as one request per cycle when it
 // lies in the window current < op_seq <= current + depth and (cfg_horizon non-zero) within the
 // time horizon est - current_est <= cfg_horizon (estimated start times, wrapping at 2^EST_W),
-// its partition has credit for the chunk,
-// the head is not throttled (throttle, the local HBM's load, holds back only heads whose source
-// tier is 0, local HBM) and the request port is ready. Credit is taken at issue and given back by credit
-// returns. A head whose op already started (op_seq <= current) is dropped (late); else a head
-// larger than its partition's credit limit, which the partition can never hold, is dropped
-// (oversize), whatever the enable and the window. The source tier is carried to the requests and
-// decides whether throttle applies.
+// its partition has credit for the chunk, the head is not throttled (throttle, the local HBM's
+// load, holds back only heads whose source tier is 0, local HBM) and the request port is ready.
+// Credit is taken at issue and given back by credit returns. A head whose op already started
+// (op_seq <= current) is dropped (late); else a head larger than its partition's credit limit,
+// which the partition can never hold, is dropped (oversize), whatever the enable and the window.
+// The source tier is carried to the requests and decides whether throttle applies.
 // Configuration inputs are used combinationally (a write counts from the next edge); credits are
 // clamped to the limits as read.
 module prefetch_scheduler #(

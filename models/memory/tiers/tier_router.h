@@ -99,13 +99,13 @@ private:
     // Any address a tier may hold: decode() finds the tier or refuses.
     uint64_t address_limit() const { return ~uint64_t{0}; }
     Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
-    // Times one access of a pool tier (no local copy); returns its completion.
     // DESIGN §5 demand first at the port: an H-JSD prefetch read is granted the port only once
     // the work booked on it has drained, waiting in its SDMA lane (a thread).
     // PriorityBandwidthServer cannot move a transfer it has granted, so a prefetch granted ahead
     // would run over demand booked after it (2.4 % of the port's time on DeepSeek-V3 decode before
     // this). Returns the arrival to book from.
     Picoseconds await_idle_port(Picoseconds arrival);
+    // Times one access of a pool tier (no local copy); returns its completion.
     Picoseconds pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes, bool write,
                             bool background);
     // One access of an HBM model (this die's through hbm_out, or an owner's); returns its
