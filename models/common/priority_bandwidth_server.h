@@ -33,9 +33,10 @@ public:
 
     using Grant = BandwidthServer::Grant;
 
-    Grant reserve(Picoseconds arrival, uint64_t bytes, bool background) {
+    // `extra`: cycles the transfer holds the server beyond its bytes' time (a bus turnaround).
+    Grant reserve(Picoseconds arrival, uint64_t bytes, bool background, Cycles extra = 0) {
         const Cycles at = m_clock->ps_to_cycles_ceil(arrival);
-        const Cycles busy = m_server.occupancy_cycles(bytes);
+        const Cycles busy = m_server.occupancy_cycles(bytes) + extra;
         Cycles start;
         if (background) {
             start = std::max(at, m_all_free);

@@ -77,6 +77,28 @@ TEST(HbmFlat, DemandGoesBeforeQueuedPrefetches) {
     EXPECT_EQ(hbm.access(5'000, 8192, 640, false, true), 50'000u + 50'000u);
 }
 
+TEST(HbmFlat, WritesAmongReadsPayTheBusTurnaround) {
+    test::set_time_resolution();
+    StatsRegistry stats;
+    HbmFlatParams p = one_channel_hbm();  // 64 B per ns
+    p.write_batch_bytes = 1024;           // one turn per 1 KiB of writes...
+    p.write_turnaround_ps = 8'000;        // ...of 8 ns: 4 ns per 512 B write
+    p.turnaround_window_ps = 100'000;
+    HbmFlat hbm("hbm", p, stats);
+    // Writes alone never turn the bus: 512 B take 8 ns.
+    EXPECT_EQ(hbm.access(0, 0, 512, true), 8'000u + 50'000u);
+    EXPECT_EQ(hbm.access(0, 512, 512, true), 16'000u + 50'000u);
+    // A read, then a write within the window: the write pays its share of the turn.
+    EXPECT_EQ(hbm.access(100'000, 4096, 512, false), 108'000u + 50'000u);
+    EXPECT_EQ(hbm.access(110'000, 8192, 512, true), 122'000u + 50'000u);
+    // A write long after the last read does not.
+    EXPECT_EQ(hbm.access(310'000, 8192, 512, true), 318'000u + 50'000u);
+    hbm.finalize_stats();
+    const auto* turns = static_cast<const Counter*>(stats.find("hbm.turnaround_cycles"));
+    ASSERT_NE(turns, nullptr);
+    EXPECT_EQ(turns->value(), 4u);  // cycles of the 1 GHz clock
+}
+
 TEST(HbmFlat, RejectsInvalidParams) {
     HbmFlatParams p = small_hbm();
     p.interleave_bytes = 100;

@@ -488,6 +488,72 @@ TEST(HbmDevice, TimingThatBreaksAJedecRelationNamesTheKey) {
               V{"timing.tREFI"});
 }
 
+// The bus turnaround the flat model charges per drained batch of writes is the controller's:
+// on saturating mixed traffic, the shortest idle gaps of the data bus where it turns from read
+// data to write data and back add up to HbmDeviceParams::write_turnaround_cycles(), with one
+// rank (the read waits tWTR_S, then CL) and with two (a read of the other rank goes at once).
+TEST(HbmDevice, FlatWriteTurnaroundIsTheControllersShortestBusGap) {
+    for (const uint32_t ranks : {1u, 2u}) {
+        auto d = device();
+        d.org.ranks = ranks;
+        d.ctrl.mapping = "rorabgbaco";
+        d.ctrl.write_drain_high = 8;
+        d.ctrl.write_drain_low = 0;
+        HbmController c(d);
+        std::vector<HbmCommandRecord> log;
+        c.set_command_log(0, &log);
+        const AddressMapping map(d.ctrl.mapping, d.org);
+        std::vector<std::pair<uint64_t, bool>> reqs;  // every third a write, all to open rows
+        for (uint32_t i = 0; i < 600; ++i) {
+            DecodedAddress a;
+            a.rank = i % ranks;
+            a.bank_group = (i / ranks) % 4;
+            a.column = (i / (4 * ranks)) % 64;
+            reqs.emplace_back(map.encode(a), i % 3 == 2);
+        }
+        std::vector<HbmCompletion> done;
+        std::size_t next = 0;
+        for (uint64_t now = 0; now < 100000 && (next < reqs.size() || !c.idle()); ++now) {
+            c.tick(now, done);
+            while (next < reqs.size() && c.can_accept(reqs[next].first, reqs[next].second)) {
+                c.accept(now, reqs[next].first, reqs[next].second, next, done);
+                ++next;
+            }
+            done.clear();
+        }
+        ASSERT_EQ(next, reqs.size());
+        const auto& t = d.timing;
+        struct Beat {
+            uint64_t start, end;
+            bool write;
+        };
+        std::vector<Beat> bus;
+        for (const auto& r : log) {
+            if (r.cmd != HbmCmd::kRead && r.cmd != HbmCmd::kWrite) continue;
+            const bool w = r.cmd == HbmCmd::kWrite;
+            const uint64_t start = r.cycle + (w ? t.CWL : t.CL);
+            bus.push_back({start, start + t.burst_cycles, w});
+        }
+        std::sort(bus.begin(), bus.end(),
+                  [](const Beat& a, const Beat& b) { return a.start < b.start; });
+        uint64_t to_write = kHbmNever, to_read = kHbmNever;
+        for (std::size_t i = 1; i < bus.size(); ++i) {
+            if (bus[i].write == bus[i - 1].write) continue;
+            ASSERT_GE(bus[i].start, bus[i - 1].end);
+            uint64_t& gap = bus[i].write ? to_write : to_read;
+            gap = std::min(gap, bus[i].start - bus[i - 1].end);
+        }
+        ASSERT_NE(to_write, kHbmNever);
+        ASSERT_NE(to_read, kHbmNever);
+        EXPECT_EQ(to_write, t.tRTRS) << ranks << " rank(s)";
+        EXPECT_EQ(to_write + to_read, d.write_turnaround_cycles()) << ranks << " rank(s)";
+    }
+    auto d = device();  // the values: tRTRS 1 + tWTR_S 4 + CL 7; with two ranks 1 + (1 + 7 - 5)
+    EXPECT_EQ(d.write_turnaround_cycles(), 12u);
+    d.org.ranks = 2;
+    EXPECT_EQ(d.write_turnaround_cycles(), 4u);
+}
+
 TEST(HbmDevice, FlatModelDerivesFromTheDescription) {
     HbmParams p;  // defaults: the HBM2 x128 device
     p.device.org = HbmOrganisation{};
@@ -503,6 +569,12 @@ TEST(HbmDevice, FlatModelDerivesFromTheDescription) {
     EXPECT_DOUBLE_EQ(p.flat_params().bandwidth_bytes_per_s, 256e9 * (1.0 - 160.0 / (244.0 * 16)));
     p.device.ctrl.refresh = RefreshMode::kNone;
     EXPECT_DOUBLE_EQ(p.flat_params().bandwidth_bytes_per_s, 256e9);
+    // Writes drain in batches of write_drain_high - write_drain_low accesses (32 x 64 B), each
+    // batch turning the bus around once; a read that arrived within the time the channel moves a
+    // full read queue and write buffer (64 x 64 B at 32 GB/s = 128 ns) still waits at its end.
+    EXPECT_EQ(f.write_batch_bytes, 32u * 64u);
+    EXPECT_EQ(f.write_turnaround_ps, int64_t{p.device.write_turnaround_cycles()} * 1000);
+    EXPECT_NEAR(static_cast<double>(p.flat_params().turnaround_window_ps), 128'000.0, 1.0);
 }
 
 }  // namespace

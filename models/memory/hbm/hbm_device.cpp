@@ -108,6 +108,17 @@ std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() con
     return p;
 }
 
+uint32_t HbmDeviceParams::write_turnaround_cycles() const {
+    const auto& t = timing;
+    const int64_t write_data_end = int64_t{t.CWL} + t.burst_cycles;  // after the last WR command
+    int64_t read_command = write_data_end + t.tWTR_S;
+    if (org.ranks > 1) {
+        read_command = std::min<int64_t>(
+            read_command, std::max<int64_t>(1, write_data_end + t.tRTRS - int64_t{t.CL}));
+    }
+    return static_cast<uint32_t>(t.tRTRS + read_command + t.CL - write_data_end);
+}
+
 int64_t HbmParams::unloaded_latency_ps() const {
     const auto& t = device.timing;
     return static_cast<int64_t>(kHbmPipelineCycles + t.tRP + t.tRCDRD + t.read_delay()) * t.tCK_ps +
@@ -128,6 +139,16 @@ HbmFlatParams HbmParams::flat_params() const {
     f.clock_hz = 1'000'000'000'000;
     f.interleave_bytes = AddressMapping(device.ctrl.mapping, o).channel_interleave_bytes();
     f.latency_ps = unloaded_latency_ps();
+    f.write_batch_bytes =
+        uint64_t{device.ctrl.write_drain_high - device.ctrl.write_drain_low} * o.access_bytes();
+    f.write_turnaround_ps =
+        static_cast<int64_t>(device.write_turnaround_cycles()) * device.timing.tCK_ps;
+    // The time a channel takes to move a full read queue and write buffer: a read that arrived
+    // that recently is still queued when a drain ends.
+    const double per_channel = f.bandwidth_bytes_per_s / f.channels();
+    f.turnaround_window_ps = static_cast<int64_t>(
+        static_cast<double>(device.ctrl.read_queue_depth + device.ctrl.write_buffer_depth) *
+        static_cast<double>(o.access_bytes()) / per_channel * 1e12);
     return f;
 }
 

@@ -90,6 +90,13 @@ struct HbmDeviceParams {
     double streaming_bandwidth_bytes_per_s() const {
         return peak_bandwidth_bytes_per_s() * (1.0 - refresh_duty());
     }
+    // Cycles the data bus idles when a stream of reads turns to a write drain and back, under
+    // the controller's own rules (models/memory/hbm/README.md, timing table): tRTRS between the
+    // last read's data and the first write's; from the last write's data to the next read's,
+    // that read's command delay plus CL, the read issuing tWTR_S after the write's data (same
+    // rank, another bank group) or, with more than one rank, as soon as another rank's bus
+    // turnaround allows. The flat model charges it once per drained batch of writes.
+    uint32_t write_turnaround_cycles() const;
     // Every problem as {key, message}; empty when valid. Keys are relative to `die.hbm`.
     std::vector<std::pair<std::string, std::string>> validate() const;
 };

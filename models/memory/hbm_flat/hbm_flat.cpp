@@ -19,6 +19,9 @@ std::vector<std::pair<std::string, std::string>> HbmFlatParams::validate() const
         problems.emplace_back("interleave", "must be a power of two");
     }
     if (latency_ps < 0) problems.emplace_back("latency", "must not be negative");
+    if (write_turnaround_ps < 0) problems.emplace_back("write_turnaround", "must not be negative");
+    if (turnaround_window_ps < 0)
+        problems.emplace_back("turnaround_window", "must not be negative");
     return problems;
 }
 
@@ -35,10 +38,16 @@ HbmFlat::HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, Stat
                   .histogram("read_latency_ns", "read latency, arrival to last data", "ns"),
               StatsGroup(stats, *this)
                   .counter("busy_cycles", "channel-cycles spent transferring, summed over channels",
+                           "cycles"),
+              StatsGroup(stats, *this)
+                  .counter("turnaround_cycles",
+                           "channel-cycles of busy_cycles the bus idled turning around for write "
+                           "drains",
                            "cycles")} {
     const double per_channel =
         params.bandwidth_bytes_per_s / params.channels() / static_cast<double>(params.clock_hz);
     m_channels.assign(params.channels(), PriorityBandwidthServer(&m_clock, per_channel));
+    m_last_read.assign(params.channels(), kNoRead);
     l2_in.register_b_transport(this, &HbmFlat::b_transport);
 }
 
@@ -46,6 +55,24 @@ uint32_t HbmFlat::channel_of(uint64_t addr) const {
     const uint64_t block = addr / m_params.interleave_bytes;
     // Multiplicative hash: strides that are multiples of the channel count still spread.
     return static_cast<uint32_t>(((block * 0x9E3779B97F4A7C15ULL) >> 32) % m_channels.size());
+}
+
+Cycles HbmFlat::turnaround_cycles(uint32_t channel, Picoseconds arrival, uint64_t bytes,
+                                  bool is_write) {
+    Picoseconds& last_read = m_last_read[channel];
+    if (!is_write) {
+        last_read = last_read == kNoRead ? arrival : std::max(last_read, arrival);
+        return 0;
+    }
+    if (m_params.write_batch_bytes == 0 || last_read == kNoRead ||
+        (arrival > last_read &&
+         arrival - last_read > static_cast<Picoseconds>(m_params.turnaround_window_ps)))
+        return 0;
+    const double ps = static_cast<double>(m_params.write_turnaround_ps) *
+                      static_cast<double>(bytes) / static_cast<double>(m_params.write_batch_bytes);
+    const Cycles extra = m_clock.ps_to_cycles_ceil(static_cast<Picoseconds>(ps + 0.5));
+    m_stats.turnaround_cycles += extra;
+    return extra;
 }
 
 Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, bool is_write,
@@ -56,7 +83,9 @@ Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, 
     while (a < end) {
         const uint64_t block_end = (a / m_params.interleave_bytes + 1) * m_params.interleave_bytes;
         const uint64_t chunk = std::min(end, block_end) - a;
-        const auto grant = m_channels[channel_of(a)].reserve(arrival, chunk, prefetch);
+        const uint32_t c = channel_of(a);
+        const auto grant = m_channels[c].reserve(arrival, chunk, prefetch,
+                                                 turnaround_cycles(c, arrival, chunk, is_write));
         done = std::max(done, grant.end);
         a += chunk;
     }

@@ -5,10 +5,10 @@
 // `interleave_bytes` blocks through a hash, so sequential and strided streams both spread.
 //
 // Models: per-channel occupancy and queueing, bandwidth = channels x per-channel rate, unloaded
-// latency. Leaves out (the JEDEC controller in ../hbm models them): banks, row buffers and JEDEC
-// timing, read/write turnaround, scheduling. Derived from die.hbm, the bandwidth is the pin peak
-// less the refresh duty (HbmDeviceParams::streaming_bandwidth_bytes_per_s): what the JEDEC
-// controller sustains on a streaming read, an upper bound for anything less regular.
+// latency, the bus turnaround of write drains. Leaves out (the JEDEC controller in ../hbm models
+// them): banks, row buffers and JEDEC timing, scheduling. Derived from die.hbm, the bandwidth is
+// the pin peak less the refresh duty (HbmDeviceParams::streaming_bandwidth_bytes_per_s): what the
+// JEDEC controller sustains on a streaming read, an upper bound for anything less regular.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -39,6 +39,15 @@ struct HbmFlatParams {
         1'600'000'000;  // the granularity of occupancy (1 THz, i.e. 1 ps, from die.hbm)
     uint64_t interleave_bytes = 256;
     int64_t latency_ps = 100'000;  // unloaded: request arrival to data return
+    // Write drains: the controller gathers writes and turns its bus around once per
+    // `write_batch_bytes` of them; each turn (read to write and back) leaves the bus idle for
+    // `write_turnaround_ps`, charged to the batch's writes in proportion to their bytes. Only
+    // while the channel also serves reads: a write pays when a read arrived on its channel at
+    // most `turnaround_window_ps` before it (reads that recent still wait in the controller when
+    // the drain ends, so the bus turns back). 0 bytes: no turnaround.
+    uint64_t write_batch_bytes = 0;
+    int64_t write_turnaround_ps = 0;
+    int64_t turnaround_window_ps = 0;
 
     uint32_t channels() const { return stacks * channels_per_stack; }
     // Every problem, one per line, as "key: message"; empty when valid.
@@ -51,7 +60,8 @@ struct HbmFlatStats {
     Counter& read_bytes;
     Counter& write_bytes;
     Histogram& read_latency_ns;
-    Counter& busy_cycles;  // summed over channels
+    Counter& busy_cycles;        // summed over channels, turnarounds included
+    Counter& turnaround_cycles;  // the part of busy_cycles spent turning the bus around
 };
 
 class HbmFlat : public sc_core::sc_module, public HbmModel, public TlmTarget<HbmFlat> {
@@ -81,6 +91,10 @@ private:
     HbmFlatParams m_params;
     ClockDomain m_clock;
     std::vector<PriorityBandwidthServer> m_channels;
+    // Per channel: when its last read arrived (kNoRead: none yet).
+    static constexpr Picoseconds kNoRead = ~Picoseconds{0};
+    std::vector<Picoseconds> m_last_read;
+    Cycles turnaround_cycles(uint32_t channel, Picoseconds arrival, uint64_t bytes, bool is_write);
     HbmFlatStats m_stats;
 };
 
