@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include "models/common/errors.h"
@@ -484,6 +485,25 @@ std::vector<ParamRow> param_rows(const Config* config) {
         }
     }
     return rows;
+}
+
+std::string effective_yaml(const Config& config) {
+    // The maps the configuration has: the parents of its values, and theirs.
+    std::set<std::string> maps;
+    for (const std::string& leaf : config.leaf_paths()) {
+        for (auto dot = leaf.rfind('.'); dot != std::string::npos; dot = leaf.rfind('.', dot - 1)) {
+            if (!maps.insert(leaf.substr(0, dot)).second || dot == 0) break;
+        }
+    }
+    Config effective = Config::from_string(config.to_yaml(), "config.yaml");
+    for (const ParamRow& row : param_rows(&config)) {
+        if (!row.value || row.key.find_first_of("<[") != std::string::npos) continue;
+        if (config.value_text(row.key)) continue;  // written
+        const auto dot = row.key.rfind('.');
+        if (dot == std::string::npos || maps.count(row.key.substr(0, dot)) == 0) continue;
+        effective.apply_override(row.key + "=" + *row.value);
+    }
+    return effective.to_yaml();
 }
 
 bool key_under(const std::string& key, const std::string& prefix) {

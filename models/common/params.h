@@ -224,6 +224,12 @@ struct ParamRow {
 // With a configuration, each row's value is read from it (as written, or the default).
 std::vector<ParamRow> param_rows(const Config* config = nullptr);
 
+// The effective configuration as YAML: `config` (presets merged, overrides applied) with every
+// declared key it leaves out written in at its default, in the maps it has (a section the
+// configuration does not have stays out, as does a key whose default is computed from others,
+// dflt_from, or that is optional). Loads back to the same platform.
+std::string effective_yaml(const Config& config);
+
 // Whether dotted `key` is `prefix` or lies under it (whole segments: die.l2 is not under die.l).
 bool key_under(const std::string& key, const std::string& prefix);
 

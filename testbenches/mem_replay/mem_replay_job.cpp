@@ -11,6 +11,7 @@
 #include "models/common/atomic_output.h"
 #include "models/common/clock_domain.h"
 #include "models/common/errors.h"
+#include "models/common/params.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
 #include "testbenches/command/provenance.h"
@@ -101,7 +102,8 @@ std::string l2_replay_job(const MemReplayOptions& o) {
             {"issue_cap", o.issue_cap}, {"target", o.target},        {"request_bytes", size},
             {"stream", o.stream},       {"cycle_unit", "L2 clock"},  {"seed", 0},
             {"version", ASIM_VERSION},  {"sim_events", r.requests},  {"wall_s", wall_s}};
-        const std::string config = platform.config.to_yaml();  // hashed into meta, written below
+        // Hashed into meta, written below.
+        const std::string config = effective_yaml(platform.config);
         doc["meta"].update(provenance_json(config));
         doc["summary"] = summary;
         doc["stats"] = stats.to_json();
@@ -173,7 +175,8 @@ std::string mem_replay_job(const MemReplayOptions& o) {
         doc["meta"] = {{"job", "mem-replay"},      {"platform", platform.name}, {"trace", o.trace},
                        {"issue_cap", o.issue_cap}, {"target", o.target},        {"seed", 0},
                        {"version", ASIM_VERSION},  {"sim_events", r.requests},  {"wall_s", wall_s}};
-        const std::string config = platform.config.to_yaml();  // hashed into meta, written below
+        // Hashed into meta, written below.
+        const std::string config = effective_yaml(platform.config);
         doc["meta"].update(provenance_json(config));
         doc["summary"] = summary;
         doc["stats"] = {{"hbm",

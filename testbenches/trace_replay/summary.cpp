@@ -4,6 +4,7 @@
 
 #include "models/chip/die/die.h"
 #include "models/common/atomic_output.h"
+#include "models/common/params.h"
 #include "models/common/stats.h"
 #include "models/common/units.h"
 #include "platforms/platform.h"
@@ -212,14 +213,16 @@ void write_run_outputs(AtomicOutputDir& out, const Platform& platform, const std
         {"summary", summary},
         {"stats", stats.to_json()},
     };
-    const std::string config = platform.config.to_yaml();  // hashed into meta, written below
+    const std::string config = effective_yaml(platform.config);  // hashed into meta, written below
     doc["meta"].update(provenance_json(config));
     out.write("stats.json", doc.dump(2) + "\n");
     out.write("stats.csv", stats.to_csv());
     out.write("summary.txt", text);
     out.write(
         "config.yaml",
-        "# Effective configuration of this run (presets merged, --set applied).\n" + config + "\n");
+        "# Effective configuration of this run (presets merged, --set applied, every declared key "
+        "left out written in at its default).\n" +
+            config + "\n");
 }
 
 }  // namespace asim

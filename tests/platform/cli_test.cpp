@@ -91,6 +91,25 @@ TEST(Cli, TwoRunsGiveIdenticalStatsApartFromWallTime) {
     EXPECT_EQ(read(a + "/config.yaml"), read(b + "/config.yaml"));
 }
 
+// A run on the config.yaml another run wrote (defaults written in) gives the same statistics.
+TEST(Cli, RunOnItsOwnConfigYamlGivesTheSameStats) {
+    const std::string a = scratch("again-a"), b = scratch("again-b");
+    const std::string trace = std::string(ASIM_SOURCE_DIR) + "/traces/samples/tiny_mlp.jsonl";
+    ASSERT_EQ(run_cli("run --trace " + trace + " --out " + a).exit_code, 0);
+    const CliResult r =
+        run_cli("run --trace " + trace + " --platform " + a + "/config.yaml --out " + b);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(read(a + "/config.yaml").find("write_back_entries: 512"), std::string::npos);
+    auto ja = nlohmann::json::parse(read(a + "/stats.json"));
+    auto jb = nlohmann::json::parse(read(b + "/stats.json"));
+    EXPECT_EQ(ja["meta"]["config_fnv1a"], jb["meta"]["config_fnv1a"]);
+    for (auto* j : {&ja, &jb}) {
+        j->erase("meta");
+        (*j)["summary"].erase("wall_s");
+    }
+    EXPECT_EQ(ja.dump(), jb.dump());
+}
+
 // stats.json says which build made it, how it was asked for, and from which configuration.
 TEST(Cli, StatsMetaRecordsCommitCommandLineAndConfiguration) {
     const std::string a = scratch("meta-a"), b = scratch("meta-b"), m = scratch("meta-mem");

@@ -2,6 +2,10 @@
 // `ascend-sim params` lists every key of a platform with its value, every key a preset writes is
 // declared, and a platform's bad values are named all at once.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "models/common/errors.h"
@@ -84,6 +88,34 @@ TEST(Params, EveryKeyEveryPresetWritesIsDeclared) {
             EXPECT_TRUE(is_declared(path)) << preset.name << ": " << key << " is not declared";
         }
     }
+}
+
+// The effective configuration written as config.yaml carries every declared key of the maps a
+// preset has, defaults written in, and loads back to a platform whose effective configuration
+// is the same text.
+TEST(Params, EffectiveConfigurationWritesDefaultsInAndLoadsBack) {
+    const std::string dir = test::scratch_path("params", "effective");
+    std::filesystem::create_directories(dir);
+    for (const auto& preset : builtin_presets()) {
+        const Platform platform = load_platform(preset.name, {});
+        const std::string yaml = effective_yaml(platform.config);
+        const std::string file = dir + "/" + preset.name + ".yaml";
+        std::ofstream(file) << yaml;
+        ASSERT_NO_THROW(load_platform(file, {})) << preset.name << ":\n" << yaml;
+        const Platform again = load_platform(file, {});
+        EXPECT_EQ(effective_yaml(again.config), yaml) << preset.name;
+        // Nothing written is lost.
+        for (const std::string& key : platform.config.leaf_paths()) {
+            if (key.find("[]") != std::string::npos) continue;
+            EXPECT_EQ(again.config.value_text(key), platform.config.value_text(key)) << key;
+        }
+    }
+    const Platform ascend = load_platform("ascend960", {});
+    EXPECT_FALSE(ascend.config.value_text("die.l2.write_back_entries").has_value());
+    const Platform written = load_platform(dir + "/ascend960.yaml", {});
+    EXPECT_EQ(written.config.value_text("die.l2.write_back_entries"), "512");  // its default
+    // The chosen implementation's own keys are written too.
+    EXPECT_EQ(written.config.value_text("die.hbm.controller.row_hit_cap"), "4");
 }
 
 TEST(Params, JsonListsEveryKeyWithTypeUnitDefaultValueChoicesAndDescription) {
