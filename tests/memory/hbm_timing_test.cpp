@@ -399,6 +399,31 @@ TEST(HbmScheduler, FrFcfsServesRowHitsFirstButBoundsTheWait) {
     EXPECT_LT(f.done.at(1), f.done.at(2));  // strict age order per bank
 }
 
+// Between banks, frfcfs serves the ready hits round-robin from the bank served last;
+// frfcfs_oldest the oldest request's first. Every bank's row is open; then one hit per bank
+// arrives per cycle in a scrambled bank order, faster than the bus takes them (a burst is 2
+// cycles): oldest first serves them in arrival order, round-robin in bank order.
+TEST(HbmScheduler, OldestFirstServesReadyHitsInArrivalOrderAcrossBanks) {
+    const std::vector<uint32_t> order = {9, 2, 14, 7, 0, 11, 4, 13, 6, 1, 15, 8, 3, 10, 5, 12};
+    std::vector<Req> reqs;
+    for (uint32_t b = 0; b < 16; ++b) reqs.push_back({0, b / 4, b % 4, 5, 0});
+    for (uint32_t i = 0; i < order.size(); ++i)
+        reqs.push_back({500 + i, order[i] / 4, order[i] % 4, 5, 1});
+    auto served = [&](const std::string& scheduler) {
+        auto d = device();
+        d.ctrl.scheduler = scheduler;
+        const Replay r = replay(d, reqs);
+        std::vector<uint32_t> banks;
+        for (const auto& x : r.log)
+            if (x.cmd == HbmCmd::kRead && x.cycle >= 500) banks.push_back(x.bank);
+        return banks;
+    };
+    EXPECT_EQ(served("frfcfs_oldest"), order);
+    const std::vector<uint32_t> round_robin = served("frfcfs");
+    ASSERT_EQ(round_robin.size(), order.size());
+    EXPECT_NE(round_robin, order);
+}
+
 TEST(HbmController, ClosedPagePrechargesAfterEachAccess) {
     auto d = device();
     d.ctrl.page_policy = "closed";

@@ -14,9 +14,17 @@ namespace {
 // request that would need PRE + ACT. A precharge is allowed only for the oldest request of its
 // bank and only when no queued request still hits the open row, or when `row_hit_cap` hits
 // have been served since the ACT: that cap bounds how long a row conflict can be bypassed.
+//
+// Between queues, `Order::kRoundRobin` takes the first queue after the last one served that has a
+// ready command (DRAMSim3's order); `Order::kOldest` takes, of every queue's first ready command,
+// the one of the oldest request (Rixner et al., "Memory Access Scheduling", ISCA 2000: ready
+// commands first, then age), so the bursts of one line finish together instead of interleaving
+// with every other queue's.
 class FrFcfs final : public HbmScheduler {
 public:
-    explicit FrFcfs(uint32_t cap, bool in_order) : m_cap(cap), m_in_order(in_order) {}
+    enum class Order { kRoundRobin, kOldest };
+    FrFcfs(uint32_t cap, bool in_order, Order order = Order::kRoundRobin)
+        : m_cap(cap), m_in_order(in_order), m_order(order) {}
 
     HbmPick pick(const HbmChannel& ch, HbmCmdClass want, uint64_t now, uint32_t& rr,
                  uint64_t& next_ready) const override {
@@ -109,59 +117,63 @@ private:
     HbmPick pick_column_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr,
                                  uint64_t& next_ready) const {
         // Only a bank with queued hits can take a column command: visit those alone.
-        return round_robin_bits(
-            ch.banks_with_hits(), rr, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
-                const HbmBank& b = ch.bank(q);
-                if (ch.refresh_blocks(q)) return {};
-                if (b.scan.column_at == b.changes) {
-                    const uint64_t rd = b.scan.read ? ch.next_rd(q) : kHbmNever;
-                    const uint64_t wr = b.scan.write ? ch.next_wr(q) : kHbmNever;
-                    if (rd > now && wr > now) {
-                        next_ready = std::min({next_ready, rd, wr});
-                        return {};
-                    }
-                }
-                const auto& queue = ch.queue(q);
-                const uint32_t size = m_in_order ? 1 : static_cast<uint32_t>(queue.size());
-                bool seen_read = false, seen_write = false, seen_other_row = false;
-                bool read_waits = false, write_waits = false;  // a read (write) was found not ready
-                for (uint32_t i = 0; i < size; ++i) {
-                    const HbmTxn& t = queue[i];
-                    const bool write = t.is_write;
-                    const bool hit = static_cast<int64_t>(t.row) == b.open_row;
-                    const bool older_other_dir = write ? seen_read : seen_write;
-                    seen_read |= !write;
-                    seen_write |= write;
-                    if (!hit) {
-                        seen_other_row = true;
-                        continue;
-                    }
-                    if (write ? write_waits : read_waits) continue;
-                    // An older access to the same address in the other direction goes first.
-                    if (older_other_dir && same_address_other_direction_before(queue, i)) continue;
-                    // hit_allowed: after row_hit_cap hits, an older request to another row stops
-                    // hits.
-                    if (!m_in_order && b.hits >= m_cap && seen_other_row) continue;
-                    const uint64_t ready = write ? ch.next_wr(q) : ch.next_rd(q);
-                    if (ready > now) {
-                        next_ready = std::min(next_ready, ready);
-                        (write ? write_waits : read_waits) = true;
-                        continue;
-                    }
-                    rr = q;
-                    return {write ? HbmCmd::kWrite : HbmCmd::kRead, q, i};
-                }
-                b.scan.column_at = b.changes;
-                b.scan.read = read_waits;
-                b.scan.write = write_waits;
-                return {};
+        return pick_per_bank(
+            ch.banks_with_hits(), ch, rr, [&](uint32_t q) __attribute__((always_inline)) {
+                return column_candidate(ch, q, now, next_ready);
             });
+    }
+    // Bank q's first column command that can issue at `now`, or none (lowering next_ready).
+    HbmPick column_candidate(const HbmChannel& ch, uint32_t q, uint64_t now,
+                             uint64_t& next_ready) const {
+        const HbmBank& b = ch.bank(q);
+        if (ch.refresh_blocks(q)) return {};
+        if (b.scan.column_at == b.changes) {
+            const uint64_t rd = b.scan.read ? ch.next_rd(q) : kHbmNever;
+            const uint64_t wr = b.scan.write ? ch.next_wr(q) : kHbmNever;
+            if (rd > now && wr > now) {
+                next_ready = std::min({next_ready, rd, wr});
+                return {};
+            }
+        }
+        const auto& queue = ch.queue(q);
+        const uint32_t size = m_in_order ? 1 : static_cast<uint32_t>(queue.size());
+        bool seen_read = false, seen_write = false, seen_other_row = false;
+        bool read_waits = false, write_waits = false;  // a read (write) was found not ready
+        for (uint32_t i = 0; i < size; ++i) {
+            const HbmTxn& t = queue[i];
+            const bool write = t.is_write;
+            const bool hit = static_cast<int64_t>(t.row) == b.open_row;
+            const bool older_other_dir = write ? seen_read : seen_write;
+            seen_read |= !write;
+            seen_write |= write;
+            if (!hit) {
+                seen_other_row = true;
+                continue;
+            }
+            if (write ? write_waits : read_waits) continue;
+            // An older access to the same address in the other direction goes first.
+            if (older_other_dir && same_address_other_direction_before(queue, i)) continue;
+            // hit_allowed: after row_hit_cap hits, an older request to another row stops hits.
+            if (!m_in_order && b.hits >= m_cap && seen_other_row) continue;
+            const uint64_t ready = write ? ch.next_wr(q) : ch.next_rd(q);
+            if (ready > now) {
+                next_ready = std::min(next_ready, ready);
+                (write ? write_waits : read_waits) = true;
+                continue;
+            }
+            return {write ? HbmCmd::kWrite : HbmCmd::kRead, q, i};
+        }
+        b.scan.column_at = b.changes;
+        b.scan.read = read_waits;
+        b.scan.write = write_waits;
+        return {};
     }
     HbmPick pick_row_per_bank(const HbmChannel& ch, uint64_t now, uint32_t& rr,
                               uint64_t& next_ready) const {
         // Only a bank whose oldest request misses the open row can need a row command.
-        return round_robin_bits(
-            ch.banks_missing_row(), rr, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
+        return pick_per_bank(
+            ch.banks_missing_row(), ch,
+            rr, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
                 const HbmBank& b = ch.bank(q);
                 if (ch.refresh_blocks(q)) return {};
                 uint64_t ready;
@@ -178,9 +190,32 @@ private:
                     next_ready = std::min(next_ready, ready);
                     return {};
                 }
-                rr = q;
                 return {cmd, q, 0};
             });
+    }
+    // Over the banks whose bit is set in `bits`: with round-robin order, the first candidate
+    // after `rr`; oldest first, the candidate of the oldest request of all. Sets rr to its bank.
+    template <typename Candidate>
+    HbmPick pick_per_bank(const std::vector<uint64_t>& bits, const HbmChannel& ch, uint32_t& rr,
+                          Candidate&& candidate) const {
+        if (m_order == Order::kRoundRobin) {
+            const HbmPick pick = round_robin_bits(bits, rr, candidate);
+            if (pick.cmd != HbmCmd::kNone) rr = pick.queue;
+            return pick;
+        }
+        HbmPick best;
+        uint64_t best_accept = kHbmNever;
+        round_robin_bits(
+            bits, rr, [&](uint32_t q) __attribute__((always_inline))->HbmPick {
+                const HbmPick pick = candidate(q);
+                if (pick.cmd != HbmCmd::kNone) {
+                    const uint64_t accept = ch.queue(q)[pick.index].accept;
+                    if (accept < best_accept) best = pick, best_accept = accept;
+                }
+                return {};  // visit every bank
+            });
+        if (best.cmd != HbmCmd::kNone) rr = best.queue;
+        return best;
     }
     static bool same_address_other_direction_before(const std::vector<HbmTxn>& queue, uint32_t i) {
         for (uint32_t j = 0; j < i; ++j) {
@@ -210,6 +245,7 @@ private:
     bool precharge_allowed(const HbmBank& b) const { return b.hits >= m_cap || b.queued_hits == 0; }
     uint32_t m_cap;
     bool m_in_order;
+    Order m_order;
 };
 
 class OpenPage final : public HbmPagePolicy {
@@ -258,6 +294,20 @@ ASIM_REGISTER(
          .source("DRAMSim3's FR-FCFS (refdata); estimate for other devices")},
     [](const ParamValues& v) {
         return std::make_unique<FrFcfs>(static_cast<uint32_t>(v.integer("row_hit_cap")), false);
+    });
+
+ASIM_REGISTER(
+    hbm_scheduler_registry(), frfcfs_oldest,
+    "first-ready FCFS by age across banks: of the ready commands, the oldest request's (Rixner et "
+    "al., ISCA 2000); row hits bounded by row_hit_cap as in frfcfs",
+    {Param::integer("row_hit_cap", "hits",
+                    "row hits served before a waiting conflict may close the row")
+         .dflt("4")
+         .range(0, 1e6)
+         .source("estimate: as frfcfs")},
+    [](const ParamValues& v) {
+        return std::make_unique<FrFcfs>(static_cast<uint32_t>(v.integer("row_hit_cap")), false,
+                                        FrFcfs::Order::kOldest);
     });
 
 ASIM_REGISTER(hbm_scheduler_registry(), fcfs,
