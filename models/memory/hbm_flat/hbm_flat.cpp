@@ -46,8 +46,7 @@ HbmFlat::HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, Stat
                            "cycles")} {
     const double per_channel =
         params.bandwidth_bytes_per_s / params.channels() / static_cast<double>(params.clock_hz);
-    m_channels.assign(params.channels(), PriorityBandwidthServer(&m_clock, per_channel));
-    m_last_read.assign(params.channels(), kNoRead);
+    m_channels.assign(params.channels(), Channel{PriorityBandwidthServer(&m_clock, per_channel)});
     l2_in.register_b_transport(this, &HbmFlat::b_transport);
 }
 
@@ -59,7 +58,7 @@ uint32_t HbmFlat::channel_of(uint64_t addr) const {
 
 Cycles HbmFlat::turnaround_cycles(uint32_t channel, Picoseconds arrival, uint64_t bytes,
                                   bool is_write) {
-    Picoseconds& last_read = m_last_read[channel];
+    Picoseconds& last_read = m_channels[channel].last_read;
     if (!is_write) {
         last_read = last_read == kNoRead ? arrival : std::max(last_read, arrival);
         return 0;
@@ -84,8 +83,8 @@ Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, 
         const uint64_t block_end = (a / m_params.interleave_bytes + 1) * m_params.interleave_bytes;
         const uint64_t chunk = std::min(end, block_end) - a;
         const uint32_t c = channel_of(a);
-        const auto grant = m_channels[c].reserve(arrival, chunk, prefetch,
-                                                 turnaround_cycles(c, arrival, chunk, is_write));
+        const auto grant = m_channels[c].server.reserve(
+            arrival, chunk, prefetch, turnaround_cycles(c, arrival, chunk, is_write));
         done = std::max(done, grant.end);
         a += chunk;
     }
@@ -116,7 +115,7 @@ Picoseconds HbmFlat::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
 
 void HbmFlat::finalize_stats() {
     uint64_t busy = 0;
-    for (const auto& c : m_channels) busy += c.busy_cycles();
+    for (const auto& c : m_channels) busy += c.server.busy_cycles();
     m_stats.busy_cycles.set(busy);
 }
 

@@ -90,10 +90,12 @@ private:
 
     HbmFlatParams m_params;
     ClockDomain m_clock;
-    std::vector<PriorityBandwidthServer> m_channels;
-    // Per channel: when its last read arrived (kNoRead: none yet).
     static constexpr Picoseconds kNoRead = ~Picoseconds{0};
-    std::vector<Picoseconds> m_last_read;
+    struct Channel {
+        PriorityBandwidthServer server;
+        Picoseconds last_read = kNoRead;  // when its last read arrived (kNoRead: none yet)
+    };
+    std::vector<Channel> m_channels;
     Cycles turnaround_cycles(uint32_t channel, Picoseconds arrival, uint64_t bytes, bool is_write);
     HbmFlatStats m_stats;
 };
