@@ -99,6 +99,18 @@ TEST(HbmFlat, WritesAmongReadsPayTheBusTurnaround) {
     EXPECT_EQ(turns->value(), 4u);  // cycles of the 1 GHz clock
 }
 
+TEST(HbmFlat, ReadsWaitTheirShareOfRefresh) {
+    test::set_time_resolution();
+    StatsRegistry stats;
+    HbmFlatParams p = one_channel_hbm();
+    p.refresh_wait_ps = {1'000, 2'000, 3'000};  // pieces of 1, 2 and 4 B or more
+    HbmFlat hbm("hbm", p, stats);
+    // 640 B: 10 ns, 50 ns latency, the largest entry's 3 ns; a write waits for no refresh.
+    EXPECT_EQ(hbm.access(0, 0, 640, false), 10'000u + 50'000u + 3'000u);
+    EXPECT_EQ(hbm.access(100'000, 0, 640, true), 110'000u + 50'000u);
+    EXPECT_EQ(hbm.access(200'000, 0, 2, false), 201'000u + 50'000u + 2'000u);  // 2 B: 1 cycle
+}
+
 TEST(HbmFlat, RejectsInvalidParams) {
     HbmFlatParams p = small_hbm();
     p.interleave_bytes = 100;

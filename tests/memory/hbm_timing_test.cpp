@@ -2,6 +2,7 @@
 // else, decides the gap measured), address mapping, scheduling, refresh and conservation.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <random>
@@ -360,6 +361,20 @@ TEST(HbmMapping, SplitFieldHoldsItsBitsInAddressOrder) {
         EXPECT_EQ(x.row, 0u);
     }
     EXPECT_EQ(m.decode(1024).channel, 1u);
+    // A block of 2 accesses spans 2 banks, of 4 or more all 4 bank groups'; no more up to 64 KiB
+    // (columns, channel, columns), then the 4 banks above multiply it.
+    EXPECT_EQ(m.banks_in(32), 1u);
+    EXPECT_EQ(m.banks_in(64), 2u);
+    EXPECT_EQ(m.banks_in(512), 4u);
+    EXPECT_EQ(m.banks_in(64u << 10), 4u);
+    EXPECT_EQ(m.banks_in(256u << 10), 16u);
+    // Columns lowest: one bank per 2 KiB row, then the bank digits above the channel's.
+    HbmOrganisation wide;  // 64 B accesses, 2 KiB rows
+    const AddressMapping rows_first("rorabgbachco", wide);
+    EXPECT_EQ(rows_first.banks_in(2048), 1u);
+    EXPECT_EQ(rows_first.banks_in(2048 * 8), 1u);      // 8 channels
+    EXPECT_EQ(rows_first.banks_in(2048 * 8 * 2), 2u);  // then 2 of the 4 banks
+    EXPECT_EQ(rows_first.banks_in(2048 * 8 * 16), 16u);
 }
 
 TEST(HbmMapping, BadStringsAreRejected) {
@@ -590,8 +605,19 @@ TEST(HbmDevice, FlatModelDerivesFromTheDescription) {
     EXPECT_DOUBLE_EQ(f.bandwidth_bytes_per_s, 256e9 * (1.0 - 260.0 / 3900.0));
     EXPECT_EQ(f.clock_hz, 1'000'000'000'000u);
     EXPECT_EQ(f.channels(), 8u);
+    // A read meeting a refresh waits half of it on average: all-bank, with probability the duty,
+    // whatever its size (one entry per power of two up to the 2 KiB interleave).
+    ASSERT_EQ(f.refresh_wait_ps.size(), 12u);
+    for (const int64_t w : f.refresh_wait_ps) EXPECT_EQ(w, 8667);  // 260/3900 x 260 ns / 2
     p.device.ctrl.refresh = RefreshMode::kPerBank;  // tRFCsb 160 of tREFIsb 244 x 16 banks
     EXPECT_DOUBLE_EQ(p.flat_params().bandwidth_bytes_per_s, 256e9 * (1.0 - 160.0 / (244.0 * 16)));
+    // Per-bank: a piece within one bank (columns lowest) meets its bank's refresh only.
+    EXPECT_EQ(p.flat_params().refresh_wait_ps.back(), 3279);  // 160/3904 x 160 ns / 2
+    p.device.ctrl.mapping = "rorabachcobg";  // bank group lowest: 256 B span four banks
+    const double duty = 160.0 / (244.0 * 16);
+    EXPECT_EQ(p.flat_params().refresh_wait_ps[8],
+              static_cast<int64_t>((1 - std::pow(1 - duty, 4)) * 80'000 + 0.5));
+    p.device.ctrl.mapping = "rorabgbachco";
     p.device.ctrl.refresh = RefreshMode::kNone;
     EXPECT_DOUBLE_EQ(p.flat_params().bandwidth_bytes_per_s, 256e9);
     // Writes drain in batches of write_drain_high - write_drain_low accesses (32 x 64 B), each

@@ -191,7 +191,8 @@ TEST(Cli, InfoJsonHasTheFiguresTheNetworkAndTheImplementations) {
     EXPECT_EQ(j["network"]["nodes"], 48);
     EXPECT_EQ(j["network"]["node_topology"], "switch");
     EXPECT_EQ(j["network"]["scale_out"], "clos");
-    EXPECT_EQ(j["implementations"]["HBM scheduler"], nlohmann::json({"fcfs", "frfcfs"}));
+    EXPECT_EQ(j["implementations"]["HBM scheduler"],
+              nlohmann::json({"fcfs", "frfcfs", "frfcfs_oldest"}));
     EXPECT_EQ(j["implementations"]["H-JSD engine"], nlohmann::json({"rtl", "tlm"}));
     const auto single = nlohmann::json::parse(run_cli("info --json").output);
     EXPECT_FALSE(single.contains("network"));

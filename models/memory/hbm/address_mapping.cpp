@@ -115,6 +115,17 @@ AddressMapping::AddressMapping(const std::string& order, const HbmOrganisation& 
     }
 }
 
+uint64_t AddressMapping::banks_in(uint64_t bytes) const {
+    uint64_t span = uint64_t{1} << m_offset_bits, banks = 1;
+    for (const Digit& d : m_digits) {
+        if (span >= bytes) break;
+        const uint64_t taken = std::min(d.count, (bytes + span - 1) / span);
+        if (d.field == kRank || d.field == kBankGroup || d.field == kBank) banks *= taken;
+        span *= d.count;
+    }
+    return banks;
+}
+
 DecodedAddress AddressMapping::decode(uint64_t addr) const {
     uint64_t v = addr >> m_offset_bits;
     uint64_t fields[kFieldCount] = {};

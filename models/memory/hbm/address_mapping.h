@@ -41,6 +41,10 @@ public:
     uint64_t encode(const DecodedAddress& a) const;
     // Bytes of consecutive addresses that stay in one channel (the channel interleave).
     uint64_t channel_interleave_bytes() const { return m_channel_interleave; }
+    // How many banks an aligned block of `bytes` consecutive addresses spans (the rank, bank
+    // group and bank digits below its size): 4 for a 512 B line when the bank group is the
+    // lowest field above the access.
+    uint64_t banks_in(uint64_t bytes) const;
 
 private:
     enum Field { kRow, kRank, kBankGroup, kBank, kChannel, kPseudo, kColumn, kFieldCount };

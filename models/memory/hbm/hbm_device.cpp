@@ -1,6 +1,7 @@
 #include "models/memory/hbm/hbm_device.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "models/memory/hbm/address_mapping.h"
@@ -149,6 +150,23 @@ HbmFlatParams HbmParams::flat_params() const {
     f.turnaround_window_ps = static_cast<int64_t>(
         static_cast<double>(device.ctrl.read_queue_depth + device.ctrl.write_buffer_depth) *
         static_cast<double>(o.access_bytes()) / per_channel * 1e12);
+    // A read that needs a refreshing bank waits for the rest of its refresh: half of it on
+    // average. A bank refreshes a `refresh_duty()` share of the time; all-bank refresh takes
+    // every bank at once (tRFC), per-bank refresh one (tRFCsb), so a piece over k banks meets
+    // one with probability 1 - (1 - duty)^k.
+    const double duty = device.refresh_duty();
+    if (duty > 0) {
+        const bool all_bank = device.ctrl.refresh == RefreshMode::kAllBank;
+        const double blocked_ps =
+            static_cast<double>(all_bank ? device.timing.tRFC : device.timing.tRFCsb) *
+            static_cast<double>(device.timing.tCK_ps);
+        const AddressMapping map(device.ctrl.mapping, o);
+        for (uint64_t bytes = 1; bytes <= f.interleave_bytes; bytes *= 2) {
+            const double banks = all_bank ? 1.0 : static_cast<double>(map.banks_in(bytes));
+            const double p = 1.0 - std::pow(1.0 - duty, banks);
+            f.refresh_wait_ps.push_back(static_cast<int64_t>(p * blocked_ps / 2 + 0.5));
+        }
+    }
     return f;
 }
 

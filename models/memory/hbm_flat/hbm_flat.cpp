@@ -7,6 +7,13 @@
 
 namespace asim {
 
+namespace {
+// The smallest i with 2^i >= x (0 for x <= 1).
+std::size_t ceil_log2(uint64_t x) {
+    return x <= 1 ? 0 : 64 - static_cast<std::size_t>(__builtin_clzll(x - 1));
+}
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> HbmFlatParams::validate() const {
     std::vector<std::pair<std::string, std::string>> problems;
     if (capacity_bytes == 0) problems.emplace_back("capacity", "must be greater than zero");
@@ -79,9 +86,11 @@ Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, 
     Picoseconds done = arrival;
     uint64_t a = addr;
     const uint64_t end = addr + bytes;
+    uint64_t largest = 0;  // piece
     while (a < end) {
         const uint64_t block_end = (a / m_params.interleave_bytes + 1) * m_params.interleave_bytes;
         const uint64_t chunk = std::min(end, block_end) - a;
+        largest = std::max(largest, chunk);
         const uint32_t c = channel_of(a);
         const auto grant = m_channels[c].server.reserve(
             arrival, chunk, prefetch, turnaround_cycles(c, arrival, chunk, is_write));
@@ -89,6 +98,11 @@ Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, 
         a += chunk;
     }
     done += static_cast<Picoseconds>(m_params.latency_ps);
+    if (!is_write && !m_params.refresh_wait_ps.empty()) {
+        const std::size_t i =
+            std::min<std::size_t>(ceil_log2(largest), m_params.refresh_wait_ps.size() - 1);
+        done += static_cast<Picoseconds>(m_params.refresh_wait_ps[i]);
+    }
     if (is_write) {
         ++m_stats.writes;
         m_stats.write_bytes += bytes;

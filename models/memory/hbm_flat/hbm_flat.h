@@ -48,6 +48,9 @@ struct HbmFlatParams {
     uint64_t write_batch_bytes = 0;
     int64_t write_turnaround_ps = 0;
     int64_t turnaround_window_ps = 0;
+    // Refresh seen by a read: entry i is the mean wait of a piece of at most 2^i bytes for a
+    // refreshing bank it needs (empty: none; pieces beyond the table take its last entry).
+    std::vector<int64_t> refresh_wait_ps;
 
     uint32_t channels() const { return stacks * channels_per_stack; }
     // Every problem, one per line, as "key: message"; empty when valid.
