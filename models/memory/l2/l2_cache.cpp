@@ -323,11 +323,12 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     check_response(*p, name());
     p->release();
     if (!is_write) (prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
-    if (m_monitor) m_monitor->record(arrival, bytes);
+    // The target may have waited: the kernel's time now, not the time of the call.
+    const Picoseconds done = kernel_now() + ClockDomain::to_ps(delay);  // at the controller
+    if (m_monitor) m_monitor->record(done, bytes);
     if (m_timeline)
         m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
-    // The target may have waited: the kernel's time now, not the time of the call.
-    return kernel_now() + ClockDomain::to_ps(delay) + m_noc_to_hbm;  // data back to the slice
+    return done + m_noc_to_hbm;  // data back to the slice
 }
 
 void L2Cache::wait_for_a_fill(Request& r) {
