@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace asim {
@@ -273,6 +274,17 @@ public:
 
 }  // namespace
 
+namespace {
+// The key both FR-FCFS schedulers declare.
+Param row_hit_cap_param(std::string source) {
+    return Param::integer("row_hit_cap", "hits",
+                          "row hits served before a waiting conflict may close the row")
+        .dflt("4")
+        .range(0, 1e6)
+        .source(std::move(source));
+}
+}  // namespace
+
 Registry<HbmScheduler>& hbm_scheduler_registry() {
     static Registry<HbmScheduler> registry("HBM scheduler");
     return registry;
@@ -287,11 +299,7 @@ ASIM_REGISTER(
     hbm_scheduler_registry(), frfcfs,
     "first-ready FCFS: a column command to an open row overtakes older requests, up to row_hit_cap "
     "hits after the row opened while a conflict waits",
-    {Param::integer("row_hit_cap", "hits",
-                    "row hits served before a waiting conflict may close the row")
-         .dflt("4")
-         .range(0, 1e6)
-         .source("DRAMSim3's FR-FCFS (refdata); estimate for other devices")},
+    {row_hit_cap_param("DRAMSim3's FR-FCFS (refdata); estimate for other devices")},
     [](const ParamValues& v) {
         return std::make_unique<FrFcfs>(static_cast<uint32_t>(v.integer("row_hit_cap")), false);
     });
@@ -300,12 +308,7 @@ ASIM_REGISTER(
     hbm_scheduler_registry(), frfcfs_oldest,
     "first-ready FCFS by age across banks: of the ready commands, the oldest request's (Rixner et "
     "al., ISCA 2000); row hits bounded by row_hit_cap as in frfcfs",
-    {Param::integer("row_hit_cap", "hits",
-                    "row hits served before a waiting conflict may close the row")
-         .dflt("4")
-         .range(0, 1e6)
-         .source("estimate: as frfcfs")},
-    [](const ParamValues& v) {
+    {row_hit_cap_param("estimate: as frfcfs")}, [](const ParamValues& v) {
         return std::make_unique<FrFcfs>(static_cast<uint32_t>(v.integer("row_hit_cap")), false,
                                         FrFcfs::Order::kOldest);
     });
