@@ -86,7 +86,7 @@ Picoseconds HbmFlat::access(Picoseconds arrival, uint64_t addr, uint64_t bytes, 
     Picoseconds done = arrival;
     uint64_t a = addr;
     const uint64_t end = addr + bytes;
-    uint64_t largest = 0;  // piece
+    uint64_t largest = 0;  // the largest piece, for its refresh wait
     while (a < end) {
         const uint64_t block_end = (a / m_params.interleave_bytes + 1) * m_params.interleave_bytes;
         const uint64_t chunk = std::min(end, block_end) - a;
