@@ -138,7 +138,8 @@ HbmFlatParams HbmParams::flat_params() const {
     // bandwidth (and 1/tCK itself is rounded to whole Hz, so even the pin peak's 16 B per tCK came
     // out as 15.999... and a 1 KiB piece took 65 tCK instead of 64).
     f.clock_hz = 1'000'000'000'000;
-    f.interleave_bytes = AddressMapping(device.ctrl.mapping, o).channel_interleave_bytes();
+    const AddressMapping map(device.ctrl.mapping, o);
+    f.interleave_bytes = map.channel_interleave_bytes();
     f.latency_ps = unloaded_latency_ps();
     f.write_batch_bytes =
         uint64_t{device.ctrl.write_drain_high - device.ctrl.write_drain_low} * o.access_bytes();
@@ -160,7 +161,6 @@ HbmFlatParams HbmParams::flat_params() const {
         const double blocked_ps =
             static_cast<double>(all_bank ? device.timing.tRFC : device.timing.tRFCsb) *
             static_cast<double>(device.timing.tCK_ps);
-        const AddressMapping map(device.ctrl.mapping, o);
         for (uint64_t bytes = 1; bytes <= f.interleave_bytes; bytes *= 2) {
             const double banks = all_bank ? 1.0 : static_cast<double>(map.banks_in(bytes));
             const double p = 1.0 - std::pow(1.0 - duty, banks);

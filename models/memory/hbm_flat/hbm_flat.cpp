@@ -29,6 +29,12 @@ std::vector<std::pair<std::string, std::string>> HbmFlatParams::validate() const
     if (write_turnaround_ps < 0) problems.emplace_back("write_turnaround", "must not be negative");
     if (turnaround_window_ps < 0)
         problems.emplace_back("turnaround_window", "must not be negative");
+    for (const int64_t wait : refresh_wait_ps) {
+        if (wait < 0) {
+            problems.emplace_back("refresh_wait", "must not be negative");
+            break;
+        }
+    }
     return problems;
 }
 

@@ -5,10 +5,11 @@
 // `interleave_bytes` blocks through a hash, so sequential and strided streams both spread.
 //
 // Models: per-channel occupancy and queueing, bandwidth = channels x per-channel rate, unloaded
-// latency, the bus turnaround of write drains. Leaves out (the JEDEC controller in ../hbm models
-// them): banks, row buffers and JEDEC timing, scheduling. Derived from die.hbm, the bandwidth is
-// the pin peak less the refresh duty (HbmDeviceParams::streaming_bandwidth_bytes_per_s): what the
-// JEDEC controller sustains on a streaming read, an upper bound for anything less regular.
+// latency, the bus turnaround of write drains, a read's expected wait for a refreshing bank. Leaves
+// out (the JEDEC controller in ../hbm models them): banks, row buffers and JEDEC timing,
+// scheduling. Derived from die.hbm, the bandwidth is the pin peak less the refresh duty
+// (HbmDeviceParams::streaming_bandwidth_bytes_per_s): what the JEDEC controller sustains on a
+// streaming read, an upper bound for anything less regular.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
