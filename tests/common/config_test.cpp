@@ -13,6 +13,8 @@
 
 #include "models/common/errors.h"
 
+#include "tests/harness/scratch.h"
+
 namespace asim {
 namespace {
 
@@ -386,10 +388,7 @@ TEST(Config, BaseErrors) {
 
 TEST(Config, FilePresetResolverFindsFilesRelativeToIncluder) {
     namespace fs = std::filesystem;
-    fs::path dir =
-        fs::temp_directory_path() /
-        ("asim_config_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-         "_" + std::to_string(reinterpret_cast<std::uintptr_t>(&dir)));
+    const fs::path dir = asim::test::scratch_path("config", "resolver");
     fs::create_directories(dir / "platforms");
     std::ofstream(dir / "platforms" / "common.yaml") << "clock: 1GHz\nways: 4\n";
     std::ofstream(dir / "platforms" / "chip.yaml") << "base: common.yaml\nways: 8\n";

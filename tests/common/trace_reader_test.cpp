@@ -15,6 +15,8 @@
 #include "models/common/errors.h"
 #include "models/common/trace.h"
 
+#include "tests/harness/scratch.h"
+
 namespace asim::trace {
 namespace {
 
@@ -74,9 +76,7 @@ Op single_op(const std::string& line) {
 // A temporary file path unique to this process and test.
 std::string temp_path(const std::string& leaf) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return (std::filesystem::temp_directory_path() /
-            ("asim_trace_" + std::to_string(::getpid()) + "_" + info->name() + "_" + leaf))
-        .string();
+    return asim::test::scratch_path("trace", std::string(info->name()) + "-" + leaf);
 }
 
 std::string read_file(const std::filesystem::path& path) {

@@ -14,6 +14,8 @@
 
 #include "testbenches/prefetch_scheduler/cosim_bench.h"
 
+#include "tests/harness/scratch.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -138,8 +140,7 @@ TEST(Cosim, AssertionStopsTheBenchInProcess) {
 }
 
 TEST(Cosim, WaveformsOnDemand) {
-    const fs::path vcd =
-        fs::path(::testing::TempDir()) / ("asim-cosim-" + std::to_string(::getpid()) + ".vcd");
+    const fs::path vcd = asim::test::scratch_path("cosim", "waves.vcd");
     const CliRun r = cosim_cli("--cycles 200 --waves " + vcd.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream in(vcd);
@@ -155,9 +156,7 @@ TEST(Cosim, WaveformsOnDemand) {
 // flushed every trace from inside the failing flush and deadlocked; now the run ends at once with
 // exit 1 naming the file, and nothing is left under the name or beside it.
 TEST(Cosim, WaveformsOnAFullDiskEndTheRunInsteadOfHanging) {
-    const fs::path dir =
-        fs::path(::testing::TempDir()) / ("asim-cosim-full-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
+    const fs::path dir = asim::test::scratch_path("cosim", "full-disk");
     fs::create_directories(dir);
     const fs::path vcd = dir / "w.vcd";
     const std::string cmd = "timeout 120 sh -c \"trap '' XFSZ; ulimit -f 64; exec " +

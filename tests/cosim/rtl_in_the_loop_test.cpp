@@ -14,6 +14,8 @@
 
 #include "tests/harness/weight_streaming_trace.h"
 
+#include "tests/harness/scratch.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -48,8 +50,7 @@ void strip_run_specific(nlohmann::json& j) {
 }
 
 void expect_same_stats(const std::string& trace_args, const std::string& name) {
-    const fs::path dir =
-        fs::path(::testing::TempDir()) / ("asim-ritl-" + name + "-" + std::to_string(::getpid()));
+    const fs::path dir = asim::test::scratch_path("ritl", name);
     fs::create_directories(dir);
     Timed tlm = run(trace_args + " --set die.hjsd.impl=tlm", dir / "tlm");
     Timed rtl = run(trace_args + " --set die.hjsd.impl=rtl", dir / "rtl");
@@ -69,8 +70,7 @@ TEST(RtlInTheLoop, DefaultTraceStatisticsEqual) { expect_same_stats("", "default
 // The weight-streaming trace of tests/platform/hjsd_e2e_test.cpp: four layers of a vector phase
 // then a GEMM with M = 16 and 8 MiB of weights read once.
 TEST(RtlInTheLoop, WeightStreamingStatisticsEqual) {
-    const fs::path dir =
-        fs::path(::testing::TempDir()) / ("asim-ritl-trace-" + std::to_string(::getpid()));
+    const fs::path dir = asim::test::scratch_path("ritl", "trace");
     fs::create_directories(dir);
     const std::string path = asim::test::weight_streaming_trace(dir.string());
     expect_same_stats("--trace " + path, "stream");
@@ -80,8 +80,7 @@ TEST(RtlInTheLoop, WeightStreamingStatisticsEqual) {
 // With a time horizon that holds candidates back (tests/platform/hjsd_e2e_test.cpp): the block's
 // estimate comparison decides as the core's.
 TEST(RtlInTheLoop, HorizonStatisticsEqual) {
-    const fs::path dir =
-        fs::path(::testing::TempDir()) / ("asim-ritl-horizon-" + std::to_string(::getpid()));
+    const fs::path dir = asim::test::scratch_path("ritl", "horizon-trace");
     fs::create_directories(dir);
     const std::string path = asim::test::weight_streaming_trace(dir.string());
     expect_same_stats("--trace " + path + " --set die.hjsd.horizon=20us", "horizon");

@@ -1,6 +1,6 @@
 // Running the ascend-sim binary from a test: its exit code and everything it printed, plus
-// scratch paths and small file helpers. Header-only because ASIM_BINARY is defined per test
-// executable (tests/CMakeLists.txt).
+// scratch paths (scratch.h) and small file helpers. Header-only because ASIM_BINARY is defined per
+// test executable (tests/CMakeLists.txt).
 #pragma once
 
 #include <sys/wait.h>
@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 #include <zlib.h>
+
+#include "tests/harness/scratch.h"
 
 namespace asim::test {
 
@@ -33,15 +35,6 @@ inline CliResult run_cli(const std::string& args) {
     while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
     const int status = pclose(pipe);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-// A path in the test temp dir, unique to this process and `prefix`/`name`, removed if present.
-inline std::string scratch_path(const std::string& prefix, const std::string& name) {
-    const std::filesystem::path p =
-        std::filesystem::path(::testing::TempDir()) /
-        ("asim-" + prefix + "-" + name + "-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(p);
-    return p.string();
 }
 
 inline std::string read_text(const std::string& path) {

@@ -149,7 +149,7 @@ TEST(FiguresCollectives, APlaneGoingDownMidwayReroutesOverTheOtherPlanes) {
 }
 
 TEST(FiguresCollectives, NoAlternativeMeansWatchdogExitOne) {
-    const std::string yaml = asim::test::scratch_path("net", "noalt") + ".yaml";
+    const std::string yaml = asim::test::scratch_path("net", "noalt.yaml");
     asim::test::write_text(yaml, R"(base: supernode8_ring
 name: ring_without_star
 network:
@@ -171,7 +171,7 @@ TEST(FiguresCollectives, BadInputExitsTwoNamingTheKey) {
         std::string args, needle;
     };
     // The ring without its own key (bidirectional: a key of another topology than custom).
-    const std::string custom = asim::test::scratch_path("net", "custom") + ".yaml";
+    const std::string custom = asim::test::scratch_path("net", "custom.yaml");
     asim::test::write_text(custom, R"(base: ascend960
 name: custom_split
 network:
@@ -242,7 +242,7 @@ TEST(FiguresCollectives, AllToAllVSkewZeroIsAllToAllAndAZipfSkewMakesAHotReceive
 TEST(FiguresCollectives, AllToAllVCountsFileWithOnePairIsThatTransfer) {
     // Only rank 0 sends, 64 MiB to rank 1: the time of that one transfer (sendrecv), plus the
     // empty steps of the pairwise schedule around it (a few us).
-    const std::string csv = asim::test::scratch_path("net", "one_pair") + ".csv";
+    const std::string csv = asim::test::scratch_path("net", "one_pair.csv");
     std::string text;
     for (int i = 0; i < 8; ++i) {
         for (int j = 0; j < 8; ++j)
@@ -267,8 +267,9 @@ TEST(FiguresCollectives, AllToAllVCountsFileWithOnePairIsThatTransfer) {
 
 TEST(FiguresCollectives, AllToAllVBadInputExitsTwoNamingTheOption) {
     const std::string dir = asim::test::scratch_path("net", "counts");
-    const std::string ok = dir + "_ok.csv", ragged = dir + "_ragged.csv",
-                      negative = dir + "_neg.csv", short_file = dir + "_short.csv";
+    std::filesystem::create_directories(dir);
+    const std::string ok = dir + "/ok.csv", ragged = dir + "/ragged.csv",
+                      negative = dir + "/neg.csv", short_file = dir + "/short.csv";
     std::string row = "1,2,3,4,5,6,7,8\n", rows;
     for (int i = 0; i < 8; ++i) rows += row;
     asim::test::write_text(ok, rows);

@@ -24,7 +24,7 @@ using asim::test::run_cli;
 std::string scratch(const std::string& name) { return asim::test::scratch_path("hbm", name); }
 
 std::string trace_file(const std::string& name, const std::string& text) {
-    const std::string path = scratch(name) + ".trc";
+    const std::string path = scratch(name + ".trc");
     std::ofstream(path) << text;
     return path;
 }

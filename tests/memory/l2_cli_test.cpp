@@ -28,7 +28,7 @@ std::string scratch(const std::string& name) { return asim::test::scratch_path("
 // (0: all at cycle 0).
 std::string sweep_trace(const std::string& name, uint64_t bytes, uint64_t step, int passes,
                         uint64_t per_cycle) {
-    const std::string path = scratch(name) + ".trc";
+    const std::string path = scratch(name + ".trc");
     std::ofstream f(path);
     uint64_t i = 0;
     for (int p = 0; p < passes; ++p) {
@@ -119,7 +119,7 @@ TEST(MemReplayL2, JedecMissesWaitForTheDeviceAndOverlap) {
     // Behind the JEDEC HBM (a memory that waits) a miss completes when its data came back, not
     // when the call started; and records are in flight together, not one after the other.
     const std::string jedec = "--set die.hbm.fidelity=jedec";
-    const std::string two = scratch("miss_then_hit") + ".trc";
+    const std::string two = scratch("miss_then_hit.trc");
     std::ofstream(two) << "0x0 READ 0\n0x0 READ 100000\n";  // a miss, then a hit long after
     const auto one = replay(two, jedec);
     const auto miss = one["summary"]["read_latency_from_accept_max_cycles"].get<double>();
@@ -138,7 +138,7 @@ TEST(MemReplayL2, JedecMissesWaitForTheDeviceAndOverlap) {
 }
 
 void expect_bad(const std::string& text, const char* needle) {
-    const std::string trace = scratch("bad") + ".trc";
+    const std::string trace = scratch("bad.trc");
     std::ofstream(trace) << text;
     const std::string out = scratch("bad-out");
     const CliResult r = run_cli("mem-replay --platform hbm2_8gb_x128 --target l2 --mem-trace " +

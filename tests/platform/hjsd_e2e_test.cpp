@@ -15,6 +15,8 @@
 
 #include "tests/harness/weight_streaming_trace.h"
 
+#include "tests/harness/scratch.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -31,8 +33,7 @@ nlohmann::json run(const std::string& trace, const std::string& sets, const std:
 using asim::test::weight_streaming_trace;
 
 TEST(HjsdEndToEnd, PrefetchSpeedsUpWeightStreaming) {
-    const fs::path dir =
-        fs::path(::testing::TempDir()) / ("asim-hjsd-" + std::to_string(::getpid()));
+    const fs::path dir = asim::test::scratch_path("hjsd", "streaming");
     fs::create_directories(dir);
     const std::string trace = weight_streaming_trace(dir.string());
     const auto off = run(trace, "--set die.hjsd.prefetch_depth=0", (dir / "d0").string());
@@ -54,8 +55,7 @@ TEST(HjsdEndToEnd, PrefetchSpeedsUpWeightStreaming) {
 // layer earlier (fewer prefetched lines evicted unused than with the op window alone); one far
 // beyond the trace changes nothing.
 TEST(HjsdEndToEnd, HorizonHoldsPrefetchesUntilTheirOpIsNear) {
-    const fs::path dir =
-        fs::path(::testing::TempDir()) / ("asim-hjsd-horizon-" + std::to_string(::getpid()));
+    const fs::path dir = asim::test::scratch_path("hjsd", "horizon");
     fs::create_directories(dir);
     const std::string trace = weight_streaming_trace(dir.string());
     const auto none = run(trace, "", (dir / "none").string());

@@ -12,6 +12,8 @@
 #include "rtl/prefetch_scheduler/prefetch_scheduler_rtl.h"
 #include "tests/rtl/rtl_tool.h"
 
+#include "tests/harness/scratch.h"
+
 namespace fs = std::filesystem;
 using asim::rtl::RtlBuild;
 using asim::rtl_test::read_file;
@@ -91,8 +93,7 @@ TEST(RtlSynth, BrokenBlocksFailTheCheck) {
         EXPECT_NE(at, std::string::npos) << name;
         std::string text = block;
         if (at != std::string::npos) text.replace(at, from.size(), to);
-        const fs::path file = fs::path(::testing::TempDir()) /
-                              ("asim-rtl-" + name + "-" + std::to_string(::getpid()) + ".sv");
+        const fs::path file = asim::test::scratch_path("rtl", name + ".sv");
         std::ofstream(file) << text;
         const ToolRun r = run_tool("rtl_synth.sh", "--config formal --block " + file.string());
         fs::remove(file);

@@ -20,6 +20,8 @@
 #include "models/common/trace.h"
 #include "testbenches/trace_gen/et_import.h"
 
+#include "tests/harness/scratch.h"
+
 using namespace asim;
 using namespace asim::tracegen;
 
@@ -40,8 +42,7 @@ std::vector<trace::Op> import_ops(const std::string& path, ImportReport* report 
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string p =
-        ::testing::TempDir() + "/asim-et-" + std::to_string(::getpid()) + "-" + name;
+    const std::string p = asim::test::scratch_path("et", name);
     std::ofstream(p) << text;
     return p;
 }

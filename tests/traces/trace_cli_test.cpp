@@ -193,7 +193,7 @@ std::vector<std::map<std::string, std::string>> csv_rows(const std::string& path
 // Checks every row of the op table at `csv` against schemas/op_table.schema.json with Debian's
 // python3-jsonschema (a dependency of the suite, scripts/install-deps.sh). Returns its output.
 CliResult validate_op_table(const std::string& csv) {
-    const std::string script = scratch("validate") + ".py";
+    const std::string script = scratch("validate.py");
     asim::test::write_text(script, R"PY(
 import csv, json, sys, jsonschema
 spec = json.load(open(sys.argv[1]))

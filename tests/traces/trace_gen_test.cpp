@@ -16,6 +16,8 @@
 #include "testbenches/trace_gen/generator.h"
 #include "testbenches/trace_gen/trace_stats.h"
 
+#include "tests/harness/scratch.h"
+
 namespace fs = std::filesystem;
 using namespace asim;
 using namespace asim::tracegen;
@@ -23,11 +25,9 @@ using namespace asim::tracegen;
 namespace {
 
 std::string scratch(const std::string& name) {
-    const fs::path p =
-        fs::path(::testing::TempDir()) / ("asim-tg-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(p);
+    const std::string p = asim::test::scratch_path("tg", name);
     fs::create_directories(p);
-    return p.string();
+    return p;
 }
 
 // Generates every die of `o` for `model` into a fresh directory, as `trace gen` does.
