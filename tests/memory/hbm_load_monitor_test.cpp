@@ -1,6 +1,9 @@
 // The HBM load monitor the H-JSD's throttle reads: bytes delivered per window, not requested.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 #include "models/memory/interfaces/hbm_load_monitor.h"
 
 namespace asim {
@@ -33,6 +36,36 @@ TEST(HbmLoadMonitor, ABurstOfRequestsReadsAtMostThePeak) {
         }
     }
     EXPECT_DOUBLE_EQ(m.utilisation(11'000), 0.0);
+}
+
+// Against counting every access that completed in (now - window, now], on random traffic: the
+// monitor keeps accesses in buckets of completion time, so windows that cut buckets anywhere,
+// accesses recorded out of completion order and far ahead, and windows reaching back before 0.
+TEST(HbmLoadMonitor, AgreesWithCountingEveryAccess) {
+    for (const Picoseconds window :
+         {Picoseconds{1000}, Picoseconds{64}, Picoseconds{7}, Picoseconds{1}}) {
+        HbmLoadMonitor m(1e12, window);
+        std::mt19937_64 rng(window);
+        std::vector<std::pair<Picoseconds, uint64_t>> all;  // completion, bytes
+        Picoseconds now = 0;
+        for (int step = 0; step < 4000; ++step) {
+            if (rng() % 3 != 0) {
+                const Picoseconds done = now + rng() % (3 * window + 5);
+                const uint64_t bytes = 1 + rng() % 512;
+                m.record(done, bytes);  // outside a simulation the kernel's time is 0
+                all.emplace_back(done, bytes);
+            } else {
+                now += rng() % (window / 2 + 2);
+                uint64_t expected = 0;
+                for (const auto& [done, bytes] : all) {
+                    if (done <= now && done + window > now) expected += bytes;
+                }
+                ASSERT_DOUBLE_EQ(m.utilisation(now),
+                                 static_cast<double>(expected) / static_cast<double>(window))
+                    << "window " << window << " at " << now;
+            }
+        }
+    }
 }
 
 }  // namespace
