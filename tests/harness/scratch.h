@@ -40,8 +40,8 @@ private:
 };
 
 // One per test program, registered with googletest before main runs (googletest owns it).
-inline ScratchCleanup* const g_scratch_cleanup = static_cast<ScratchCleanup*>(
-    ::testing::AddGlobalTestEnvironment(new ScratchCleanup));
+inline ScratchCleanup* const g_scratch_cleanup =
+    static_cast<ScratchCleanup*>(::testing::AddGlobalTestEnvironment(new ScratchCleanup));
 
 // A path in the test temp dir, unique to this process and `prefix`/`name`, removed if present
 // now and when the program ends. `name` comes last, so its extension is the path's.
