@@ -28,9 +28,9 @@
 #include "models/interconnect/collectives/collective_engine.h"
 #include "models/interconnect/network/flow_network.h"
 #include "platforms/platform.h"
+#include "platforms/supernode.h"
 #include "testbenches/command/progress.h"
 #include "testbenches/supernode/collective_agreement.h"
-#include "testbenches/supernode/network_bridge.h"
 #include "testbenches/supernode/op_time_table.h"
 #include "testbenches/trace_replay/op_table.h"
 #include "testbenches/trace_replay/op_timeline.h"
@@ -108,6 +108,102 @@ std::vector<std::string> check_trace_set(const std::string& trace) {
     return files;
 }
 
+namespace {
+
+// Member `i`'s line of summary.per_die: the die's own summary (make_summary for a detailed die)
+// and its communication figures from its dispatcher's stats and ledger.
+nlohmann::json member_summary(const Supernode& node, std::size_t i, const StatsRegistry& stats,
+                              double wall_s) {
+    nlohmann::json s;
+    if (const Die* d = node.detailed(i)) {
+        s = make_summary(*d, wall_s);
+        s["fidelity"] = "detailed";
+    } else {
+        const FastDie& f = *node.fast(i);
+        const double time_ns = static_cast<double>(f.end_time_ps()) * 1e-3;
+        s = {{"fidelity", "fast"},
+             {"sim_time_ns", time_ns},
+             {"ops", f.ops_completed()},
+             {"flops", f.flops()},
+             {"achieved_tflops", time_ns > 0 ? f.flops() / (time_ns * 1e-9) * 1e-12 : 0.0}};
+    }
+    const std::string base = "die" + std::to_string(node.die_of(i)) + ".dispatcher.";
+    const auto counter = [&](const std::string& key) {
+        const auto* c = dynamic_cast<const Counter*>(stats.find(base + key));
+        return c ? static_cast<double>(c->value()) : 0.0;
+    };
+    s["die"] = node.die_of(i);
+    s["comm_time_ns"] = counter("comm_busy_ps") * 1e-3;
+    s["comm_exposed_ns"] = counter("comm_exposed_ps") * 1e-3;
+    s["comm_overlap_ns"] = counter("comm_overlap_ps") * 1e-3;
+    // The collectives' share of the die's memory and vector cores (collective_work.h): bytes
+    // requested from the L2, the HBM bytes that caused (the ledger's attribution to the
+    // collective ops), and how long the die took to do its share.
+    s["comm_memory_bytes"] = counter("comm_memory_bytes");
+    s["comm_die_work_ns"] = counter("comm_die_work_ps") * 1e-3;
+    uint64_t comm_hbm = 0;
+    for (const OpRecord& r : node.ledger(i).records())
+        if (r.kind == trace::OpKind::kCollective) comm_hbm += r.hbm_read_bytes + r.hbm_write_bytes;
+    s["comm_hbm_bytes"] = comm_hbm;
+    return s;
+}
+
+// The pool's traffic over every detailed die, per tier (summary.tiers): sums, and the largest
+// per-block write count.
+nlohmann::json pool_tiers(const nlohmann::json& per_die_summary) {
+    nlohmann::json tiers = nlohmann::json::object();
+    for (const auto& s : per_die_summary) {
+        if (!s.contains("tiers")) continue;
+        for (const auto& [tier, v] : s["tiers"].items()) {
+            for (const auto& [key, value] : v.items()) {
+                const uint64_t before =
+                    tiers[tier].contains(key) ? tiers[tier][key].get<uint64_t>() : 0;
+                tiers[tier][key] = key == "max_block_writes"
+                                       ? std::max(before, value.get<uint64_t>())
+                                       : before + value.get<uint64_t>();
+            }
+        }
+    }
+    return tiers;
+}
+
+// summary.txt: the platform, the set, the step, faults, fast-die calibration and a line per die.
+std::string summary_text(const Platform& platform, const TraceSet& set, const NetworkParams& net,
+                         const OpTimeTable& table, const Supernode& node,
+                         const nlohmann::json& per_die_summary, double step_ns, double wall_s) {
+    const uint64_t deltas = sc_core::sc_delta_count();
+    std::string text = fmt::format(
+        "  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
+        platform.name, platform.description, set.name, set.files.size(),
+        units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)),
+        node.bridge().collectives_started());
+    for (const LinkFault& f : net.faults) {
+        text +=
+            fmt::format("  fault      {} down from {}\n", f.link, units::format_time_ps(f.at_ps));
+    }
+    if (!net.faults.empty()) text += "\n";
+    if (table.size() != 0) {
+        text +=
+            fmt::format("  fast dies: {} distinct ops measured on the detailed die in {:.1f} s\n\n",
+                        table.size(), table.calibration_wall_s());
+    }
+    text += "  die   time        TFLOPS   comm        exposed     overlapped\n";
+    for (const auto& s : per_die_summary) {
+        text += fmt::format(
+            "  {:<4}  {:<10}  {:7.1f}  {:<10}  {:<10}  {:<10}\n", s["die"].get<uint32_t>(),
+            units::format_time_ps(static_cast<int64_t>(s["sim_time_ns"].get<double>() * 1e3)),
+            s["achieved_tflops"].get<double>(),
+            units::format_time_ps(static_cast<int64_t>(s["comm_time_ns"].get<double>() * 1e3)),
+            units::format_time_ps(static_cast<int64_t>(s["comm_exposed_ns"].get<double>() * 1e3)),
+            units::format_time_ps(static_cast<int64_t>(s["comm_overlap_ns"].get<double>() * 1e3)));
+    }
+    text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n",
+                        wall_s, deltas, node.network().stats().events);
+    return text;
+}
+
+}  // namespace
+
 std::string run_supernode_job(const SupernodeOptions& options) {
     const auto wall_start = std::chrono::steady_clock::now();
     set_kernel_time_resolution();
@@ -125,10 +221,10 @@ std::string run_supernode_job(const SupernodeOptions& options) {
     const TraceSet set = read_trace_set_index(index_path(options.index));
     check_collectives_agree(set);  // a size the members disagree on: exit 2 now, not mid-run
     AtomicOutputDir out(options.out_dir);  // an unusable --out is found before anything runs
-    const Topology topology(net.topology);
-    if (set.dies > topology.dies()) {
+    auto topology = std::make_unique<const Topology>(net.topology);
+    if (set.dies > topology->dies()) {
         throw InputError(fmt::format("trace set '{}' spans {} dies; platform {} has {}", set.name,
-                                     set.dies, platform.name, topology.dies()));
+                                     set.dies, platform.name, topology->dies()));
     }
     std::map<uint32_t, std::vector<std::string>> per_die;
     for (const std::string& o : options.die_overrides) {
@@ -204,12 +300,7 @@ std::string run_supernode_job(const SupernodeOptions& options) {
 
     StatsRegistry stats;
     FailureSink failures;
-    FlowNetwork network(topology, net.max_paths, make_routing(net));
-    const std::vector<uint32_t> fault_links = resolve_faults(topology, net);
-    for (std::size_t i = 0; i < fault_links.size(); ++i)
-        network.set_link_down(fault_links[i], net.faults[i].at_ps);
-    CollectiveEngine engine(network, net.collectives);
-    NetworkBridge bridge("network", network, engine, net, failures);
+    Supernode node(platform, net, std::move(topology), stats, failures);
     std::unique_ptr<Timeline> timeline;
     if (options.timeline) {
         TimelineOptions o = options.timeline_options;
@@ -218,156 +309,73 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         for (const auto& [die, path] : set.files)
             timeline->declare_group("die" + std::to_string(die));
         timeline->declare_group("network");
-        auto tracks = std::make_shared<std::vector<Timeline::TrackId>>(topology.links().size(),
+        const Topology& topo = node.topology();
+        auto tracks = std::make_shared<std::vector<Timeline::TrackId>>(topo.links().size(),
                                                                        Timeline::kNoTrack);
-        network.set_traffic_observer([t = timeline.get(), tracks, &topology](
-                                         uint32_t link, int64_t from, int64_t to, double bytes) {
-            Timeline::TrackId& track = (*tracks)[link];
-            if (track == Timeline::kNoTrack)
-                track = t->counter_track("network", topology.link_name(link));
-            t->add_bytes_over(track, from, to, bytes);
-        });
+        node.network().set_traffic_observer(
+            [t = timeline.get(), tracks, &topo](uint32_t link, int64_t from, int64_t to,
+                                                double bytes) {
+                Timeline::TrackId& track = (*tracks)[link];
+                if (track == Timeline::kNoTrack)
+                    track = t->counter_track("network", topo.link_name(link));
+                t->add_bytes_over(track, from, to, bytes);
+            });
     }
-    // The pool's shared devices, and every detailed die's HBM as the others' remote_hbm.
-    std::unique_ptr<DsmPool> pool;
-    if (platform.die.dsm.enabled()) {
-        pool = std::make_unique<DsmPool>(platform.die.dsm, stats);
-        pool->set_fabric(&bridge);  // remote_hbm traffic crosses the links too
-    }
-    std::vector<std::unique_ptr<Die>> detailed(set.files.size());
-    std::vector<std::unique_ptr<FastDie>> fast(set.files.size());
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         const uint32_t die = set.files[i].first;
-        const std::string name = "die" + std::to_string(die);
         if (readers[i]) {
-            detailed[i] = std::make_unique<Die>(name.c_str(), die_params[i], stats, failures,
-                                                pool.get(), die);
-            detailed[i]->set_util_window(options.util_window_ps);
-            detailed[i]->dispatcher().set_trace(readers[i].get());
-            detailed[i]->dispatcher().set_collective_service(&bridge.service_for(die));
-            if (timeline) {
-                detailed[i]->record_to(timeline.get(), name);
-                detailed[i]->dispatcher().ledger().keep_deps(true);
-            }
+            node.add_detailed(die, die_params[i], *readers[i], options.util_window_ps,
+                              timeline.get());
         } else {
             std::vector<FastOp> ops;
-            for (const SetOp& s : fast_ops[i]) {
-                ops.push_back(table.fast_op(s, die_overrides[i]));
-            }
+            for (const SetOp& s : fast_ops[i]) ops.push_back(table.fast_op(s, die_overrides[i]));
             fast_ops[i].clear();
-            fast[i] = std::make_unique<FastDie>(name.c_str(), std::move(ops), stats, failures,
-                                                timeline != nullptr);
-            fast[i]->set_collective_service(&bridge.service_for(die));
+            node.add_fast(die, std::move(ops), timeline != nullptr);
         }
     }
     // Every die reports its own count of ops done; the line shows their sum.
     ProgressLine progress(options.progress_what, "ops", total_ops, progress_mode);
     uint64_t ops_done = 0;
     std::vector<uint64_t> die_ops_done(set.files.size(), 0);
-    for (std::size_t i = 0; progress.enabled() && i < set.files.size(); ++i) {
-        auto report = [&, i](uint64_t ops) {
-            ops_done += ops - die_ops_done[i];
-            die_ops_done[i] = ops;
+    if (progress.enabled()) {
+        node.set_progress([&](std::size_t member, uint64_t ops) {
+            ops_done += ops - die_ops_done[member];
+            die_ops_done[member] = ops;
             progress.update_with(ops_done, simulated_time_detail);
-        };
-        if (detailed[i]) {
-            detailed[i]->dispatcher().set_progress(report);
-        } else {
-            fast[i]->set_progress(report);
-        }
+        });
     }
-    run_kernel(static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)));
+    const auto max_sim_time_ps =
+        static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps));
+    run_kernel(max_sim_time_ps);
     progress.finish(ops_done);
     failures.rethrow_if_failed();
-    std::string unfinished;
-    for (std::size_t i = 0; i < set.files.size(); ++i) {
-        const bool done = detailed[i] ? detailed[i]->dispatcher().finished() : fast[i]->finished();
-        if (!done) {
-            unfinished += fmt::format(
-                "\n  die{}: {} ops completed", set.files[i].first,
-                detailed[i] ? detailed[i]->dispatcher().ops_completed() : fast[i]->ops_completed());
-        }
-    }
-    if (!unfinished.empty()) {
-        if (stopped_by_limit(
-                static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps)))) {
+    if (const std::string unfinished = node.unfinished(); !unfinished.empty()) {
+        if (stopped_by_limit(max_sim_time_ps)) {
             throw SimulationError("watchdog: simulated time limit " +
                                   units::format_time_ps(options.max_sim_time_ps) +
-                                  " reached:" + unfinished + bridge.waiting_report());
+                                  " reached:" + unfinished + node.bridge().waiting_report());
         }
         throw SimulationError(
             "deadlock: the dies stopped with work pending (a collective some members never "
             "reach?):" +
-            unfinished + bridge.waiting_report());
+            unfinished + node.bridge().waiting_report());
     }
-    for (std::size_t i = 0; i < set.files.size(); ++i) {
-        if (detailed[i]) {
-            detailed[i]->finalize_stats();
-        } else {
-            fast[i]->finalize_stats();
-        }
-    }
-    if (pool) pool->finalize_stats();
+    node.finalize_stats();
 
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     nlohmann::json per_die_summary = nlohmann::json::array();
     double step_ns = 0, flops = 0;
-    for (std::size_t i = 0; i < set.files.size(); ++i) {
-        nlohmann::json s;
-        if (detailed[i]) {
-            s = make_summary(*detailed[i], wall_s);
-            s["fidelity"] = "detailed";
-        } else {
-            const double time_ns = static_cast<double>(fast[i]->end_time_ps()) * 1e-3;
-            s = {{"fidelity", "fast"},
-                 {"sim_time_ns", time_ns},
-                 {"ops", fast[i]->ops_completed()},
-                 {"flops", fast[i]->flops()},
-                 {"achieved_tflops",
-                  time_ns > 0 ? fast[i]->flops() / (time_ns * 1e-9) * 1e-12 : 0.0}};
-        }
-        const std::string base = "die" + std::to_string(set.files[i].first) + ".dispatcher.";
-        const auto counter = [&](const std::string& key) {
-            const auto* c = dynamic_cast<const Counter*>(stats.find(base + key));
-            return c ? static_cast<double>(c->value()) : 0.0;
-        };
-        s["die"] = set.files[i].first;
-        s["comm_time_ns"] = counter("comm_busy_ps") * 1e-3;
-        s["comm_exposed_ns"] = counter("comm_exposed_ps") * 1e-3;
-        s["comm_overlap_ns"] = counter("comm_overlap_ps") * 1e-3;
-        // The collectives' share of the die's memory and vector cores (collective_work.h): bytes
-        // requested from the L2, the HBM bytes that caused (the ledger's attribution to the
-        // collective ops), and how long the die took to do its share.
-        s["comm_memory_bytes"] = counter("comm_memory_bytes");
-        s["comm_die_work_ns"] = counter("comm_die_work_ps") * 1e-3;
-        uint64_t comm_hbm = 0;
-        for (const OpRecord& r :
-             (detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger()).records())
-            if (r.kind == trace::OpKind::kCollective)
-                comm_hbm += r.hbm_read_bytes + r.hbm_write_bytes;
-        s["comm_hbm_bytes"] = comm_hbm;
+    for (std::size_t i = 0; i < node.members(); ++i) {
+        nlohmann::json s = member_summary(node, i, stats, wall_s);
         step_ns = std::max(step_ns, s["sim_time_ns"].get<double>());
         flops += s["flops"].get<double>();
         per_die_summary.push_back(s);
     }
-    // The pool's traffic over every detailed die, per tier (summary.tiers).
-    nlohmann::json tiers = nlohmann::json::object();
-    for (const auto& s : per_die_summary) {
-        if (!s.contains("tiers")) continue;
-        for (const auto& [tier, v] : s["tiers"].items()) {
-            for (const auto& [key, value] : v.items()) {
-                const uint64_t before =
-                    tiers[tier].contains(key) ? tiers[tier][key].get<uint64_t>() : 0;
-                tiers[tier][key] = key == "max_block_writes"
-                                       ? std::max(before, value.get<uint64_t>())
-                                       : before + value.get<uint64_t>();
-            }
-        }
-    }
+    nlohmann::json tiers = pool_tiers(per_die_summary);
     // Payload bytes the links carried: a byte that crosses three links counts three times.
     double network_link_bytes = 0;
-    for (double b : network.link_bytes()) network_link_bytes += b;
+    for (double b : node.network().link_bytes()) network_link_bytes += b;
     nlohmann::json summary = {
         {"sim_time_ns", step_ns},
         {"wall_s", wall_s},
@@ -375,54 +383,26 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         {"fast_op_table",
          {{"distinct_ops", table.size()}, {"calibration_wall_s", table.calibration_wall_s()}}},
         {"flops", flops},
-        {"collectives", bridge.collectives_started()},
-        {"network_events", network.stats().events},
+        {"collectives", node.bridge().collectives_started()},
+        {"network_events", node.network().stats().events},
         {"network_link_bytes", network_link_bytes},
         {"per_die", per_die_summary},
     };
     if (!tiers.empty()) summary["tiers"] = std::move(tiers);
-    const uint64_t deltas = sc_core::sc_delta_count();
-    std::string text = fmt::format(
-        "  platform   {} ({})\n  trace set  {} ({} dies)\n\n  step time  {}\n  collectives {}\n\n",
-        platform.name, platform.description, set.name, set.files.size(),
-        units::format_time_ps(static_cast<int64_t>(step_ns * 1e3)), bridge.collectives_started());
-    for (const LinkFault& f : net.faults) {
-        text +=
-            fmt::format("  fault      {} down from {}\n", f.link, units::format_time_ps(f.at_ps));
-    }
-    if (!net.faults.empty()) text += "\n";
-    if (table.size() != 0) {
-        text +=
-            fmt::format("  fast dies: {} distinct ops measured on the detailed die in {:.1f} s\n\n",
-                        table.size(), table.calibration_wall_s());
-    }
-    text += "  die   time        TFLOPS   comm        exposed     overlapped\n";
-    for (const auto& s : per_die_summary) {
-        text += fmt::format(
-            "  {:<4}  {:<10}  {:7.1f}  {:<10}  {:<10}  {:<10}\n", s["die"].get<uint32_t>(),
-            units::format_time_ps(static_cast<int64_t>(s["sim_time_ns"].get<double>() * 1e3)),
-            s["achieved_tflops"].get<double>(),
-            units::format_time_ps(static_cast<int64_t>(s["comm_time_ns"].get<double>() * 1e3)),
-            units::format_time_ps(static_cast<int64_t>(s["comm_exposed_ns"].get<double>() * 1e3)),
-            units::format_time_ps(static_cast<int64_t>(s["comm_overlap_ns"].get<double>() * 1e3)));
-    }
-    text += fmt::format("\n  wall time {:.2f} s; {} kernel delta cycles, {} network events\n",
-                        wall_s, deltas, network.stats().events);
+    const std::string text =
+        summary_text(platform, set, net, table, node, per_die_summary, step_ns, wall_s);
     write_run_outputs(out, platform, options.index, summary, stats, wall_s, text);
     std::string ops = ops_csv_header();
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         // A fast die's traffic per op is that of its calibration run (op_time_table.h).
-        append_ops_csv(ops, detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger(),
-                       set.files[i].first, die_params[i]);
+        append_ops_csv(ops, node.ledger(i), set.files[i].first, die_params[i]);
     }
     out.write("ops.csv", ops);
     if (timeline) {
         for (std::size_t i = 0; i < set.files.size(); ++i) {
             const std::string group = "die" + std::to_string(set.files[i].first);
-            record_op_tracks(*timeline, group,
-                             detailed[i] ? detailed[i]->dispatcher().ledger() : fast[i]->ledger(),
-                             die_params[i]);
-            if (detailed[i]) record_cube_utilisation(*timeline, group, *detailed[i]);
+            record_op_tracks(*timeline, group, node.ledger(i), die_params[i]);
+            if (const Die* d = node.detailed(i)) record_cube_utilisation(*timeline, group, *d);
         }
         write_timeline(out, *timeline, options.timeline_gzip);
     }

@@ -1,4 +1,4 @@
-#include "testbenches/supernode/network_bridge.h"
+#include "platforms/network_bridge.h"
 
 #include <algorithm>
 #include <limits>
