@@ -146,8 +146,13 @@ public:
         if (bytes > kLongLivedBase - m_act) m_act = kActivationBase;
         return take(name, bytes, "activation", m_act);
     }
+    // A long-lived tensor by name: the first call places it, later ones (the next step's) get
+    // the same tensor.
     Ten general(const std::string& name, uint64_t bytes, Tier tier = Tier::kHbm) {
-        return take_long_lived(name, bytes, "general", tier);
+        auto it = m_general.find(name);
+        if (it == m_general.end())
+            it = m_general.emplace(name, take_long_lived(name, bytes, "general", tier)).first;
+        return it->second;
     }
     Ten weight(const std::string& name, uint64_t elements, uint64_t elem_bits,
                const std::string& bucket, Tier tier = Tier::kHbm) {
@@ -175,6 +180,10 @@ public:
         return it->second;
     }
     const std::vector<Weight>& weights() const { return m_weights; }
+    // The op that last wrote weight `name` (an optimizer update): later readers depend on it.
+    void set_producer(const std::string& name, uint64_t op) {
+        m_weights[m_weight_index.at(name)].t.producer = op;
+    }
     const std::vector<std::string>& buckets() const { return m_bucket_order; }
 
     void header(const OJ& h) { m_out << h.dump() << '\n'; }
@@ -249,6 +258,7 @@ private:
     std::vector<Weight> m_weights;
     std::unordered_map<std::string, std::size_t> m_weight_index;
     std::map<std::string, Ten> m_grads;
+    std::unordered_map<std::string, Ten> m_general;  // general() tensors by name
     std::vector<std::string> m_bucket_order;
 };
 
@@ -300,6 +310,7 @@ Generator::Generator(ModelConfig model, GenOptions options)
     need(m.ffn.intermediate % o.tp == 0 || (m.moe.enabled && m.moe.first_dense_layers == 0),
          "FFN intermediate size (" + std::to_string(m.ffn.intermediate) +
              ") is not divisible by TP " + std::to_string(o.tp));
+    need(o.steps >= 1 && o.steps <= 1000, "--steps must be from 1 to 1000");
     need(o.grad_buckets <= m_layers, "--grad-buckets " + std::to_string(o.grad_buckets) +
                                          " exceeds the " + std::to_string(m_layers) + " layers");
     need(o.batch % o.dp == 0,
@@ -386,13 +397,22 @@ public:
         h["dies"] = m_g.dies();
         h["die"] = m_die;
         m_w.header(h);
-        // Pipeline schedule: 1F1B for training (warm-up forwards, alternating, cool-down
-        // backwards), forwards only for inference.
+        for (m_step = 0; m_step < m_o.steps; ++m_step) step();
+    }
+
+private:
+    // One step. Pipeline schedule: 1F1B for training (warm-up forwards, alternating, cool-down
+    // backwards), forwards only for inference.
+    void step() {
         const uint64_t mbs = m_o.microbatches;
         if (!m_train) {
             for (uint64_t i = 0; i < mbs; ++i) forward(i);
             return;
         }
+        // Each step synchronises every bucket's gradients afresh.
+        m_reduced.clear();
+        m_done_buckets.clear();
+        m_synced.clear();
         const uint64_t warm = std::min<uint64_t>(m_o.pp - m_c.pp_rank - 1, mbs);
         for (uint64_t i = 0; i < warm; ++i) forward(i);
         for (uint64_t i = 0; i + warm < mbs; ++i) {
@@ -403,13 +423,13 @@ public:
         optimizer();
     }
 
-private:
     int die_of(uint64_t tp, uint64_t dp, uint64_t pp) const {
         return static_cast<int>(tp + m_o.tp * (dp + m_o.dp * pp));
     }
     bool tp_coll() const { return m_o.collectives && m_o.tp > 1; }
     std::string mbp() const {
-        return m_o.microbatches > 1 ? "mb" + std::to_string(m_mb) + "." : "";
+        return (m_step > 0 ? "step" + std::to_string(m_step) + "." : "") +
+               (m_o.microbatches > 1 ? "mb" + std::to_string(m_mb) + "." : "");
     }
     std::string lp(uint64_t layer) const { return "layer" + std::to_string(layer) + "."; }
     OJ op(const char* kind, const std::string& name, DType dt) const {
@@ -1157,6 +1177,7 @@ private:
                 Ten w = wt.t;
                 m_w.emit(j2, {&mom2, &master}, {&master, &w});
                 updates.push_back(w.producer);
+                m_w.set_producer(W, w.producer);  // the next step's forward reads the update
             }
             if (m_o.distributed_optimizer && m_o.collectives && m_o.dp > 1 && !updates.empty()) {
                 const uint64_t bytes = [&] {
@@ -1170,7 +1191,9 @@ private:
                 j["group"] = m_dp_group;
                 j["bytes"] = bytes;
                 Ten out = m_w.general(bucket + ".gathered_params", bytes);
-                m_w.emit(j, {}, {&out}, updates);
+                const uint64_t gathered = m_w.emit(j, {}, {&out}, updates);
+                for (const Weight& wt : m_w.weights())  // every rank's shard arrives with it
+                    if (wt.bucket == bucket) m_w.set_producer(wt.t.name, gathered);
             }
         }
     }
@@ -1189,7 +1212,7 @@ private:
     bool m_train = false, m_decode = false, m_sp = false;
     bool m_first_stage = true, m_last_stage = true;
     uint64_t m_wbits = 16, m_mb_seqs = 1, m_q_len = 1, m_tokens = 1, m_tn = 1;
-    uint64_t m_stage_layers = 0, m_first_layer = 0, m_mb = 0;
+    uint64_t m_stage_layers = 0, m_first_layer = 0, m_mb = 0, m_step = 0;
     std::string m_tp_sfx, m_bucket = "layer";
     std::vector<int> m_tp_group, m_dp_group, m_ep_group;
     std::vector<TapeOp> m_tape;
@@ -1274,6 +1297,7 @@ nlohmann::ordered_json Generator::index(const std::string& file_pattern) const {
     j["phase"] = to_string(m_opt.phase);
     j["dies"] = m_world;
     j["tokens"] = step_tokens();
+    j["steps"] = m_opt.steps;
     j["parallelism"] = OJ{{"tp", m_opt.tp},
                           {"pp", m_opt.pp},
                           {"dp", m_opt.dp},

@@ -38,6 +38,11 @@ struct GenOptions {
     // its backward is done); N = the layers in N buckets of consecutive layers, each synchronised
     // when its first layer's backward is done (1: one all-reduce after the whole backward).
     uint64_t grad_buckets = 0;
+    // Steps one after another in each die's trace (the model's weights the same tensors in
+    // each): a train step's forward reads the weights the step before updated, so it waits for
+    // their optimizer update (and with it their gradient synchronisation); op names from the
+    // second step on start with "stepN.".
+    uint64_t steps = 1;
     bool collectives = true;  // false: leave every collective out (single-die replay)
     bool embedding = true;    // false: leave the embedding, final norm and LM head out
     Routing routing = Routing::kUniform;

@@ -72,6 +72,10 @@ void add_gen(CLI::App& trace, std::vector<std::pair<CLI::App*, std::function<int
                   "backward is done; N: N buckets of consecutive layers; 1: one all-reduce after "
                   "the backward)")
         ->capture_default_str();
+    c->add_option("--steps", s->o.steps,
+                  "steps one after another in each die's trace (train: each step's forward waits "
+                  "for the weights the step before updated)")
+        ->capture_default_str();
     c->add_flag("--no-collectives", s->no_collectives,
                 "leave every collective out (for single-die replay)");
     c->add_flag("--no-embedding", s->no_embedding,

@@ -94,7 +94,14 @@ TraceTotals trace_stats(const std::string& path) {
             }
             return v.get<uint64_t>();
         };
-        t.tokens = count("tokens");
+        // Tokens of the whole set: a set of several steps (`steps`, absent in older indexes:
+        // one) processes its step's tokens once per step.
+        const uint64_t tokens = count("tokens"), steps = j.contains("steps") ? count("steps") : 1;
+        if (steps == 0 || tokens > ~uint64_t{0} / steps) {
+            throw InputError(index.string() + ": malformed index: \"steps\" must be from 1 to " +
+                             "2^64 / tokens, got " + std::to_string(steps));
+        }
+        t.tokens = tokens * steps;
         t.dies = count("dies");
         for (const auto& f : j.at("files"))
             add_file((fs::path(path) / f.at("file").get<std::string>()).string(), t, seen);

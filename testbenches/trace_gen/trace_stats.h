@@ -15,7 +15,8 @@ struct TraceTotals {
     uint64_t files = 0;
     uint64_t dies = 0;
     uint64_t ops = 0;
-    uint64_t tokens = 0;  // from the index file; 0 when unknown (a lone trace file)
+    uint64_t tokens =
+        0;  // from the index file (tokens x steps); 0 when unknown (a lone trace file)
     std::string model;
     // Distinct weight tensors by name over every file (replicas count once), in elements of
     // the dtype of the first op that reads them.

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "models/common/errors.h"
@@ -259,6 +261,58 @@ TEST(TraceGen, GradientBucketsGroupLayersAndKeepTheBytes) {
     EXPECT_EQ(bytes[1], bytes[0]);
     EXPECT_EQ(bytes[3], bytes[0]);
     o.grad_buckets = 9;  // more buckets than layers
+    EXPECT_THROW(Generator(load_model("llama3-8b"), o), InputError);
+}
+
+// Two training steps in one trace: the second is the first again on the same weights and
+// optimizer state (no new long-lived tensor), with every DP gradient bucket synchronised again,
+// and each of its GEMMs that reads a weight depends on the first step's update of that weight,
+// so the next forward waits for the synchronisation and update of what it reads.
+TEST(TraceGen, StepsRepeatTheStepOnTheSameWeightsAfterTheirUpdate) {
+    GenOptions o;
+    o.phase = Phase::kTrain;
+    o.batch = 2;
+    o.seq = 128;
+    o.dp = 2;
+    o.layers = 2;
+    const TraceTotals one = trace_stats(generate("steps1", "llama3-8b", o));
+    o.steps = 2;
+    const std::string dir = generate("steps2", "llama3-8b", o);
+    const TraceTotals two = trace_stats(dir);
+    EXPECT_EQ(two.ops, 2 * one.ops);
+    for (const auto& [kind, n] : one.collective_count)
+        EXPECT_EQ(two.collective_count.at(kind), 2 * n);
+    EXPECT_EQ(two.tokens, 2 * one.tokens);  // the index's tokens x steps
+    EXPECT_DOUBLE_EQ(two.flops_total(), 2 * one.flops_total());
+    EXPECT_EQ(two.parameters, one.parameters);
+    std::map<uint64_t, std::string> name_of;  // die 0's ops by id
+    std::map<uint64_t, uint64_t> update_of;   // weight address -> its step-0 update op
+    std::set<uint64_t> long_lived_first, long_lived_second;
+    uint64_t checked = 0;
+    for_each_op(dir, [&](uint64_t die, const trace::Op& op) {
+        if (die != 0) return;
+        name_of[op.id] = op.name;
+        const bool second = op.name.rfind("step1.", 0) == 0;
+        for (const auto& t : op.outputs) {
+            if (t.stream == StreamClass::kActivation) continue;
+            (second ? long_lived_second : long_lived_first).insert(t.addr);
+            if (!second && op.name.rfind("adam.update.", 0) == 0 &&
+                t.stream == StreamClass::kWeight)
+                update_of[t.addr] = op.id;
+        }
+        if (!second || op.kind != trace::OpKind::kMatmul) return;
+        for (const auto& t : op.inputs) {
+            if (t.stream != StreamClass::kWeight) continue;
+            ASSERT_TRUE(update_of.count(t.addr)) << op.name;
+            EXPECT_NE(std::find(op.deps.begin(), op.deps.end(), update_of[t.addr]), op.deps.end())
+                << op.name << " does not wait for " << name_of[update_of[t.addr]];
+            ++checked;
+        }
+    });
+    EXPECT_GT(checked, 0u);
+    // Every long-lived tensor the second step writes is one the first step wrote.
+    for (const uint64_t a : long_lived_second) EXPECT_TRUE(long_lived_first.count(a)) << a;
+    o.steps = 0;
     EXPECT_THROW(Generator(load_model("llama3-8b"), o), InputError);
 }
 
