@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <queue>
 #include <vector>
 
 #include "models/common/clock_domain.h"
@@ -33,13 +34,7 @@ public:
     // only when its inputs change: a one-op GEMM 16384^3 kept 31 M records, 500 MB).
     void record(Picoseconds done, uint64_t bytes) {
         forget(ClockDomain::to_ps(sc_core::sc_time_stamp()));
-        const uint64_t index = done / m_bucket_ps;
-        if (m_buckets.empty()) m_first = index;
-        for (; index < m_first; --m_first) m_buckets.emplace_front();
-        if (index - m_first >= m_buckets.size()) m_buckets.resize(index - m_first + 1);
-        Bucket& b = m_buckets[index - m_first];
-        b.bytes += bytes;
-        b.records.push_back({done, bytes});
+        place({done, bytes});
     }
 
     // Fraction of peak delivered in (now - window, now]. `now` never decreases from one call to
@@ -58,6 +53,9 @@ private:
     // the two buckets the window's edges cut. A heap in completion order cost 19 % of the
     // default layer's run time (it held every access still to complete).
     static constexpr Picoseconds kBucketsPerWindow = 64;
+    // Buckets kept from the oldest one in the window on: an access that completes further ahead
+    // (a memory made absurdly slow by --set) waits in m_far, so memory stays bounded.
+    static constexpr uint64_t kMaxBuckets = 64 * kBucketsPerWindow;
     struct Record {
         Picoseconds done;
         uint64_t bytes;
@@ -88,13 +86,35 @@ private:
         }
         return sum;
     }
-    // Drops the buckets whose accesses all completed at or before now - window.
+    // Puts an access into its bucket, or into m_far when that is kMaxBuckets or more ahead.
+    void place(const Record& r) {
+        const uint64_t index = r.done / m_bucket_ps;
+        if (m_buckets.empty() && index < m_first) m_first = index;
+        for (; index < m_first; --m_first) m_buckets.emplace_front();  // not after forget()
+        if (index - m_first >= kMaxBuckets) {
+            m_far.push(r);
+            return;
+        }
+        if (index - m_first >= m_buckets.size()) m_buckets.resize(index - m_first + 1);
+        Bucket& b = m_buckets[index - m_first];
+        b.bytes += r.bytes;
+        b.records.push_back(r);
+    }
+    // Drops the buckets whose accesses all completed at or before now - window, and brings the
+    // far accesses that have come within kMaxBuckets into theirs.
     void forget(Picoseconds now) {
-        if (now < m_window_ps) return;
-        const Picoseconds gone = now - m_window_ps;  // completions at or before it are out
-        while (!m_buckets.empty() && (m_first + 1) * m_bucket_ps - 1 <= gone) {
-            m_buckets.pop_front();
-            ++m_first;
+        if (now >= m_window_ps) {
+            const Picoseconds gone = now - m_window_ps;  // completions at or before it are out
+            while (!m_buckets.empty() && (m_first + 1) * m_bucket_ps - 1 <= gone) {
+                m_buckets.pop_front();
+                ++m_first;
+            }
+            if (m_buckets.empty()) m_first = std::max(m_first, gone / m_bucket_ps);
+        }
+        while (!m_far.empty() && m_far.top().done / m_bucket_ps < m_first + kMaxBuckets) {
+            const Record r = m_far.top();
+            m_far.pop();
+            if (r.done / m_bucket_ps >= m_first) place(r);  // else it has left the window
         }
     }
 
@@ -103,6 +123,10 @@ private:
     Picoseconds m_bucket_ps;
     std::deque<Bucket> m_buckets;  // bucket m_first + i covers [m_bucket_ps x (m_first + i), +1)
     uint64_t m_first = 0;
+    struct Later {
+        bool operator()(const Record& a, const Record& b) const { return a.done > b.done; }
+    };
+    std::priority_queue<Record, std::vector<Record>, Later> m_far;  // earliest completion on top
 };
 
 }  // namespace asim
