@@ -4,7 +4,9 @@
 #include <map>
 #include <optional>
 
+#include "models/chip/hjsd/hjsd.h"
 #include "models/chip/hjsd/prefetch_scheduler_core.h"
+#include "models/common/config.h"
 
 namespace asim::hjsd {
 namespace {
@@ -364,3 +366,23 @@ TEST(HjsdCore, RegistersAreValidated) {
 
 }  // namespace
 }  // namespace asim::hjsd
+
+// HjsdParams' defaults are the declared ones (hjsd_config.cpp): code that builds the H-JSD without
+// YAML gets what a platform that leaves the keys out gets. Credits are the exception by design:
+// they default to the partitions' sizes, which the struct cannot know.
+TEST(HjsdParams, StructDefaultsAreTheDeclaredDefaults) {
+    const asim::HjsdParams d;
+    const asim::Config c = asim::Config::from_string("{}", "t.yaml");
+    const asim::HjsdParams p = asim::parse_hjsd_params(c.root(), {{"weight", 20u << 20}});
+    EXPECT_EQ(p.registers.enable, d.registers.enable);
+    EXPECT_EQ(p.registers.prefetch_depth, d.registers.prefetch_depth);
+    EXPECT_EQ(p.registers.chunk_bytes, d.registers.chunk_bytes);
+    EXPECT_EQ(p.registers.horizon, d.registers.horizon);
+    EXPECT_EQ(p.horizon_ps, d.horizon_ps);
+    EXPECT_EQ(p.pool_sources_only, d.pool_sources_only);
+    EXPECT_EQ(p.queue_depth, d.queue_depth);
+    EXPECT_EQ(p.sdma_outstanding, d.sdma_outstanding);
+    EXPECT_EQ(p.throttle_threshold, d.throttle_threshold);
+    EXPECT_EQ(p.throttle_window_ps, d.throttle_window_ps);
+    EXPECT_EQ(p.impl, d.impl);
+}

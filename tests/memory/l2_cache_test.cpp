@@ -263,7 +263,10 @@ TEST(L2Cache, MshrLimitDelaysMisses) {
 TEST(L2Cache, ConservationOverRandomTraffic) {
     // Random reads and writes: every demand access is counted once as a hit or a miss, and
     // every written sector reaches HBM at most once per write (it is written back on eviction).
-    Fixture f(partitioned());
+    // 128 B sectors, the size of the writes.
+    L2Params p = partitioned();
+    p.sector_bytes = 128;
+    Fixture f(p);
     uint64_t state = 1, accesses = 0;
     auto next = [&] {
         state += 0x9E3779B97F4A7C15ULL;
@@ -406,6 +409,32 @@ namespace {
 const char* const kL2Yaml =
     "size: 64KiB\nline: 512B\nways: 2\nslices: 1\nslice_bandwidth: 512GB/s\nclock: 1GHz\n"
     "hit_latency_cycles: 10\n";
+
+// The struct's defaults are the declared ones (l2_config.cpp): code that builds L2Params without
+// YAML (tests, benches) gets what a platform that leaves the keys out gets. The required keys are
+// given the struct's own values.
+TEST(L2Params, StructDefaultsAreTheDeclaredDefaults) {
+    const L2Params d;
+    const Config c = Config::from_string(
+        "size: 64MiB\nline: 512B\nways: 16\nslices: 32\nslice_bandwidth: 1.5TB/s\n"
+        "clock: 1.65GHz\nhit_latency_cycles: 100\n",
+        "t.yaml");
+    const L2Params p = parse_l2_params(c.root(), d.address_space_bytes);
+    EXPECT_EQ(p.size_bytes, d.size_bytes);
+    EXPECT_EQ(p.line_bytes, d.line_bytes);
+    EXPECT_EQ(p.ways, d.ways);
+    EXPECT_EQ(p.slices, d.slices);
+    EXPECT_EQ(p.slice_bandwidth_bytes_per_s, d.slice_bandwidth_bytes_per_s);
+    EXPECT_EQ(p.clock_hz, d.clock_hz);
+    EXPECT_EQ(p.hit_latency_cycles, d.hit_latency_cycles);
+    EXPECT_EQ(p.sector_bytes, d.sector_bytes);  // declared: the line
+    EXPECT_EQ(p.mshrs, d.mshrs);
+    EXPECT_EQ(p.demand_mshrs, d.demand_mshrs);
+    EXPECT_EQ(p.write_back_entries, d.write_back_entries);
+    EXPECT_EQ(p.replacement, d.replacement);
+    EXPECT_EQ(p.protect_prefetched, d.protect_prefetched);
+    EXPECT_EQ(p.partitioned(), d.partitioned());
+}
 
 TEST(L2Registry, ATestOnlyPolicyRegisteredInATestFileIsSelectableFromYaml) {
     const Config c = Config::from_string(

@@ -43,7 +43,7 @@ public:
 struct L2Params {
     uint64_t size_bytes = 64ULL << 20;
     uint64_t line_bytes = 512;
-    uint64_t sector_bytes = 128;
+    uint64_t sector_bytes = 512;  // declared default: the line (one sector per line)
     uint32_t ways = 16;
     uint32_t slices = 32;
     double slice_bandwidth_bytes_per_s = 1.5e12;
