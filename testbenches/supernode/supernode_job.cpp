@@ -25,8 +25,6 @@
 #include "models/common/trace.h"
 #include "models/common/trace_set_index.h"
 #include "models/common/units.h"
-#include "models/interconnect/collectives/collective_engine.h"
-#include "models/interconnect/network/flow_network.h"
 #include "platforms/platform.h"
 #include "platforms/supernode.h"
 #include "testbenches/command/progress.h"

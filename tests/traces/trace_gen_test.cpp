@@ -56,6 +56,17 @@ void for_each_op(const std::string& dir, F f) {
 
 double rel(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
 
+// A small data-parallel training step of `layers` layers (2 sequences of 128 tokens, DP 2).
+GenOptions small_dp_training(uint64_t layers) {
+    GenOptions o;
+    o.phase = Phase::kTrain;
+    o.batch = 2;
+    o.seq = 128;
+    o.dp = 2;
+    o.layers = layers;
+    return o;
+}
+
 }  // namespace
 
 TEST(ModelConfigs, EveryBuiltinModelMatchesItsPublishedParameterCount) {
@@ -229,12 +240,7 @@ TEST(TraceGen, CollectiveBytesMatchTheFormulas) {
 // complete (its inputs are every gradient of its layers), and 1 is one all-reduce after the
 // backward.
 TEST(TraceGen, GradientBucketsGroupLayersAndKeepTheBytes) {
-    GenOptions o;
-    o.phase = Phase::kTrain;
-    o.batch = 2;
-    o.seq = 128;
-    o.dp = 2;
-    o.layers = 8;
+    GenOptions o = small_dp_training(8);
     std::map<uint64_t, uint64_t> bytes;
     for (const uint64_t n : {0u, 1u, 3u}) {
         o.grad_buckets = n;
@@ -269,12 +275,7 @@ TEST(TraceGen, GradientBucketsGroupLayersAndKeepTheBytes) {
 // and each of its GEMMs that reads a weight depends on the first step's update of that weight,
 // so the next forward waits for the synchronisation and update of what it reads.
 TEST(TraceGen, StepsRepeatTheStepOnTheSameWeightsAfterTheirUpdate) {
-    GenOptions o;
-    o.phase = Phase::kTrain;
-    o.batch = 2;
-    o.seq = 128;
-    o.dp = 2;
-    o.layers = 2;
+    GenOptions o = small_dp_training(2);
     const TraceTotals one = trace_stats(generate("steps1", "llama3-8b", o));
     o.steps = 2;
     const std::string dir = generate("steps2", "llama3-8b", o);
