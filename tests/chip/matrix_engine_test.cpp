@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/chip/aicore/tiling.h"
+#include "models/common/config.h"
 #include "models/common/errors.h"
 #include "platforms/platform.h"
 
@@ -342,6 +343,34 @@ TEST(AiCoreConfig, MatrixEngineIsChosenByNameWithStrictKeys) {
     EXPECT_THROW(load_platform(kDefaultPlatform, {"die.aicore.matrix_engine.kind=systolic",
                                                   "die.aicore.matrix_engine.colz=3"}),
                  ConfigError);
+}
+
+// AiCoreParams' defaults are the declared ones (aicore_config.cpp, and the systolic engine's keys
+// in matrix_engine.cpp): code that builds a core without YAML gets what a platform that leaves the
+// keys out gets. Every key but the matrix engine's and the tiling's is required: those are given
+// the struct's values (and one fp16 fractal: the struct has none, and a core needs one). The
+// systolic keys are read only when the kind is systolic, so a second core chooses it.
+TEST(AiCoreParams, StructDefaultsAreTheDeclaredDefaults) {
+    const AiCoreParams d;
+    const std::string required = R"(cube: {fractals_per_cycle: 1, fractals: {fp16: [16, 16, 16]}}
+vector: {cores: 2, bytes_per_cycle: 256, issue_width: 2, cost: {}}
+buffers: {l1: 512KiB, l0a: 64KiB, l0b: 64KiB, l0c: 256KiB, ub: 256KiB}
+paths_bytes_per_cycle: {aic_gm_read: 100, aic_gm_write: 128, l1_to_l0a: 256, l1_to_l0b: 256,
+                        aiv_gm_read: 100, aiv_gm_write: 42, l0c_to_ub: 128, ub_to_l1: 128}
+tiling: {}
+)";
+    const Config c = Config::from_string(required + "matrix_engine: {}\n", "t.yaml");
+    const AiCoreParams p = parse_aicore_params(c.root());
+    EXPECT_EQ(p.matrix_engine.kind, d.matrix_engine.kind);
+    EXPECT_EQ(p.matmul_scheduler, d.matmul_scheduler);
+
+    const Config sc = Config::from_string(required + "matrix_engine: {kind: systolic}\n", "t.yaml");
+    const SystolicParams s = parse_aicore_params(sc.root()).matrix_engine.systolic;
+    const SystolicParams& ds = d.matrix_engine.systolic;
+    EXPECT_EQ(s.rows, ds.rows);
+    EXPECT_EQ(s.cols, ds.cols);
+    EXPECT_EQ(s.dataflow, ds.dataflow);
+    EXPECT_EQ(s.macs_per_cell, ds.macs_per_cell);  // declared: fp16 1, bf16 1
 }
 
 // Work per AIC pipeline (Cube cycles) for a GEMM: the split is balanced to within one block.

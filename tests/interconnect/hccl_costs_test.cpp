@@ -144,5 +144,47 @@ TEST(HcclCosts, ConfigKeysParseAndTheSdmaStartDefaultsToTheEndpointsIssueCost) {
     }
 }
 
+// NetworkParams' defaults are the declared ones (network_config.cpp): code that builds the network
+// without YAML gets what a platform that leaves the keys out gets. The required keys are given the
+// struct's own values, and the optional sections are present but empty, so that their keys'
+// declared defaults are read. Not compared: the links' keys (LinkParams' test, link_test.cpp),
+// and the routing policy's and node topology's own keys, which the struct leaves empty by design:
+// the registry fills in their declared defaults when it builds the part (Registry::make).
+TEST(NetworkParams, StructDefaultsAreTheDeclaredDefaults) {
+    const NetworkParams d;
+    const Config c = Config::from_string(R"(network:
+  dies: 8
+  node: {dies: 8, topology: ring, link: {lane_rate: 200Gbps}}
+  endpoint: {}
+  collectives: {}
+  faults: [{link: die0->die1}]
+)",
+                                         "t.yaml");
+    const NetworkParams p = parse_network_params(c.root().child("network"));
+    ASSERT_EQ(p.topology.dies, d.topology.dies);
+    ASSERT_EQ(p.topology.dies_per_node, d.topology.dies_per_node);
+    ASSERT_EQ(p.topology.node_topology, d.topology.node_topology);
+    EXPECT_EQ(p.max_paths, d.max_paths);
+    EXPECT_EQ(p.routing, d.routing);
+    EXPECT_EQ(p.endpoint.issue_overhead_ps, d.endpoint.issue_overhead_ps);
+    EXPECT_EQ(p.endpoint.memory_read_ps, d.endpoint.memory_read_ps);
+    EXPECT_EQ(p.endpoint.memory_write_ps, d.endpoint.memory_write_ps);
+    const CollectiveParams &co = p.collectives, &dc = d.collectives;
+    EXPECT_EQ(co.allreduce_algo, dc.allreduce_algo);
+    EXPECT_EQ(co.chunk_bytes, dc.chunk_bytes);
+    EXPECT_EQ(co.reduce_bytes_per_s, dc.reduce_bytes_per_s);  // absent: free
+    EXPECT_EQ(co.launch_overhead_ps, dc.launch_overhead_ps);
+    EXPECT_EQ(co.sdma_start_ps, dc.sdma_start_ps);  // declared: the endpoint's issue overhead
+    EXPECT_EQ(co.aiv_start_ps, dc.aiv_start_ps);
+    EXPECT_EQ(co.aiv_direct, dc.aiv_direct);
+    EXPECT_EQ(co.notify_bytes, dc.notify_bytes);
+    EXPECT_EQ(co.notify_overhead_ps, dc.notify_overhead_ps);
+    EXPECT_EQ(co.die_work, dc.die_work);
+    EXPECT_EQ(co.buffer_bytes, dc.buffer_bytes);
+    EXPECT_EQ(co.ring_break, dc.ring_break);
+    ASSERT_EQ(p.faults.size(), 1u);
+    EXPECT_EQ(p.faults[0].at_ps, LinkFault{}.at_ps);
+}
+
 }  // namespace
 }  // namespace asim

@@ -2,9 +2,12 @@
 // that neither lose nor duplicate packets, and a link that goes down.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
+#include "models/common/config.h"
 #include "models/common/errors.h"
+#include "models/common/params.h"
 #include "models/interconnect/link/packet_path.h"
 #include "tests/interconnect/test_links.h"
 
@@ -123,6 +126,43 @@ TEST(Link, ParamsReportProblems) {
     EXPECT_NE(p.find("x.lane_rate"), std::string::npos);
     EXPECT_NE(p.find("x.read_efficiency"), std::string::npos);
     EXPECT_TRUE(test::ub_link().problems("").empty());
+}
+
+// LinkParams' defaults are the declared ones (link_config.cpp). A link key left out takes the
+// parent's value, and the platform's top-level links (node.link, node.fallback, scale_out.nic)
+// parse on top of LinkParams{}, so what their keys default to is the struct: each declaration's
+// "the parent's, else X" must name the struct's value. The test writes every declared X into a
+// link and compares with LinkParams{}; lane_rate is the one key without an X (a die link needs it).
+TEST(LinkParams, StructDefaultsAreTheDeclaredDefaults) {
+    const ParamTable* link = nullptr;
+    for (const ParamTable* t : param_tables()) {
+        const auto& paths = t->paths();
+        if (std::find(paths.begin(), paths.end(), "network.node.link") != paths.end()) link = t;
+    }
+    ASSERT_NE(link, nullptr);
+    std::string yaml = "lane_rate: 200Gbps\n";
+    std::size_t declared = 0;
+    for (const Param& p : link->params()) {
+        const std::string& from = p.default_from();
+        const auto at = from.find(", else ");
+        if (at == std::string::npos) continue;
+        yaml += p.key() + ": " + from.substr(at + 7) + "\n";
+        ++declared;
+    }
+    EXPECT_EQ(declared, link->params().size() - 1) << yaml;
+    const LinkParams d;
+    const Config c = Config::from_string(yaml, "t.yaml");
+    const LinkParams p = parse_link_params(c.root(), d);
+    EXPECT_EQ(p.lanes, d.lanes);
+    EXPECT_EQ(p.read_efficiency, d.read_efficiency);
+    EXPECT_EQ(p.write_efficiency, d.write_efficiency);
+    EXPECT_EQ(p.mtu_bytes, d.mtu_bytes);
+    EXPECT_EQ(p.header_bytes, d.header_bytes);
+    EXPECT_EQ(p.propagation_ps, d.propagation_ps);
+    EXPECT_EQ(p.switch_latency_ps, d.switch_latency_ps);
+    EXPECT_EQ(p.buffer_packets, d.buffer_packets);
+    EXPECT_EQ(p.error_rate, d.error_rate);
+    EXPECT_EQ(p.retry_latency_ps, d.retry_latency_ps);
 }
 
 }  // namespace

@@ -264,6 +264,29 @@ TEST(DsmParams, OverlappingWindowsAndBadBlocksAreProblems) {
     EXPECT_TRUE(has("staging.block"));
 }
 
+// DsmParams' defaults are the declared ones (dsm_config.cpp): code that builds the pool without
+// YAML gets what a single-die platform that leaves the keys out gets. The sections are present
+// (the port with its required bandwidths) so that their keys' declared defaults are read. Not
+// compared, by design not constants: a supernode's owners (its network's dies), dies_per_node (the
+// caller's), and a tier's keys (its kind's window, read_latency, the die's HBM: make_tier).
+TEST(DsmParams, StructDefaultsAreTheDeclaredDefaults) {
+    const DsmParams d;
+    const Config c = Config::from_string(
+        "port: {read_bandwidth: 100GB/s, write_bandwidth: 50GB/s}\nstaging: {}\ntiering: {}\n",
+        "dsm.yaml");
+    const DsmParams p = parse_dsm_params(c.root(), kHbm, 1e12, std::nullopt, d.dies_per_node);
+    EXPECT_EQ(p.owners, d.owners);  // declared for a single die: 8
+    EXPECT_EQ(p.port.network, d.port.network);
+    EXPECT_EQ(p.staging.capacity, d.staging.capacity);
+    EXPECT_EQ(p.staging.block, d.staging.block);
+    EXPECT_EQ(p.staging.all, d.staging.all);
+    EXPECT_EQ(p.tiering.enable, d.tiering.enable);
+    EXPECT_EQ(p.tiering.block, d.tiering.block);
+    EXPECT_EQ(p.tiering.promote_after, d.tiering.promote_after);
+    EXPECT_EQ(p.tiering.capacity, d.tiering.capacity);
+    EXPECT_EQ(p.tiering.migration_bytes_per_s, d.tiering.migration_bytes_per_s);
+}
+
 }  // namespace
 }  // namespace asim
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 
+#include "models/common/config.h"
 #include "models/memory/hbm/address_mapping.h"
 #include "models/memory/hbm/hbm_controller.h"
 #include "models/memory/hbm_flat/hbm_flat.h"
@@ -595,7 +596,7 @@ TEST(HbmDevice, FlatWriteTurnaroundIsTheControllersShortestBusGap) {
 }
 
 TEST(HbmDevice, FlatModelDerivesFromTheDescription) {
-    HbmParams p;  // defaults: the HBM2 x128 device
+    HbmParams p;  // defaults: the HBM2 x128 device's organisation and timing
     p.device.org = HbmOrganisation{};
     EXPECT_DOUBLE_EQ(p.bandwidth_bytes_per_s(), 256e9);  // 8 x 64 B / 2 ns
     EXPECT_EQ(p.unloaded_latency_ps(), 46'000);  // 2 + tRP + tRCD + CL + burst cycles of 1 ns
@@ -626,6 +627,53 @@ TEST(HbmDevice, FlatModelDerivesFromTheDescription) {
     EXPECT_EQ(f.write_batch_bytes, 32u * 64u);
     EXPECT_EQ(f.write_turnaround_ps, int64_t{p.device.write_turnaround_cycles()} * 1000);
     EXPECT_NEAR(static_cast<double>(p.flat_params().turnaround_window_ps), 128'000.0, 1.0);
+}
+
+// HbmParams' defaults are the declared ones (hbm_config.cpp): code that builds the device without
+// YAML (tests, benches) gets what a platform that leaves the keys out gets. The keys without a
+// default (the organisation, most timings, the mapping and the queue depths) are given the
+// struct's own values; every field read from a key with a default is compared. The scheduler's
+// own keys are the exception by design: the struct leaves them empty and the registry fills in
+// their declared defaults when it builds the scheduler (Registry::make).
+TEST(HbmParams, StructDefaultsAreTheDeclaredDefaults) {
+    const HbmParams d;
+    const Config c = Config::from_string(R"(organisation:
+  stacks: 1
+  channels_per_stack: 8
+  pseudo_channels: 1
+  ranks: 1
+  bank_groups: 4
+  banks_per_group: 4
+  rows: 32768
+  page: 2KiB
+  bus_width_bits: 128
+  burst_length: 4
+timing: {tCK: 1ns, burst_cycles: 2, CL: 14, CWL: 4, tRCDRD: 14, tRCDWR: 14, tRP: 14, tRAS: 34,
+         tRC: 48, tCCD_S: 1, tCCD_L: 2, tRRD_S: 4, tRRD_L: 6, tFAW: 30, tWR: 16, tWTR_S: 6,
+         tWTR_L: 8, tRTP: 5, tRFC: 260, tREFI: 3900}
+controller: {mapping: rorabgbachco, command_queue_depth: 8, read_queue_depth: 32,
+             write_buffer_depth: 32}
+)",
+                                         "t.yaml");
+    const HbmParams p = parse_hbm_params(c.root());
+    EXPECT_EQ(p.fidelity, d.fidelity);
+    EXPECT_EQ(p.network_latency_ps, d.network_latency_ps);
+    const HbmTiming &t = p.device.timing, &dt = d.device.timing;
+    EXPECT_EQ(t.tRTRS, dt.tRTRS);
+    EXPECT_EQ(t.tRFCsb, dt.tRFCsb);
+    EXPECT_EQ(t.tREFIsb, dt.tREFIsb);
+    const HbmControllerParams &ct = p.device.ctrl, &dc = d.device.ctrl;
+    EXPECT_EQ(ct.scheduler, dc.scheduler);
+    EXPECT_EQ(ct.page_policy, dc.page_policy);
+    EXPECT_EQ(ct.queue_structure, dc.queue_structure);
+    EXPECT_EQ(ct.demand_entries, dc.demand_entries);
+    ASSERT_EQ(ct.write_buffer_depth, dc.write_buffer_depth);
+    EXPECT_EQ(ct.write_drain_high, dc.write_drain_high);  // declared: the write buffer's depth
+    EXPECT_EQ(ct.write_drain_low, dc.write_drain_low);
+    EXPECT_EQ(ct.write_drain_idle, dc.write_drain_idle);
+    EXPECT_EQ(ct.dual_issue, dc.dual_issue);
+    EXPECT_EQ(ct.refresh, dc.refresh);
+    EXPECT_EQ(ct.refresh_idle_first, dc.refresh_idle_first);
 }
 
 }  // namespace

@@ -148,9 +148,10 @@ struct System {
         if (memory == Memory::kJedec) {
             HbmParams h;  // the default device: 1 stack x 8 channels, 64 B accesses, 8 GiB
             h.fidelity = HbmFidelity::kJedec;
-            // Drain buffered writes whenever no command is queued (the die presets' policy). With
-            // DRAMSim3's threshold (8, the code default) up to 8 posted writes per channel stay
-            // buffered once traffic stops, and refresh keeps the channel's clock running.
+            // Drain buffered writes whenever no command is queued (the die presets' policy and the
+            // declared default). With DRAMSim3's threshold (8, hbm2_8gb_x128's) up to 8 posted
+            // writes per channel stay buffered once traffic stops, and refresh keeps the
+            // channel's clock running.
             h.device.ctrl.write_drain_idle = 0;
             jedec = std::make_unique<Hbm>("hbm", h, stats);
             monitor.out.bind(jedec->l2_in);

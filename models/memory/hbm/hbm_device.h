@@ -67,7 +67,7 @@ struct HbmControllerParams {
     uint32_t demand_entries = 0;
     uint32_t write_drain_high = 32;  // start draining writes at this occupancy
     uint32_t write_drain_low = 0;    // stop draining at this occupancy
-    uint32_t write_drain_idle = 8;   // also drain when above this and no command is queued
+    uint32_t write_drain_idle = 0;   // also drain when above this and no command is queued
     bool dual_issue = true;          // one row and one column command per cycle (HBM)
     RefreshMode refresh = RefreshMode::kAllBank;
     // Per-bank refresh: false, the banks in turn; true, an idle bank that still owes a refresh

@@ -48,19 +48,24 @@ struct DsmStagingParams {   // H-JSD second level: a region of local HBM
 
 struct DsmTieringParams {  // hardware tiering into local HBM by access counters
     bool enable = false;
-    uint64_t block = 2ULL << 20;       // counted and migrated unit
-    uint32_t promote_after = 4;        // demand reads of a block before it is promoted
-    uint64_t capacity = 0;             // local HBM set aside for promoted blocks
-    double migration_bytes_per_s = 0;  // budget; migrations beyond it are skipped
+    uint64_t block = 2ULL << 20;         // counted and migrated unit
+    uint32_t promote_after = 4;          // demand reads of a block before it is promoted
+    uint64_t capacity = 0;               // local HBM set aside for promoted blocks
+    double migration_bytes_per_s = 1e9;  // budget; migrations beyond it are skipped
 };
+
+// remote_hbm owners of a platform without a network unless dsm.owners says otherwise: the seed's
+// 8-card node, whose other dies the port stands in for.
+constexpr uint32_t kSingleDieOwners = 8;
+constexpr uint32_t kMaxOwners = 65536;  // dsm.owners' bound (64 TiB + 64 Ki x 1 TiB < 2^64)
 
 struct DsmParams {
     std::vector<TierParams> tiers;  // the pool's tiers present (never kHbm)
     DsmPortParams port;
     DsmStagingParams staging;
     DsmTieringParams tiering;
-    uint32_t owners = 1;  // remote_hbm windows: the supernode's dies (dsm.owners on a single die)
-    uint32_t dies_per_node = 8;  // dies sharing one node's host_ddr and pmem devices
+    uint32_t owners = kSingleDieOwners;  // remote_hbm windows: a supernode's dies, or dsm.owners
+    uint32_t dies_per_node = 8;          // dies sharing one node's host_ddr and pmem devices
 
     bool enabled() const { return !tiers.empty(); }
     const TierParams* find(Tier t) const;
@@ -75,11 +80,6 @@ struct DsmParams {
 // platform.
 TierParams make_tier(const std::string& name, uint64_t capacity, int64_t read_latency_ps,
                      int64_t write_latency_ps, double read_bytes_per_s, double write_bytes_per_s);
-
-// remote_hbm owners of a platform without a network unless dsm.owners says otherwise: the seed's
-// 8-card node, whose other dies the port stands in for.
-constexpr uint32_t kSingleDieOwners = 8;
-constexpr uint32_t kMaxOwners = 65536;  // dsm.owners' bound (64 TiB + 64 Ki x 1 TiB < 2^64)
 
 // Reads `dsm`. `network_dies`: the supernode's die count (the remote_hbm owners); without a
 // network, dsm.owners (default kSingleDieOwners). `dies_per_node`: the dies of one node (whose
