@@ -142,7 +142,11 @@ const ParamTable kTiering(
          .dflt("4")
          .range(1, 1e9),
      Param::size("capacity", "local HBM set aside for promoted blocks").dflt("0B").zero_allowed(),
-     Param::byte_rate("migration_bandwidth", "budget for migrations").dflt("1GB/s")});
+     Param::byte_rate("migration_bandwidth", "budget for migrations").dflt("1GB/s"),
+     Param::choice("priority", {"background", "share"},
+                   "migrations at the port: background (only while nothing else is booked, "
+                   "demand first) or share (their budget reserved, in turn with demand)")
+         .dflt("background")});
 
 }  // namespace
 
@@ -205,6 +209,7 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
         p.tiering.promote_after = static_cast<uint32_t>(kTiering.integer(*t, "promote_after"));
         p.tiering.capacity = kTiering.size(*t, "capacity");
         p.tiering.migration_bytes_per_s = kTiering.byte_rate(*t, "migration_bandwidth");
+        p.tiering.share = kTiering.string(*t, "priority") == "share";
     }
     if (!node.problems_reported()) {
         for (const auto& [key, message] : p.validate(local_hbm_bytes)) {

@@ -52,6 +52,7 @@ struct DsmTieringParams {  // hardware tiering into local HBM by access counters
     uint32_t promote_after = 4;          // demand reads of a block before it is promoted
     uint64_t capacity = 0;               // local HBM set aside for promoted blocks
     double migration_bytes_per_s = 1e9;  // budget; migrations beyond it are skipped
+    bool share = false;  // migrations take their budget in turn with demand (else background)
 };
 
 // remote_hbm owners of a platform without a network unless dsm.owners says otherwise: the seed's

@@ -1,3 +1,4 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/memory/tiers/tier_router.h"
 
 #include <algorithm>
@@ -8,8 +9,11 @@ namespace asim {
 
 namespace {
 constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;
-// A promotion is skipped when the migration budget is already booked this far ahead.
+// A promotion is skipped when the migration engine's backlog, at its budget's rate, reaches this
+// far ahead.
 constexpr Picoseconds kMigrationHorizonPs = 10'000'000;  // 10 us
+// The ready time of a promoted block's copy until the migration engine has written it.
+constexpr Picoseconds kNotCopied = ~Picoseconds{0};
 }  // namespace
 
 TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, DsmPool& pool,
@@ -40,7 +44,8 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
           StatsGroup(stats, *this)
               .counter("promoted_hits", "pool reads served from a promoted copy"),
           StatsGroup(stats, *this)
-              .counter("migrations_skipped", "promotions skipped: migration budget booked"),
+              .counter("migrations_skipped",
+                       "promotions skipped: the migration engine's backlog too long"),
           StatsGroup(stats, *this)
               .counter("port_read_bytes", "bytes into the die through its pool port", "B"),
           StatsGroup(stats, *this)
@@ -52,6 +57,8 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
     m_staging_base = region_top - params.staging.capacity;
     pool.attach_egress(die, m_port_serve);
     l2_in.register_b_transport(this, &TierRouter::route);
+    if (m_promoted.enabled())
+        sc_core::sc_spawn(sc_bind(&TierRouter::migration_engine, this), "migration_engine");
 }
 
 TierRouter::Decoded TierRouter::decode(uint64_t addr, uint64_t bytes) const {
@@ -191,7 +198,6 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
     } else {
         ++tot.reads;
         tot.read_bytes += bytes;
-        if (!background) m_stats.pool_read_latency_ns.sample((done - arrival) / 1000);
     }
     return done;
 }
@@ -207,19 +213,23 @@ void TierRouter::count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds 
     if (++m_block_reads[block] < m_params.tiering.promote_after) return;
     if (m_promoted.find(block, false)) return;
     const uint64_t bytes = m_promoted.block_bytes();
-    if (m_migration_budget.free_at() > when + kMigrationHorizonPs) {
+    // The engine's backlog at its budget's rate: the bytes still to copy, from when the budget
+    // lets it go on.
+    const Picoseconds go_on = std::max(m_migration_budget.free_at(), when);
+    const auto backlog =
+        static_cast<Picoseconds>(static_cast<double>(m_migration_bytes_left) * kPicosecondClock /
+                                 m_params.tiering.migration_bytes_per_s);
+    if (go_on + backlog > when + kMigrationHorizonPs) {
         ++m_stats.migrations_skipped;
         return;
     }
     m_block_reads.erase(block);
-    const auto budget = m_migration_budget.reserve(when, bytes);
     if (auto victim = m_promoted.make_room()) {
         const uint64_t victim_addr = victim->block * bytes;
         const Decoded vd = decode(victim_addr, bytes);
         ++m_totals[static_cast<std::size_t>(vd.tier)].migrations_out;
         if (victim->dirty && vd.valid && vd.tier != Tier::kHbm) {
-            const Picoseconds read =
-                local_access(victim->slot_addr, budget.start, bytes, false, nullptr);
+            const Picoseconds read = local_access(victim->slot_addr, when, bytes, false, nullptr);
             pool_access(vd, read, bytes, true, true);
         }
     }
@@ -227,10 +237,37 @@ void TierRouter::count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds 
     Decoded bd = decode(block_addr, bytes);
     if (!bd.valid || bd.tier == Tier::kHbm)
         bd = d;  // a block straddling a window edge: time it as the access's tier
-    const Picoseconds read_done = pool_access(bd, budget.start, bytes, false, true);
-    LocalCopies::Copy& c = m_promoted.insert(block, 0);
-    c.ready = local_access(c.slot_addr, read_done, bytes, true, nullptr);
+    m_promoted.insert(block, kNotCopied);
+    m_migrations.push_back({block, bd});
+    m_migration_bytes_left += bytes;
+    m_migration_queued.notify(sc_core::SC_ZERO_TIME);
     ++m_totals[static_cast<std::size_t>(d.tier)].migrations_in;
+}
+
+void TierRouter::migration_engine() {
+    const uint64_t bytes = m_promoted.block_bytes();
+    for (;;) {
+        while (m_migrations.empty()) sc_core::wait(m_migration_queued);
+        const Migration m = m_migrations.front();
+        m_migrations.pop_front();
+        Picoseconds read_done = kernel_now();
+        for (uint64_t off = 0; off < bytes; off += kBackgroundPiece) {
+            const uint64_t piece_bytes = std::min(kBackgroundPiece, bytes - off);
+            // At most the budget's rate; in the background only into a port with nothing booked,
+            // as a share in turn with demand (the port's order of arrival).
+            const Picoseconds slot = m_migration_budget.reserve(kernel_now(), piece_bytes).start;
+            if (slot > kernel_now()) sc_core::wait(ClockDomain::from_ps(slot - kernel_now()));
+            const bool share = m_params.tiering.share;
+            const Picoseconds at = share ? kernel_now() : await_idle_port(kernel_now());
+            Decoded piece = m.source;
+            piece.offset += off;
+            read_done = std::max(read_done, pool_access(piece, at, piece_bytes, false, !share));
+            m_migration_bytes_left -= piece_bytes;
+        }
+        // Demoted meanwhile (the region filled up with later promotions): nothing to complete.
+        if (LocalCopies::Copy* c = m_promoted.find(m.block, false))
+            c->ready = local_access(c->slot_addr, read_done, bytes, true, nullptr);
+    }
 }
 
 Picoseconds TierRouter::remote_piece(uint64_t addr, const Decoded& d, Picoseconds arrival,
@@ -240,6 +277,11 @@ Picoseconds TierRouter::remote_piece(uint64_t addr, const Decoded& d, Picosecond
         if (!copies->enabled()) continue;
         LocalCopies::Copy* c = copies->find(copies->block_of(addr), !background);
         if (!c) continue;
+        // A block still being migrated is accessed where it is; its copy serves the accesses
+        // from the moment it is complete. (A write meanwhile is taken to reach the copy with the
+        // pieces copied after it.) A staged block is waited for: its copy is the prefetch the
+        // read wants.
+        if (copies == &m_promoted && c->ready > arrival) continue;
         const Picoseconds at = std::max(arrival, c->ready);
         const Picoseconds done =
             local_access(c->slot_addr + addr % copies->block_bytes(), at, bytes, write, info);
@@ -255,7 +297,9 @@ Picoseconds TierRouter::remote_piece(uint64_t addr, const Decoded& d, Picosecond
     }
     if (!write && !background) count_for_tiering(addr, d, arrival);
     if (background && !write) arrival = await_idle_port(arrival);
-    return pool_access(d, arrival, bytes, write, background);
+    const Picoseconds done = pool_access(d, arrival, bytes, write, background);
+    if (!write && !background) m_stats.pool_read_latency_ns.sample((done - arrival) / 1000);
+    return done;
 }
 
 void TierRouter::route(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {

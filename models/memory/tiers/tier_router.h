@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -118,6 +119,11 @@ private:
     Picoseconds remote_piece(uint64_t addr, const Decoded& d, Picoseconds arrival, uint64_t bytes,
                              bool write, bool background, const TransactionInfo* info);
     void count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds when);
+    // The tiering's migration engine (a thread, spawned with tiering on): copies each promoted
+    // block into its slot piece by piece, each piece granted the port only once the port's
+    // booked work has drained (demand first, as the H-JSD's prefetches), and marks the copy
+    // complete after its local write.
+    void migration_engine();
     void evict_staged(const LocalCopies::Copy& c);
     static Picoseconds kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
     static constexpr uint64_t kBackgroundPiece = 64 * 1024;  // see pool_access
@@ -140,6 +146,13 @@ private:
     std::vector<std::unordered_map<uint64_t, uint32_t>> m_counted_writes =
         std::vector<std::unordered_map<uint64_t, uint32_t>>(tier_count());
     BandwidthServer m_migration_budget;
+    struct Migration {
+        uint64_t block;  // the promoted block (its copy's slot is reserved)
+        Decoded source;  // where its data is read from
+    };
+    std::deque<Migration> m_migrations;   // promoted, not yet copied, in order
+    uint64_t m_migration_bytes_left = 0;  // of the queued migrations and the one in progress
+    sc_core::sc_event m_migration_queued;
     L2PrefetchListener* m_listener = nullptr;
     std::size_t m_staging_pool = 0;
     PayloadPool m_payloads;
