@@ -26,12 +26,19 @@ public:
     // non-decreasing order of arrival per server for strict FIFO; an earlier arrival made later
     // simply queues behind what is already reserved (the server never reorders).
     Grant reserve(Picoseconds arrival, uint64_t bytes) {
-        const Cycles start = std::max(m_clock->ps_to_cycles_ceil(arrival), m_free_cycle);
         const Cycles busy = occupancy_cycles(bytes);
+        const Cycles end = reserve_cycles(m_clock->ps_to_cycles_ceil(arrival), busy, bytes);
+        return {m_clock->cycles_to_ps(end - busy), m_clock->cycles_to_ps(end)};
+    }
+    // reserve() in cycles of the server's clock, for callers that convert once for many
+    // reservations: `bytes` arriving at cycle `at` that occupy it `busy` cycles
+    // (occupancy_cycles(bytes)); returns the cycle they finish.
+    Cycles reserve_cycles(Cycles at, Cycles busy, uint64_t bytes) {
+        const Cycles start = std::max(at, m_free_cycle);
         m_free_cycle = start + busy;
         m_busy_cycles += busy;
         m_bytes += bytes;
-        return {m_clock->cycles_to_ps(start), m_clock->cycles_to_ps(m_free_cycle)};
+        return m_free_cycle;
     }
 
     Cycles occupancy_cycles(uint64_t bytes) const {

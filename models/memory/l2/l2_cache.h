@@ -220,6 +220,16 @@ private:
         uint32_t fetches_out = 0;         // fetches handed to lanes, not yet returned
         sc_core::sc_event fetches_back;   // the last of them returned
         uint64_t hits = 0, misses = 0;    // demand hits and misses of this request (op_ledger.h)
+        // The slices its lines visit, in cycles of the L2 clock: each converted from and to ps
+        // once per request, not per line (serve()'s hot path).
+        struct SliceVisit {
+            uint64_t request = 0;  // serial of the request that last visited (0: none)
+            Cycles arrival = 0;    // the lines' arrival at the slice
+            Cycles last_end = 0;   // the latest end of their reservations
+        };
+        std::vector<SliceVisit> slices;  // by slice
+        std::vector<uint32_t> visited;   // this request's slices, in first-visit order
+        uint64_t serial = 0;
     };
 
     friend class TlmTarget<L2Cache>;
