@@ -703,35 +703,12 @@ void TraceReader::read_header() {
     }
 }
 
-bool TraceReader::next(Op& op) {
-    std::string line;
-    for (;;) {
-        if (!next_line(line)) return false;
-        const auto first = line.find_first_not_of(" \t");
-        if (first != std::string::npos && line[first] != '#') break;
-    }
-    const std::string where = m_display_name + ":" + std::to_string(m_line) + ": ";
-    const json obj = parse_line(line, where);
-    if (!obj.is_object()) {
-        throw TraceError(where + "an op record must be a JSON object, got " + describe(obj));
-    }
-    if (obj.contains("format")) {
-        throw TraceError(where + "unexpected header record (the header is line 1 only)");
-    }
+namespace {
 
-    op = Op();
-    op.line = m_line;
-    {
-        Fields f(obj, where);
-        op.id = f.unsigned_value("id", f.required("id"));
-    }
-    Fields f(obj, where + "op " + std::to_string(op.id) + ": ");
-    if (m_have_prev_id && op.id <= m_prev_id) {
-        f.fail("id " + std::to_string(op.id) + " is not greater than the previous op's id " +
-               std::to_string(m_prev_id) + " (ids must strictly increase)");
-    }
-
-    const std::string kind_name = f.string("op");
+// The op's kind from field 'op' (its name in `kind_name`); fails on an unknown kind or on a field
+// the kind does not take.
+OpKind parse_kind(const Fields& f, std::string& kind_name) {
+    kind_name = f.string("op");
     const KindName* kind = nullptr;
     for (const KindName& k : kKindNames) {
         if (k.name == kind_name) kind = &k;
@@ -742,13 +719,14 @@ bool TraceReader::next(Op& op) {
         f.fail("field 'op': unknown op kind '" + kind_name + "'" + suggestion(kind_name, names) +
                "; expected one of " + join(names));
     }
-    op.kind = kind->kind;
-    f.check_known(kCommonFields, kind_fields(op.kind), "op '" + kind_name + "'",
+    f.check_known(kCommonFields, kind_fields(kind->kind), "op '" + kind_name + "'",
                   &all_kind_fields());
+    return kind->kind;
+}
 
-    op.name = f.string("name", "");
+DType parse_dtype(const Fields& f) {
     const std::string dtype = f.string("dtype", "bf16");
-    auto dt = dtype_from_string(dtype);
+    const auto dt = dtype_from_string(dtype);
     if (!dt) {
         std::vector<std::string> names;
         for (DType t :
@@ -759,33 +737,57 @@ bool TraceReader::next(Op& op) {
         f.fail("field 'dtype': unknown dtype '" + dtype + "'" + suggestion(dtype, names) +
                "; expected one of " + join(names));
     }
-    op.dtype = *dt;
-    parse_tensors(f, "inputs", op.inputs);
-    parse_tensors(f, "outputs", op.outputs);
+    return *dt;
+}
 
-    if (const json* deps = f.find("deps")) {
-        for (const json& d : f.array("deps", *deps)) {
-            auto dep = as_unsigned(d);
-            if (!dep) f.fail("field 'deps' must hold unsigned integers, got " + describe(d));
-            if (*dep >= op.id) {
-                f.fail("dep " + std::to_string(*dep) +
-                       " is not an earlier op (deps must be less "
-                       "than the op's id " +
-                       std::to_string(op.id) + ")");
-            }
-            if (contains(op.deps, *dep)) f.fail("dep " + std::to_string(*dep) + " listed twice");
-            op.deps.push_back(*dep);
+// Field 'deps': earlier ops' ids, each once.
+void parse_deps(const Fields& f, Op& op) {
+    const json* deps = f.find("deps");
+    if (!deps) return;
+    for (const json& d : f.array("deps", *deps)) {
+        auto dep = as_unsigned(d);
+        if (!dep) f.fail("field 'deps' must hold unsigned integers, got " + describe(d));
+        if (*dep >= op.id) {
+            f.fail("dep " + std::to_string(*dep) +
+                   " is not an earlier op (deps must be less "
+                   "than the op's id " +
+                   std::to_string(op.id) + ")");
         }
+        if (contains(op.deps, *dep)) f.fail("dep " + std::to_string(*dep) + " listed twice");
+        op.deps.push_back(*dep);
     }
-    op.die = m_header.die;
-    if (const json* die = f.find("die")) {
-        const int d = f.int_value("die", *die, 0, std::numeric_limits<int>::max());
-        if (d != m_header.die) {
-            f.fail("field 'die' is " + std::to_string(d) + " but this file is for die " +
-                   std::to_string(m_header.die) + " (v1 holds one die per file)");
-        }
-    }
+}
 
+// A collective's kind, group (which must hold `die`, the file's) and bytes.
+void parse_collective(const Fields& f, int die, int dies, CollectiveShape& s) {
+    s.kind = f.string("kind");
+    if (!contains(kCollectiveKinds, s.kind)) {
+        f.fail("field 'kind': unknown collective '" + s.kind + "'" +
+               suggestion(s.kind, kCollectiveKinds) + "; expected one of " +
+               join(kCollectiveKinds));
+    }
+    const json& group = f.array("group", f.required("group"));
+    if (group.empty()) f.fail("field 'group' must name at least one die");
+    for (const json& g : group) {
+        const int d = f.int_value("group", g, 0, dies - 1);
+        if (contains(s.group, d)) {
+            f.fail("die " + std::to_string(d) + " is listed twice in 'group'");
+        }
+        s.group.push_back(d);
+    }
+    if (!contains(s.group, die)) {
+        f.fail("field 'group' does not include die " + std::to_string(die) +
+               ", the die this file is for");
+    }
+    if ((s.kind == "send" || s.kind == "recv") && s.group.size() != 2) {
+        f.fail("a " + s.kind + " names two dies in 'group' ([sender, receiver]), got " +
+               std::to_string(s.group.size()));
+    }
+    s.bytes = f.positive("bytes");
+}
+
+// The fields of the op's kind (its shape, function or bytes).
+void parse_kind_fields(const Fields& f, const std::string& kind_name, int dies, Op& op) {
     switch (op.kind) {
         case OpKind::kMatmul: {
             MatmulShape& s = op.matmul;
@@ -839,36 +841,57 @@ bool TraceReader::next(Op& op) {
                        std::to_string(op.outputs.size()));
             }
             break;
-        case OpKind::kCollective: {
-            CollectiveShape& s = op.collective;
-            s.kind = f.string("kind");
-            if (!contains(kCollectiveKinds, s.kind)) {
-                f.fail("field 'kind': unknown collective '" + s.kind + "'" +
-                       suggestion(s.kind, kCollectiveKinds) + "; expected one of " +
-                       join(kCollectiveKinds));
-            }
-            const json& group = f.array("group", f.required("group"));
-            if (group.empty()) f.fail("field 'group' must name at least one die");
-            for (const json& g : group) {
-                const int d = f.int_value("group", g, 0, m_header.dies - 1);
-                if (contains(s.group, d)) {
-                    f.fail("die " + std::to_string(d) + " is listed twice in 'group'");
-                }
-                s.group.push_back(d);
-            }
-            if (!contains(s.group, m_header.die)) {
-                f.fail("field 'group' does not include die " + std::to_string(m_header.die) +
-                       ", the die this file is for");
-            }
-            if ((s.kind == "send" || s.kind == "recv") && s.group.size() != 2) {
-                f.fail("a " + s.kind + " names two dies in 'group' ([sender, receiver]), got " +
-                       std::to_string(s.group.size()));
-            }
-            s.bytes = f.positive("bytes");
+        case OpKind::kCollective:
+            parse_collective(f, op.die, dies, op.collective);
             break;
-        }
+    }
+}
+
+}  // namespace
+
+bool TraceReader::next(Op& op) {
+    std::string line;
+    for (;;) {
+        if (!next_line(line)) return false;
+        const auto first = line.find_first_not_of(" \t");
+        if (first != std::string::npos && line[first] != '#') break;
+    }
+    const std::string where = m_display_name + ":" + std::to_string(m_line) + ": ";
+    const json obj = parse_line(line, where);
+    if (!obj.is_object()) {
+        throw TraceError(where + "an op record must be a JSON object, got " + describe(obj));
+    }
+    if (obj.contains("format")) {
+        throw TraceError(where + "unexpected header record (the header is line 1 only)");
     }
 
+    op = Op();
+    op.line = m_line;
+    {
+        Fields f(obj, where);
+        op.id = f.unsigned_value("id", f.required("id"));
+    }
+    Fields f(obj, where + "op " + std::to_string(op.id) + ": ");
+    if (m_have_prev_id && op.id <= m_prev_id) {
+        f.fail("id " + std::to_string(op.id) + " is not greater than the previous op's id " +
+               std::to_string(m_prev_id) + " (ids must strictly increase)");
+    }
+    std::string kind_name;
+    op.kind = parse_kind(f, kind_name);
+    op.name = f.string("name", "");
+    op.dtype = parse_dtype(f);
+    parse_tensors(f, "inputs", op.inputs);
+    parse_tensors(f, "outputs", op.outputs);
+    parse_deps(f, op);
+    op.die = m_header.die;
+    if (const json* die = f.find("die")) {
+        const int d = f.int_value("die", *die, 0, std::numeric_limits<int>::max());
+        if (d != m_header.die) {
+            f.fail("field 'die' is " + std::to_string(d) + " but this file is for die " +
+                   std::to_string(m_header.die) + " (v1 holds one die per file)");
+        }
+    }
+    parse_kind_fields(f, kind_name, m_header.dies, op);
     check_work(f, op);
     m_have_prev_id = true;
     m_prev_id = op.id;
