@@ -116,151 +116,189 @@ PacketTransferResult PacketPath::send(uint64_t bytes, LinkOp op) {
     return r;
 }
 
-PacketTransferResult PacketPath::simulate(uint64_t bytes, LinkOp op) {
-    // Flatten the hops: path p's links occupy [first[p], first[p] + size).
-    std::vector<Hop> hops;
-    std::vector<std::size_t> first;
-    for (std::size_t p = 0; p < m_paths.size(); ++p) {
-        first.push_back(hops.size());
-        for (std::size_t h = 0; h < m_paths[p].size(); ++h) {
-            Hop hop;
-            hop.link = m_paths[p][h];
-            hop.down_at = m_down_at[p][h];
-            hop.credits = hop.link.buffer_packets;
-            hops.push_back(std::move(hop));
+namespace {
+
+// One message's packets over the paths, event by event: the sender side of every link (queue,
+// serialiser, credits), arrivals with link errors and their NAKs, and credits flowing back.
+class PacketRun {
+public:
+    PacketRun(const std::vector<std::vector<LinkParams>>& paths,
+              const std::vector<std::vector<int64_t>>& down_at, uint64_t bytes, LinkOp op,
+              uint64_t seed)
+        : m_paths(paths), m_op(op), m_bytes(bytes), m_rng(seed) {
+        // Flatten the hops: path p's links occupy [m_first[p], m_first[p] + size).
+        for (std::size_t p = 0; p < paths.size(); ++p) {
+            m_first.push_back(m_hops.size());
+            for (std::size_t h = 0; h < paths[p].size(); ++h) {
+                Hop hop;
+                hop.link = paths[p][h];
+                hop.down_at = down_at[p][h];
+                hop.credits = hop.link.buffer_packets;
+                m_hops.push_back(std::move(hop));
+            }
         }
+        m_r.min_credits = kNever;
+        m_r.max_credit_excess = std::numeric_limits<int64_t>::min();
+        const uint64_t mtu = paths.front().front().mtu_bytes;
+        m_count = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
+        for (uint64_t i = 0; i < m_count; ++i) {
+            Packet pk;
+            pk.payload = std::min<uint64_t>(mtu, bytes - std::min(bytes, i * mtu));
+            pk.path = i % paths.size();
+            m_packets.push_back(pk);
+            m_hops[m_first[pk.path]].queue.push_back(i);
+        }
+        m_r.packets = m_count;
+        m_arrivals.assign(m_count, 0);
     }
-    PacketTransferResult r;
-    r.min_credits = kNever;
-    r.max_credit_excess = std::numeric_limits<int64_t>::min();
-    std::vector<Packet> packets;
-    const uint64_t mtu = m_paths.front().front().mtu_bytes;
-    const uint64_t count = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
-    for (uint64_t i = 0; i < count; ++i) {
-        Packet pk;
-        pk.payload = std::min<uint64_t>(mtu, bytes - std::min(bytes, i * mtu));
-        pk.path = i % m_paths.size();
-        packets.push_back(pk);
-        hops[first[pk.path]].queue.push_back(i);
+
+    PacketTransferResult run() {
+        for (std::size_t p = 0; p < m_first.size(); ++p)
+            post(0, EventKind::try_send, m_first[p], kPoke);
+        while (!m_events.empty()) {
+            const Event e = m_events.top();
+            m_events.pop();
+            m_now = e.time;
+            ++m_r.events;
+            switch (e.kind) {
+                case EventKind::try_send:
+                    try_send(e);
+                    break;
+                case EventKind::arrive:
+                    arrive(e);
+                    break;
+                case EventKind::credit_return: {
+                    Hop& h = m_hops[e.hop];
+                    ++h.credits;
+                    observe(h);
+                    if (!h.wake_pending) post(m_now, EventKind::try_send, e.hop, kPoke);
+                    break;
+                }
+                case EventKind::nak: {
+                    Hop& h = m_hops[e.hop];
+                    h.queue.push_front(e.packet);
+                    if (!h.wake_pending) post(m_now, EventKind::try_send, e.hop, kPoke);
+                    break;
+                }
+            }
+        }
+        if (m_r.delivered != m_count) throw_stalled();
+        if (m_r.min_credits == kNever) m_r.min_credits = 0;
+        return m_r;
     }
-    r.packets = count;
-    std::vector<uint32_t> arrivals(count, 0);
-    std::mt19937_64 rng(m_seed);
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
-    uint64_t seq = 0;
-    auto post = [&](int64_t t, EventKind k, std::size_t hop, std::size_t packet) {
-        events.push({t, seq++, k, hop, packet});
-    };
-    auto observe = [&](const Hop& h) {
-        r.min_credits = std::min(r.min_credits, h.credits);
-        r.max_credit_excess =
-            std::max(r.max_credit_excess, h.credits - static_cast<int64_t>(h.link.buffer_packets));
+
+private:
+    void post(int64_t t, EventKind k, std::size_t hop, std::size_t packet) {
+        m_events.push({t, m_seq++, k, hop, packet});
+    }
+    void observe(const Hop& h) {
+        m_r.min_credits = std::min(m_r.min_credits, h.credits);
+        m_r.max_credit_excess = std::max(m_r.max_credit_excess,
+                                         h.credits - static_cast<int64_t>(h.link.buffer_packets));
         if (h.credits < 0 || h.credits > static_cast<int64_t>(h.link.buffer_packets))
             throw SimulationError(fmt::format("packet path: credit count {} outside [0, {}]",
                                               h.credits, h.link.buffer_packets));
-    };
-    auto is_last = [&](std::size_t flat) {
-        for (std::size_t p = 0; p < first.size(); ++p)
-            if (flat == first[p] + m_paths[p].size() - 1) return true;
+    }
+    bool is_last(std::size_t flat) const {
+        for (std::size_t p = 0; p < m_first.size(); ++p)
+            if (flat == m_first[p] + m_paths[p].size() - 1) return true;
         return false;
-    };
-    for (std::size_t p = 0; p < first.size(); ++p) post(0, EventKind::try_send, first[p], kPoke);
-    int64_t now = 0;
-    while (!events.empty()) {
-        const Event e = events.top();
-        events.pop();
-        now = e.time;
-        ++r.events;
-        Hop& h = hops[e.hop];
-        switch (e.kind) {
-            case EventKind::try_send: {
-                // Two kinds: the hop's own wake-up when its serialiser frees (one pending at most)
-                // and pokes from arrivals, credits and NAKs, which never multiply.
-                if (e.packet == kWake) h.wake_pending = false;
-                if (h.queue.empty() || h.credits == 0 || now >= h.down_at) break;
-                if (now < h.busy_until) {
-                    if (!h.wake_pending) {
-                        h.wake_pending = true;
-                        post(h.busy_until, EventKind::try_send, e.hop, kWake);
-                    }
-                    break;
-                }
-                const std::size_t id = h.queue.front();
-                h.queue.pop_front();
-                --h.credits;
-                observe(h);
-                ++r.transmissions;
-                const int64_t wire = h.link.packet_time_ps(packets[id].payload, op);
-                h.busy_until = now + wire;
-                post(now + wire + h.link.propagation_ps, EventKind::arrive, e.hop, id);
-                // The slot this packet held upstream frees now: return that link's credit (once:
-                // a retried packet is resent from the retry buffer, not from that slot).
-                if (packets[id].holds_upstream_slot) {
-                    packets[id].holds_upstream_slot = false;
-                    const std::size_t up = e.hop - 1;
-                    post(now + hops[up].link.propagation_ps, EventKind::credit_return, up, 0);
-                }
-                if (!h.queue.empty() && !h.wake_pending) {
-                    h.wake_pending = true;
-                    post(h.busy_until, EventKind::try_send, e.hop, kWake);
-                }
-                break;
+    }
+    // Two kinds: the hop's own wake-up when its serialiser frees (one pending at most) and pokes
+    // from arrivals, credits and NAKs, which never multiply.
+    void try_send(const Event& e) {
+        Hop& h = m_hops[e.hop];
+        if (e.packet == kWake) h.wake_pending = false;
+        if (h.queue.empty() || h.credits == 0 || m_now >= h.down_at) return;
+        if (m_now < h.busy_until) {
+            if (!h.wake_pending) {
+                h.wake_pending = true;
+                post(h.busy_until, EventKind::try_send, e.hop, kWake);
             }
-            case EventKind::arrive: {
-                Packet& pk = packets[e.packet];
-                if (h.link.error_rate > 0 && uniform(rng) < h.link.error_rate) {
-                    // Corrupted: the receiver drops it (its slot frees, credit goes back) and NAKs.
-                    ++r.retries;
-                    post(now + h.link.propagation_ps, EventKind::credit_return, e.hop, 0);
-                    post(now + h.link.propagation_ps + h.link.retry_latency_ps, EventKind::nak,
-                         e.hop, e.packet);
-                    break;
-                }
-                if (is_last(e.hop)) {
-                    // The endpoint drains at once: free the slot, count the delivery.
-                    if (arrivals[e.packet]++ == 0) {
-                        ++r.delivered;
-                    } else {
-                        ++r.duplicates;
-                    }
-                    r.completion_ps = std::max(r.completion_ps, now + h.link.switch_latency_ps);
-                    post(now + h.link.propagation_ps, EventKind::credit_return, e.hop, 0);
-                    break;
-                }
-                pk.hop += 1;
-                pk.holds_upstream_slot = true;
-                hops[e.hop + 1].queue.push_back(e.packet);
-                post(now + h.link.switch_latency_ps, EventKind::try_send, e.hop + 1, kPoke);
-                break;
-            }
-            case EventKind::credit_return:
-                ++h.credits;
-                observe(h);
-                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, kPoke);
-                break;
-            case EventKind::nak:
-                h.queue.push_front(e.packet);
-                if (!h.wake_pending) post(now, EventKind::try_send, e.hop, kPoke);
-                break;
+            return;
+        }
+        const std::size_t id = h.queue.front();
+        h.queue.pop_front();
+        --h.credits;
+        observe(h);
+        ++m_r.transmissions;
+        const int64_t wire = h.link.packet_time_ps(m_packets[id].payload, m_op);
+        h.busy_until = m_now + wire;
+        post(m_now + wire + h.link.propagation_ps, EventKind::arrive, e.hop, id);
+        // The slot this packet held upstream frees now: return that link's credit (once: a
+        // retried packet is resent from the retry buffer, not from that slot).
+        if (m_packets[id].holds_upstream_slot) {
+            m_packets[id].holds_upstream_slot = false;
+            const std::size_t up = e.hop - 1;
+            post(m_now + m_hops[up].link.propagation_ps, EventKind::credit_return, up, 0);
+        }
+        if (!h.queue.empty() && !h.wake_pending) {
+            h.wake_pending = true;
+            post(h.busy_until, EventKind::try_send, e.hop, kWake);
         }
     }
-    if (r.delivered != count) {
+    void arrive(const Event& e) {
+        const Hop& h = m_hops[e.hop];
+        Packet& pk = m_packets[e.packet];
+        if (h.link.error_rate > 0 && m_uniform(m_rng) < h.link.error_rate) {
+            // Corrupted: the receiver drops it (its slot frees, credit goes back) and NAKs.
+            ++m_r.retries;
+            post(m_now + h.link.propagation_ps, EventKind::credit_return, e.hop, 0);
+            post(m_now + h.link.propagation_ps + h.link.retry_latency_ps, EventKind::nak, e.hop,
+                 e.packet);
+            return;
+        }
+        if (is_last(e.hop)) {
+            // The endpoint drains at once: free the slot, count the delivery.
+            if (m_arrivals[e.packet]++ == 0) {
+                ++m_r.delivered;
+            } else {
+                ++m_r.duplicates;
+            }
+            m_r.completion_ps = std::max(m_r.completion_ps, m_now + h.link.switch_latency_ps);
+            post(m_now + h.link.propagation_ps, EventKind::credit_return, e.hop, 0);
+            return;
+        }
+        pk.hop += 1;
+        pk.holds_upstream_slot = true;
+        m_hops[e.hop + 1].queue.push_back(e.packet);
+        post(m_now + h.link.switch_latency_ps, EventKind::try_send, e.hop + 1, kPoke);
+    }
+    [[noreturn]] void throw_stalled() const {
         std::string stuck;
         int listed = 0;
-        for (std::size_t i = 0; i < count && listed < 8; ++i) {
-            if (arrivals[i] != 0) continue;
-            stuck +=
-                fmt::format(" packet {} (path {}, link {})", i, packets[i].path, packets[i].hop);
+        for (std::size_t i = 0; i < m_count && listed < 8; ++i) {
+            if (m_arrivals[i] != 0) continue;
+            stuck += fmt::format(" packet {} (path {}, link {})", i, m_packets[i].path,
+                                 m_packets[i].hop);
             ++listed;
         }
         throw SimulationError(
             fmt::format("watchdog: message of {} B stalled at {} ps, {} of {} packets "
                         "undelivered (a link is down):{}",
-                        bytes, now, count - r.delivered, count, stuck));
+                        m_bytes, m_now, m_count - m_r.delivered, m_count, stuck));
     }
-    if (r.min_credits == kNever) r.min_credits = 0;
-    return r;
+
+    const std::vector<std::vector<LinkParams>>& m_paths;
+    LinkOp m_op;
+    uint64_t m_bytes;
+    uint64_t m_count = 0;
+    std::vector<Hop> m_hops;
+    std::vector<std::size_t> m_first;
+    std::vector<Packet> m_packets;
+    std::vector<uint32_t> m_arrivals;  // deliveries per packet
+    PacketTransferResult m_r;
+    std::mt19937_64 m_rng;
+    std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
+    uint64_t m_seq = 0;
+    int64_t m_now = 0;
+};
+
+}  // namespace
+
+PacketTransferResult PacketPath::simulate(uint64_t bytes, LinkOp op) {
+    return PacketRun(m_paths, m_down_at, bytes, op, m_seed).run();
 }
 
 int64_t remote_access_ps(const std::vector<std::vector<LinkParams>>& forward,
