@@ -601,6 +601,128 @@ OpPlan Tiler::plan(const trace::Op& op) const {
     refuse(op, "unsupported op kind");
 }
 
+namespace {
+
+// The output block (bm x bn) and K step (bk) that fit the core's buffers, and the block counts;
+// refuses the op when no tiling fits.
+void size_matmul_blocks(const trace::Op& op, const AiCoreParams& core, uint32_t ai_cores,
+                        MatmulGeometry& g) {
+    const auto& s = op.matmul;
+    const uint32_t bits = g.a_bits;
+    // Output block: as large as L0C allows (fp32 accumulators), up to 256 x 256.
+    g.bm = std::min<uint64_t>(256, round_up(s.m, g.f.m));
+    g.bn = std::min<uint64_t>(256, round_up(s.n, g.f.n));
+    while (g.bm * g.bn * 4 > core.l0c_bytes && g.bn > g.f.n) g.bn /= 2;
+    while (g.bm * g.bn * 4 > core.l0c_bytes && g.bm > g.f.m) g.bm /= 2;
+    // Too few blocks to occupy every core: shrink blocks (N first) down to 64.
+    auto blocks = [&] { return s.batch * ceil_div(s.m, g.bm) * ceil_div(s.n, g.bn); };
+    while (blocks() < ai_cores && (g.bn > 64 || g.bm > 64)) {
+        if (g.bn >= g.bm && g.bn > 64) {
+            g.bn /= 2;
+        } else {
+            g.bm /= 2;
+        }
+    }
+    // K step: one 256 B row of the input dtype, shrunk until double-buffered A and B fit L1.
+    g.bk = std::max<uint64_t>(g.f.k, 256 * 8 / bits);
+    while (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > core.l1_bytes && g.bk > g.f.k) g.bk /= 2;
+    // MTE1 moves a whole A (bm x bk) and B (bk x bn) tile into L0A / L0B.
+    while ((bytes_of(g.bm * g.bk, bits) > core.l0a_bytes ||
+            bytes_of(g.bk * g.bn, bits) > core.l0b_bytes) &&
+           g.bk > g.f.k) {
+        g.bk /= 2;
+    }
+    g.bk = std::min(g.bk, round_up(s.k, g.f.k));
+    if (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > core.l1_bytes) {
+        refuse(op, "no tile fits L1 (" + std::to_string(core.l1_bytes) + " B): double-buffered " +
+                       std::to_string(g.bm) + "x" + std::to_string(g.bk) + " A and " +
+                       std::to_string(g.bk) + "x" + std::to_string(g.bn) + " B tiles need " +
+                       std::to_string(2 * bytes_of((g.bm + g.bn) * g.bk, bits)) + " B");
+    }
+    if (bytes_of(g.bm * g.bk, bits) > core.l0a_bytes ||
+        bytes_of(g.bk * g.bn, bits) > core.l0b_bytes) {
+        refuse(op, "no tile fits L0A/L0B (" + std::to_string(core.l0a_bytes) + " / " +
+                       std::to_string(core.l0b_bytes) + " B): the smallest A and B tiles need " +
+                       std::to_string(bytes_of(g.bm * g.bk, bits)) + " / " +
+                       std::to_string(bytes_of(g.bk * g.bn, bits)) + " B");
+    }
+    if (g.bm * g.bn * 4 > core.l0c_bytes) {
+        refuse(op, "no output block fits L0C (" + std::to_string(core.l0c_bytes) +
+                       " B): " + std::to_string(g.bm) + "x" + std::to_string(g.bn) +
+                       " fp32 accumulators need " + std::to_string(g.bm * g.bn * 4) + " B");
+    }
+    g.mb = ceil_div(s.m, g.bm);
+    g.nb = ceil_div(s.n, g.bn);
+    g.kb = ceil_div(s.k, g.bk);
+    g.group_rows = choose_group_rows(g.mb, g.nb, ai_cores, static_cast<double>(g.bm) * g.a_bits,
+                                     static_cast<double>(g.bn) * g.b_bits);
+}
+
+// Which blocks stay whole and which are cut along K (the scheduler's choice from the costs), and
+// where the cut blocks' partial sums meet: C itself when it holds 32-bit values, else the
+// workspace. Nothing is cut when the schedule keeps every block whole, no vector core can fix
+// the sums up, or the workspace cannot hold them.
+MatmulSplit split_matmul(const MatmulGeometry& g, const AiCoreParams& core, uint32_t ai_cores,
+                         const MatmulScheduler& scheduler, const Workspace& workspace) {
+    const uint64_t total_blocks = g.batch * g.mb * g.nb;
+    const uint32_t engines = ai_cores * core.vector_cores;
+    MatmulCost cost;
+    cost.blocks = total_blocks;
+    cost.cores = ai_cores;
+    cost.k_steps = g.kb;
+    const double load_cycles =
+        static_cast<double>(bytes_of(g.bm * g.bk, g.a_bits) + bytes_of(g.bk * g.bn, g.b_bits)) /
+        core.aic_gm_read;
+    cost.step_cycles =
+        std::max(static_cast<double>(g.engine->cycles(g.bm, g.bn, g.bk, g.dtype)), load_cycles);
+    cost.partial_cycles = static_cast<double>(g.bm * g.bn * 4) / core.aic_gm_write;
+    if (engines > 0) {
+        const double block = static_cast<double>(g.bm * g.bn);
+        cost.fixup_cycles = block *
+                            (4 / core.aiv_gm_write + 4 / core.aiv_gm_read +
+                             static_cast<double>(g.c_bits) / 8 / core.aiv_gm_write) /
+                            engines;
+    }
+    cost.stage_cycles = kStageCycles;
+    const MatmulSchedule schedule = scheduler.schedule(cost);
+    MatmulSplit split;
+    split.first = std::min(schedule.whole_blocks, total_blocks);
+    split.count = total_blocks - split.first;
+    split.into_c = g.c_bits == 32;
+    split.accumulators = workspace.addr;
+    const bool fits = split.into_c || split.count * g.bm * g.bn * 4 <= workspace.bytes;
+    if (split.count == 0 || !schedule.split_rest || engines == 0 || !fits) {
+        split = MatmulSplit{};
+        split.first = total_blocks;
+    }
+    return split;
+}
+
+// A vector stage over the split blocks' accumulators (zero-fill before the Cube adds into them,
+// the cast after), their rows shared out among the vector cores.
+PlanStage split_fixup_stage(const MatmulGeometry& g, const MatmulSplit& split,
+                            Tile::Function function, uint64_t bytes_per_element,
+                            const AiCoreParams& core, uint32_t ai_cores) {
+    const uint32_t engines = ai_cores * core.vector_cores;
+    PlanStage stage;
+    stage.cube_work.resize(ai_cores);
+    stage.vector_work.resize(engines);
+    const uint64_t rows = split.count * g.bm;
+    const uint64_t chunk = std::max<uint64_t>(1, core.ub_bytes / 2 / (g.bn * bytes_per_element));
+    for (uint32_t e = 0; e < engines; ++e) {
+        const uint64_t r0 = rows * e / engines, r1 = rows * (e + 1) / engines;
+        if (r0 == r1) continue;
+        PipelineWork& w = stage.vector_work[e];
+        w.tiles = std::make_unique<SplitFixupTiles>(g, split, function, r0, r1, chunk, &core);
+        w.output_buffers = 2;
+        w.input_dtype = g.dtype;
+        w.output_bits = g.c_bits;
+    }
+    return stage;
+}
+
+}  // namespace
+
 OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     if (op.inputs.size() < 2 || op.outputs.empty()) {
         refuse(op, "a matmul needs two input tensors (A, B) and one output tensor (C)");
@@ -624,93 +746,13 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
     g.a_bits = bits;
     g.b_bits = bits;
     g.c_bits = tensor_bits(g.c, s.batch * s.m * s.n, 16);
-
-    // Output block: as large as L0C allows (fp32 accumulators), up to 256 x 256.
-    g.bm = std::min<uint64_t>(256, round_up(s.m, g.f.m));
-    g.bn = std::min<uint64_t>(256, round_up(s.n, g.f.n));
-    while (g.bm * g.bn * 4 > m_core.l0c_bytes && g.bn > g.f.n) g.bn /= 2;
-    while (g.bm * g.bn * 4 > m_core.l0c_bytes && g.bm > g.f.m) g.bm /= 2;
-    // Too few blocks to occupy every core: shrink blocks (N first) down to 64.
-    auto blocks = [&] { return s.batch * ceil_div(s.m, g.bm) * ceil_div(s.n, g.bn); };
-    while (blocks() < m_ai_cores && (g.bn > 64 || g.bm > 64)) {
-        if (g.bn >= g.bm && g.bn > 64) {
-            g.bn /= 2;
-        } else {
-            g.bm /= 2;
-        }
-    }
-    // K step: one 256 B row of the input dtype, shrunk until double-buffered A and B fit L1.
-    g.bk = std::max<uint64_t>(g.f.k, 256 * 8 / bits);
-    while (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes && g.bk > g.f.k) g.bk /= 2;
-    // MTE1 moves a whole A (bm x bk) and B (bk x bn) tile into L0A / L0B.
-    while ((bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes ||
-            bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) &&
-           g.bk > g.f.k) {
-        g.bk /= 2;
-    }
-    g.bk = std::min(g.bk, round_up(s.k, g.f.k));
-    if (2 * bytes_of((g.bm + g.bn) * g.bk, bits) > m_core.l1_bytes) {
-        refuse(op, "no tile fits L1 (" + std::to_string(m_core.l1_bytes) + " B): double-buffered " +
-                       std::to_string(g.bm) + "x" + std::to_string(g.bk) + " A and " +
-                       std::to_string(g.bk) + "x" + std::to_string(g.bn) + " B tiles need " +
-                       std::to_string(2 * bytes_of((g.bm + g.bn) * g.bk, bits)) + " B");
-    }
-    if (bytes_of(g.bm * g.bk, bits) > m_core.l0a_bytes ||
-        bytes_of(g.bk * g.bn, bits) > m_core.l0b_bytes) {
-        refuse(op, "no tile fits L0A/L0B (" + std::to_string(m_core.l0a_bytes) + " / " +
-                       std::to_string(m_core.l0b_bytes) + " B): the smallest A and B tiles need " +
-                       std::to_string(bytes_of(g.bm * g.bk, bits)) + " / " +
-                       std::to_string(bytes_of(g.bk * g.bn, bits)) + " B");
-    }
-    if (g.bm * g.bn * 4 > m_core.l0c_bytes) {
-        refuse(op, "no output block fits L0C (" + std::to_string(m_core.l0c_bytes) +
-                       " B): " + std::to_string(g.bm) + "x" + std::to_string(g.bn) +
-                       " fp32 accumulators need " + std::to_string(g.bm * g.bn * 4) + " B");
-    }
-    g.mb = ceil_div(s.m, g.bm);
-    g.nb = ceil_div(s.n, g.bn);
-    g.kb = ceil_div(s.k, g.bk);
-    g.group_rows = choose_group_rows(g.mb, g.nb, m_ai_cores, static_cast<double>(g.bm) * g.a_bits,
-                                     static_cast<double>(g.bn) * g.b_bits);
-    const uint32_t out_buffers = 2 * g.bm * g.bn * 4 <= m_core.l0c_bytes ? 2 : 1;
-    const uint64_t total_blocks = g.batch * g.mb * g.nb;
-    const uint32_t engines = m_ai_cores * m_core.vector_cores;
-
-    // Which blocks stay whole and which are cut along K (the scheduler), and where the cut
-    // blocks' partial sums meet: C itself when it holds 32-bit values, else the workspace.
-    MatmulCost cost;
-    cost.blocks = total_blocks;
-    cost.cores = m_ai_cores;
-    cost.k_steps = g.kb;
-    const double load_cycles =
-        static_cast<double>(bytes_of(g.bm * g.bk, bits) + bytes_of(g.bk * g.bn, bits)) /
-        m_core.aic_gm_read;
-    cost.step_cycles =
-        std::max(static_cast<double>(m_engine->cycles(g.bm, g.bn, g.bk, g.dtype)), load_cycles);
-    cost.partial_cycles = static_cast<double>(g.bm * g.bn * 4) / m_core.aic_gm_write;
-    if (engines > 0) {
-        const double block = static_cast<double>(g.bm * g.bn);
-        cost.fixup_cycles = block *
-                            (4 / m_core.aiv_gm_write + 4 / m_core.aiv_gm_read +
-                             static_cast<double>(g.c_bits) / 8 / m_core.aiv_gm_write) /
-                            engines;
-    }
-    cost.stage_cycles = kStageCycles;
-    const MatmulSchedule schedule = m_scheduler->schedule(cost);
-    MatmulSplit split;
-    split.first = std::min(schedule.whole_blocks, total_blocks);
-    split.count = total_blocks - split.first;
-    split.into_c = g.c_bits == 32;
-    split.accumulators = m_workspace.addr;
-    const bool fits = split.into_c || split.count * g.bm * g.bn * 4 <= m_workspace.bytes;
-    if (split.count == 0 || !schedule.split_rest || engines == 0 || !fits) {
-        split = MatmulSplit{};
-        split.first = total_blocks;
-    }
+    size_matmul_blocks(op, m_core, m_ai_cores, g);
+    const MatmulSplit split = split_matmul(g, m_core, m_ai_cores, *m_scheduler, m_workspace);
 
     OpPlan plan;
     plan.cube_work.resize(m_ai_cores);
-    plan.vector_work.resize(engines);
+    plan.vector_work.resize(m_ai_cores * m_core.vector_cores);
+    const uint32_t out_buffers = 2 * g.bm * g.bn * 4 <= m_core.l0c_bytes ? 2 : 1;
     for (uint32_t c = 0; c < m_ai_cores; ++c) {
         if (c >= split.first &&
             split.count * g.kb * (c + 1) / m_ai_cores == split.count * g.kb * c / m_ai_cores) {
@@ -722,29 +764,12 @@ OpPlan Tiler::plan_matmul(const trace::Op& op) const {
         plan.cube_work[c].output_bits = g.c_bits;
     }
     if (split.count != 0) {
-        // Zero-fill the accumulators before the Cube adds into them; convert them after.
-        auto fixup = [&](Tile::Function function, uint64_t bytes_per_element) {
-            PlanStage stage;
-            stage.cube_work.resize(m_ai_cores);
-            stage.vector_work.resize(engines);
-            const uint64_t rows = split.count * g.bm;
-            const uint64_t chunk =
-                std::max<uint64_t>(1, m_core.ub_bytes / 2 / (g.bn * bytes_per_element));
-            for (uint32_t e = 0; e < engines; ++e) {
-                const uint64_t r0 = rows * e / engines, r1 = rows * (e + 1) / engines;
-                if (r0 == r1) continue;
-                PipelineWork& w = stage.vector_work[e];
-                w.tiles =
-                    std::make_unique<SplitFixupTiles>(g, split, function, r0, r1, chunk, &m_core);
-                w.output_buffers = 2;
-                w.input_dtype = g.dtype;
-                w.output_bits = g.c_bits;
-            }
-            return stage;
-        };
-        plan.prologue = fixup(Tile::Function::kZeroFill, 4);
-        if (!split.into_c)
-            plan.epilogue = fixup(Tile::Function::kCastFrom32, 4 + bytes_of(1, g.c_bits));
+        plan.prologue =
+            split_fixup_stage(g, split, Tile::Function::kZeroFill, 4, m_core, m_ai_cores);
+        if (!split.into_c) {
+            plan.epilogue = split_fixup_stage(g, split, Tile::Function::kCastFrom32,
+                                              4 + bytes_of(1, g.c_bits), m_core, m_ai_cores);
+        }
     }
     plan.matmul_layout = layout_of(g);
     return plan;
