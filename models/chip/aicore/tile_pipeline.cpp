@@ -212,7 +212,7 @@ void TilePipeline::record_transfer(Timeline::TrackId track, Picoseconds& shown_u
     shown_until = end;
 }
 
-void TilePipeline::execute(PipelineWork& work) {
+struct TilePipeline::Run {
     struct Slot {
         Tile tile;
         uint64_t block = 0;
@@ -220,97 +220,54 @@ void TilePipeline::execute(PipelineWork& work) {
         Picoseconds load_issued = 0;
         Picoseconds compute_end = kUnknown;
     };
-    // Functional runs: the loaded operands and the block to store, per ring slot (members, not on
-    // this thread's stack, so that a run stopped early frees them).
-    if (m_memory && m_functional_slots.size() != kRing) m_functional_slots.resize(kRing);
     std::array<Slot, kRing> ring;
     std::array<Picoseconds, kRing> block_store_end{};  // by block index
     uint64_t next_load = 0, next_compute = 0, next_store = 0;
     uint64_t block = 0;  // blocks begun so far
     bool exhausted = false, have_pending = false;
-    Picoseconds last_end = ClockDomain::to_ps(sc_core::sc_time_stamp());
-    const uint64_t out_bufs = std::max<uint32_t>(1, work.output_buffers);
-    const uint64_t in_bufs = std::clamp<uint64_t>(work.input_buffers, 1, kMaxInputBuffers);
+    Picoseconds last_end = 0;
+    uint64_t out_bufs = 1, in_bufs = 1;
+};
 
-    auto cyc = [&](Picoseconds ps) { return m_clock.ps_to_cycles_ceil(ps); };
-    auto ps = [&](Cycles c) { return m_clock.cycles_to_ps(c); };
+void TilePipeline::execute(PipelineWork& work) {
+    // Functional runs: the loaded operands and the block to store, per ring slot (members, not on
+    // this thread's stack, so that a run stopped early frees them).
+    if (m_memory && m_functional_slots.size() != kRing) m_functional_slots.resize(kRing);
+    Run run;
+    run.last_end = ClockDomain::to_ps(sc_core::sc_time_stamp());
+    run.out_bufs = std::max<uint32_t>(1, work.output_buffers);
+    run.in_bufs = std::clamp<uint64_t>(work.input_buffers, 1, kMaxInputBuffers);
+    auto& ring = run.ring;
 
     while (true) {
         // Fetch the next tile description when there is room for it.
-        if (!have_pending && !exhausted && next_load - next_store < kRing) {
-            Slot& s = ring[next_load % kRing];
+        if (!run.have_pending && !run.exhausted && run.next_load - run.next_store < kRing) {
+            Run::Slot& s = ring[run.next_load % kRing];
             s.tile = Tile{};
             s.load_end = s.compute_end = kUnknown;  // not the times of the slot's previous tile
             if (work.tiles->next(s.tile)) {
-                have_pending = true;
+                run.have_pending = true;
             } else {
-                exhausted = true;
+                run.exhausted = true;
             }
         }
-        // Compute every loaded tile whose output buffer is free (pure arithmetic).
-        while (next_compute < next_load) {
-            Slot& s = ring[next_compute % kRing];
-            if (s.load_end == kInFlight) break;  // its load is still in a lane
-            if (m_lanes && m_timeline) {
-                record_transfer(m_tracks.mte2, m_load_shown_until, s.load_issued, s.load_end,
-                                work.timeline_label);
-            }
-            Picoseconds out_free = 0;
-            const bool new_block = s.tile.starts_output_block && next_compute > 0;
-            if (new_block) ++block;
-            s.block = block;
-            if (s.tile.starts_output_block && block >= out_bufs) {
-                // The block out_bufs back must have been stored; it is, when next_store passed it.
-                const uint64_t older = block - out_bufs;
-                bool stored = true;
-                for (uint64_t t = next_store; t < next_compute; ++t) {
-                    if (ring[t % kRing].block <= older) stored = false;
-                }
-                if (!stored) {
-                    if (new_block) --block;
-                    break;
-                }
-                out_free = block_store_end[older % kRing];
-            }
-            if (new_block || next_compute == 0) block_store_end[block % kRing] = 0;
-            const Cycles mte1_start = std::max(cyc(s.load_end), m_mte1_free);
-            m_mte1_free = mte1_start + s.tile.mte1_cycles;
-            const Cycles cube_start = std::max({m_mte1_free, m_cube_free, cyc(out_free)});
-            m_cube_free = cube_start + s.tile.cube_cycles;
-            const Cycles c2v_start = std::max(m_cube_free, m_c2v_free);
-            m_c2v_free = c2v_start + s.tile.c2v_cycles;
-            const Cycles vec_start = std::max(m_c2v_free, m_vector_free);
-            m_vector_free = vec_start + s.tile.vector_cycles;
-            s.compute_end = ps(m_vector_free);
-            if (m_memory && s.tile.mm_rows != 0)
-                compute_functional(s.tile, m_functional_slots[next_compute % kRing], work);
-            if (m_timeline) {
-                const uint32_t label = work.timeline_label;
-                m_timeline->slice(m_tracks.mte1, ps(mte1_start), ps(m_mte1_free), label);
-                m_timeline->slice(m_tracks.cube, ps(cube_start), ps(m_cube_free), label);
-                m_timeline->slice(m_tracks.c2v, ps(c2v_start), ps(m_c2v_free), label);
-                m_timeline->slice(m_tracks.vector, ps(vec_start), ps(m_vector_free), label);
-            }
-            m_cube_busy += s.tile.cube_cycles;
-            if (m_cube_windows && s.tile.cube_cycles)
-                m_cube_windows->add(ps(cube_start), ps(m_cube_free));
-            m_vector_busy += s.tile.vector_cycles;
-            m_mte1_busy += s.tile.mte1_cycles;
-            ++m_tiles;
-            ++next_compute;
-        }
+        compute_loaded(run, work);
         // Candidate actions and the time each can happen.
         Picoseconds load_ready = kUnknown, store_ready = kUnknown;
-        if (have_pending && (next_load < in_bufs || next_compute > next_load - in_bufs)) {
-            load_ready = next_load < in_bufs ? 0 : ring[(next_load - in_bufs) % kRing].compute_end;
+        if (run.have_pending &&
+            (run.next_load < run.in_bufs || run.next_compute > run.next_load - run.in_bufs)) {
+            load_ready = run.next_load < run.in_bufs
+                             ? 0
+                             : ring[(run.next_load - run.in_bufs) % kRing].compute_end;
         }
-        if (next_store < next_compute) store_ready = ring[next_store % kRing].compute_end;
+        if (run.next_store < run.next_compute)
+            store_ready = ring[run.next_store % kRing].compute_end;
         if (load_ready == kUnknown && store_ready == kUnknown) {
             if (m_loads_in_flight != 0) {  // nothing to do until a lane returns a load
                 wait(m_load_returned);
                 continue;
             }
-            if (exhausted && next_store == next_load) break;
+            if (run.exhausted && run.next_store == run.next_load) break;
             throw SimulationError(std::string(name()) + ": pipeline deadlock in op " +
                                   std::to_string(work.op_id));
         }
@@ -325,50 +282,115 @@ void TilePipeline::execute(PipelineWork& work) {
             }
             wait(ClockDomain::from_ps(when - now));
         }
-        if (!do_store && next_load - next_compute >= in_bufs) {
+        if (!do_store && run.next_load - run.next_compute >= run.in_bufs) {
             // The buffer dependency says load(i) waits for compute(i - input_buffers): a model
             // bug if broken. (With load lanes a tile may wait uncomputed while the next load is
             // considered; its slot's times were reset, so it reads as not computed, not as the
             // slot's previous tile.)
             throw SimulationError(std::string(name()) + ": a load would issue with all " +
-                                  std::to_string(in_bufs) + " input buffers full in op " +
+                                  std::to_string(run.in_bufs) + " input buffers full in op " +
                                   std::to_string(work.op_id));
         }
         if (do_store) {
-            Slot& s = ring[next_store % kRing];
-            const Picoseconds end = s.tile.store_count
-                                        ? transfer(s.tile.stores.data(), s.tile.store_count, true,
-                                                   s.tile.atomic_add, m_store_port, work.op_id)
-                                        : s.compute_end;
-            if (m_memory) store_functional(s.tile, m_functional_slots[next_store % kRing], work);
-            if (m_timeline)
-                record_transfer(m_tracks.store, m_store_shown_until, std::max(now, when), end,
-                                work.timeline_label);
-            block_store_end[s.block % kRing] = std::max(block_store_end[s.block % kRing], end);
-            last_end = std::max(last_end, end);
-            ++next_store;
-        } else if (m_lanes) {
-            Slot& s = ring[next_load % kRing];
-            s.load_issued = std::max(now, when);
-            start_load(s.tile, work.op_id, &s.load_end);
-            if (m_memory) load_functional(s.tile, m_functional_slots[next_load % kRing]);
-            have_pending = false;
-            ++next_load;
+            store_next(run, work, now, when);
         } else {
-            Slot& s = ring[next_load % kRing];
-            s.load_end = transfer(s.tile.loads.data(), s.tile.load_count, false, false, m_load_port,
-                                  work.op_id);
-            if (m_memory) load_functional(s.tile, m_functional_slots[next_load % kRing]);
-            if (m_timeline)
-                record_transfer(m_tracks.mte2, m_load_shown_until, std::max(now, when), s.load_end,
-                                work.timeline_label);
-            last_end = std::max(last_end, s.load_end);
-            have_pending = false;
-            ++next_load;
+            load_next(run, work, now, when);
         }
     }
     const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
-    if (last_end > now) wait(ClockDomain::from_ps(last_end - now));
+    if (run.last_end > now) wait(ClockDomain::from_ps(run.last_end - now));
+}
+
+void TilePipeline::compute_loaded(Run& run, PipelineWork& work) {
+    auto cyc = [&](Picoseconds ps) { return m_clock.ps_to_cycles_ceil(ps); };
+    auto ps = [&](Cycles c) { return m_clock.cycles_to_ps(c); };
+    auto& ring = run.ring;
+    while (run.next_compute < run.next_load) {
+        Run::Slot& s = ring[run.next_compute % kRing];
+        if (s.load_end == kInFlight) break;  // its load is still in a lane
+        if (m_lanes && m_timeline) {
+            record_transfer(m_tracks.mte2, m_load_shown_until, s.load_issued, s.load_end,
+                            work.timeline_label);
+        }
+        Picoseconds out_free = 0;
+        const bool new_block = s.tile.starts_output_block && run.next_compute > 0;
+        if (new_block) ++run.block;
+        s.block = run.block;
+        if (s.tile.starts_output_block && run.block >= run.out_bufs) {
+            // The block out_bufs back must have been stored; it is, when next_store passed it.
+            const uint64_t older = run.block - run.out_bufs;
+            bool stored = true;
+            for (uint64_t t = run.next_store; t < run.next_compute; ++t) {
+                if (ring[t % kRing].block <= older) stored = false;
+            }
+            if (!stored) {
+                if (new_block) --run.block;
+                break;
+            }
+            out_free = run.block_store_end[older % kRing];
+        }
+        if (new_block || run.next_compute == 0) run.block_store_end[run.block % kRing] = 0;
+        const Cycles mte1_start = std::max(cyc(s.load_end), m_mte1_free);
+        m_mte1_free = mte1_start + s.tile.mte1_cycles;
+        const Cycles cube_start = std::max({m_mte1_free, m_cube_free, cyc(out_free)});
+        m_cube_free = cube_start + s.tile.cube_cycles;
+        const Cycles c2v_start = std::max(m_cube_free, m_c2v_free);
+        m_c2v_free = c2v_start + s.tile.c2v_cycles;
+        const Cycles vec_start = std::max(m_c2v_free, m_vector_free);
+        m_vector_free = vec_start + s.tile.vector_cycles;
+        s.compute_end = ps(m_vector_free);
+        if (m_memory && s.tile.mm_rows != 0)
+            compute_functional(s.tile, m_functional_slots[run.next_compute % kRing], work);
+        if (m_timeline) {
+            const uint32_t label = work.timeline_label;
+            m_timeline->slice(m_tracks.mte1, ps(mte1_start), ps(m_mte1_free), label);
+            m_timeline->slice(m_tracks.cube, ps(cube_start), ps(m_cube_free), label);
+            m_timeline->slice(m_tracks.c2v, ps(c2v_start), ps(m_c2v_free), label);
+            m_timeline->slice(m_tracks.vector, ps(vec_start), ps(m_vector_free), label);
+        }
+        m_cube_busy += s.tile.cube_cycles;
+        if (m_cube_windows && s.tile.cube_cycles)
+            m_cube_windows->add(ps(cube_start), ps(m_cube_free));
+        m_vector_busy += s.tile.vector_cycles;
+        m_mte1_busy += s.tile.mte1_cycles;
+        ++m_tiles;
+        ++run.next_compute;
+    }
+}
+
+void TilePipeline::store_next(Run& run, PipelineWork& work, Picoseconds now, Picoseconds when) {
+    Run::Slot& s = run.ring[run.next_store % kRing];
+    const Picoseconds end = s.tile.store_count
+                                ? transfer(s.tile.stores.data(), s.tile.store_count, true,
+                                           s.tile.atomic_add, m_store_port, work.op_id)
+                                : s.compute_end;
+    if (m_memory) store_functional(s.tile, m_functional_slots[run.next_store % kRing], work);
+    if (m_timeline)
+        record_transfer(m_tracks.store, m_store_shown_until, std::max(now, when), end,
+                        work.timeline_label);
+    Picoseconds& block_end = run.block_store_end[s.block % kRing];
+    block_end = std::max(block_end, end);
+    run.last_end = std::max(run.last_end, end);
+    ++run.next_store;
+}
+
+void TilePipeline::load_next(Run& run, PipelineWork& work, Picoseconds now, Picoseconds when) {
+    Run::Slot& s = run.ring[run.next_load % kRing];
+    if (m_lanes) {
+        s.load_issued = std::max(now, when);
+        start_load(s.tile, work.op_id, &s.load_end);
+        if (m_memory) load_functional(s.tile, m_functional_slots[run.next_load % kRing]);
+    } else {
+        s.load_end =
+            transfer(s.tile.loads.data(), s.tile.load_count, false, false, m_load_port, work.op_id);
+        if (m_memory) load_functional(s.tile, m_functional_slots[run.next_load % kRing]);
+        if (m_timeline)
+            record_transfer(m_tracks.mte2, m_load_shown_until, std::max(now, when), s.load_end,
+                            work.timeline_label);
+        run.last_end = std::max(run.last_end, s.load_end);
+    }
+    run.have_pending = false;
+    ++run.next_load;
 }
 
 }  // namespace asim

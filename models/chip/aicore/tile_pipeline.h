@@ -101,7 +101,16 @@ public:
 private:
     SC_HAS_PROCESS(TilePipeline);
     void run();
+    // One op's work through the stages: execute() decides, of the next load and the next store,
+    // which can happen first, waits for it and does it; compute is pure arithmetic, done for
+    // every loaded tile whose output buffer is free (compute_loaded).
     void execute(PipelineWork& work);
+    struct Run;  // execute()'s state: the ring of tiles between load and store
+    // Computes the loaded tiles in order, up to the first whose load is in a lane or whose
+    // output buffer waits for a store.
+    void compute_loaded(Run& run, PipelineWork& work);
+    void store_next(Run& run, PipelineWork& work, Picoseconds now, Picoseconds when);
+    void load_next(Run& run, PipelineWork& work, Picoseconds now, Picoseconds when);
     void record_transfer(Timeline::TrackId track, Picoseconds& shown_until, Picoseconds begin,
                          Picoseconds end, uint32_t label);
     struct FunctionalSlot {
