@@ -489,6 +489,133 @@ void L2Cache::release_prefetch(Line& line) {
     line.prefetch_bytes = 0;
 }
 
+// The hit paths are inlined into serve()'s line loop (out of line they cost a call per line).
+__attribute__((always_inline)) inline void L2Cache::write_line(Request& r, LineVisit& v) {
+    L2PartitionStats& ps = *r.part_stats;
+    if (v.index != kNone) {
+        m_lines[v.index].valid |= v.need;
+        m_lines[v.index].dirty |= v.need;
+        m_policy->on_hit(v.index);
+        ++ps.hits;
+        ++r.hits;
+        ++*r.class_hits;
+        return;
+    }
+    ++ps.misses;
+    ++r.misses;
+    ++*r.class_misses;
+    if (!r.no_allocate) v.index = allocate(v.line_number, v.set, r.part, v.arrival, r);
+    if (v.index == kNone) {
+        r.posted.push_back({v.arrival, v.lo, v.hi - v.lo});  // written through
+    } else {
+        m_lines[v.index].valid = v.need;
+        m_lines[v.index].dirty = v.need;
+    }
+}
+
+__attribute__((always_inline)) inline bool L2Cache::read_present(Request& r, LineVisit& v,
+                                                                 uint8_t& missing,
+                                                                 Picoseconds& done) {
+    // A read of a line whose fill is still in flight (only behind a target that waits): it
+    // merges with that fill, so it waits for it and then looks again.
+    bool waited = false;
+    while (v.index != kNone && filling(v.index)) {
+        wait_for_a_fill(r);
+        waited = true;
+        v.index = find(v.line_number, v.set);
+    }
+    missing = v.need;
+    if (v.index == kNone) {
+        if (!r.no_allocate) v.index = allocate(v.line_number, v.set, r.part, v.arrival, r);
+        return false;
+    }
+    Line& l = m_lines[v.index];
+    missing = v.need & static_cast<uint8_t>(~l.valid);
+    if (missing != 0) return false;
+    const bool in_flight = waited || l.ready > v.arrival;
+    if (r.prefetch) {
+        if (m_listener) m_listener->prefetch_released(r.part, v.hi - v.lo);  // nothing to fill
+    } else {
+        L2PartitionStats& ps = *r.part_stats;
+        ++ps.hits;
+        ++r.hits;
+        ++*r.class_hits;
+        if (in_flight) ++ps.merged;
+        if (l.prefetched) {
+            ++(in_flight ? ps.prefetch_late : ps.prefetch_useful);
+            release_prefetch(l);
+        }
+        m_policy->on_hit(v.index);
+    }
+    if (r.atomic) l.dirty |= v.need;
+    done = std::max(done, l.ready + v.hop);
+    return true;
+}
+
+void L2Cache::fetch_missing(Request& r, const LineVisit& v, uint8_t missing) {
+    L2PartitionStats& ps = *r.part_stats;
+    const std::size_t idx = v.index;
+    if (r.prefetch) {
+        ++ps.prefetch_fills;
+        if (idx == kNone) {
+            if (m_listener) m_listener->prefetch_released(r.part, v.hi - v.lo);  // streamed
+        } else {
+            m_set_masks[v.set].prefetched |= uint64_t{1} << (idx - v.set * m_params.ways);
+            m_lines[idx].prefetched = true;
+            m_lines[idx].prefetch_bytes =
+                static_cast<uint16_t>(m_lines[idx].prefetch_bytes + (v.hi - v.lo));
+        }
+    } else {
+        ++ps.misses;
+        ++r.misses;
+        ++*r.class_misses;
+        if (idx != kNone && m_lines[idx].prefetched) {  // sector miss on a prefetched line
+            ++ps.prefetch_late;
+            release_prefetch(m_lines[idx]);
+        }
+    }
+    if (idx != kNone) {
+        m_lines[idx].valid |= missing;
+        if (r.atomic) m_lines[idx].dirty |= v.need;
+        mark_filling(idx, v.set);
+    } else if (r.atomic) {
+        r.posted.push_back({v.arrival, v.lo, v.hi - v.lo});  // not allocated: written through
+    }
+    // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
+    const uint64_t first =
+        v.line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
+    const uint64_t last =
+        v.line_addr + (static_cast<uint64_t>(32 - __builtin_clz(missing)) << m_sector_shift);
+    // Misses of one request are fetched as contiguous runs issued together (one HBM access per
+    // run, not per line): their tag checks are taken to finish at the request's mean distance to
+    // the slices, so lines a hop nearer or farther still join one run.
+    const Picoseconds issue = mshr_issue_time(r.miss_check, r);
+    if (!r.batch.lines.empty() && (r.batch.end != first || r.batch.issue != issue)) flush_batch(r);
+    if (r.batch.lines.empty()) {
+        r.batch.begin = first;
+        r.batch.issue = issue;
+    }
+    r.batch.end = last;
+    // Field by field: GCC built the pair on the stack and copied it with one 16-byte load, a
+    // store-forwarding stall where 6 % of the default layer's samples landed.
+    Fill& fill = r.batch.lines.emplace_back();
+    fill.index = idx;
+    fill.line_number = v.line_number;
+}
+
+Picoseconds L2Cache::noc_links_done(int port, bool is_write, uint64_t bytes, Picoseconds issued) {
+    // The request's data crosses the mesh links towards (writes) or from (reads) the slices.
+    const auto& loads =
+        (is_write ? m_noc_write_loads : m_noc_read_loads)[static_cast<std::size_t>(port)];
+    Picoseconds links_done = 0;
+    for (const LinkLoad& l : loads) {
+        const auto share = static_cast<uint64_t>(l.fraction * static_cast<double>(bytes) + 0.5);
+        if (share)
+            links_done = std::max(links_done, m_noc_links[l.link].reserve(issued, share).end);
+    }
+    return links_done;
+}
+
 Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port) {
     std::unique_ptr<Request> request;
     if (m_free_requests.empty()) {
@@ -509,15 +636,17 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     const bool is_prefetch = cls == StreamClass::kPrefetch;
     r.prefetch = is_prefetch;
     const std::size_t part = partition_of(is_prefetch ? info->prefetch_target : cls);
-    L2PartitionStats& ps = m_partitions[part].stats;
-    const bool no_allocate = (info && info->no_allocate) || m_partitions[part].ways == 0;
+    r.part = part;
+    r.part_stats = &m_partitions[part].stats;
+    r.no_allocate = (info && info->no_allocate) || m_partitions[part].ways == 0;
     const bool is_write = p.is_write() && !is_prefetch;
     // An atomic add reads the line, adds and writes it back: the read path (a miss fetches the
     // sectors first), the slice busy for both accesses, and the line left dirty.
-    const bool atomic = is_write && info && info->atomic_add;
-    const uint64_t slice_passes = atomic ? 2 : 1;
-    Counter& class_hits = *m_class_hits[static_cast<std::size_t>(cls)];
-    Counter& class_misses = *m_class_misses[static_cast<std::size_t>(cls)];
+    r.atomic = is_write && info && info->atomic_add;
+    r.write = is_write && !r.atomic;
+    const uint64_t slice_passes = r.atomic ? 2 : 1;
+    r.class_hits = m_class_hits[static_cast<std::size_t>(cls)];
+    r.class_misses = m_class_misses[static_cast<std::size_t>(cls)];
 
     const Picoseconds issued = kernel_now() + ClockDomain::to_ps(delay);
     const Picoseconds hit_latency = m_clock.cycles_to_ps(m_params.hit_latency_cycles);
@@ -536,6 +665,7 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     Picoseconds farthest_hop = 0;
     const Picoseconds port_mean_hop =
         m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
+    r.miss_check = issued + port_mean_hop + hit_latency;
     // Sets of the lines up to kFarLines ahead, hashed once when their prefetch is issued and used
     // when the loop reaches them: line i's set is in slot i mod kFarLines.
     // Likewise the line whose tag held line i's low bits kNearLines before (kNone: none did), a
@@ -578,141 +708,44 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     uint64_t line_index = 0;
     for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end;
          line_addr += line_bytes, ++line_index) {
-        const uint64_t line_number = line_addr >> m_line_shift;
-        const std::size_t set = sets_ahead[line_index % kFarLines];
+        LineVisit v;
+        v.line_addr = line_addr;
+        v.line_number = line_addr >> m_line_shift;
+        v.set = sets_ahead[line_index % kFarLines];
         const std::size_t hint = hits_ahead[line_index % kFarLines];
         if (line_index + kFarLines < lines) ask_far(line_index + kFarLines);
         if (line_index + kNearLines < lines) ask_near(line_index + kNearLines);
-        const uint64_t lo = std::max(addr, line_addr), hi = std::min(end, line_addr + line_bytes);
-        const uint8_t need = sector_mask(lo, hi, line_addr);
-        const std::size_t slice = slice_of(line_number);
-        const Picoseconds hop = hop_of_slice ? hop_of_slice[slice] : 0;
-        farthest_hop = std::max(farthest_hop, hop);
-        const Picoseconds arrival = issued + hop;  // at the slice
+        v.lo = std::max(addr, line_addr);
+        v.hi = std::min(end, line_addr + line_bytes);
+        v.need = sector_mask(v.lo, v.hi, line_addr);
+        const std::size_t slice = slice_of(v.line_number);
+        v.hop = hop_of_slice ? hop_of_slice[slice] : 0;
+        farthest_hop = std::max(farthest_hop, v.hop);
+        v.arrival = issued + v.hop;  // at the slice
         // The slice serves the line; the request completes no sooner than hit_latency + hop
         // after the slice's last reservation for it (added up after the loop).
         Request::SliceVisit& visit = r.slices[slice];
         if (visit.request != r.serial) {
-            visit = {r.serial, m_clock.ps_to_cycles_ceil(arrival), 0};
+            visit = {r.serial, m_clock.ps_to_cycles_ceil(v.arrival), 0};
             r.visited.push_back(static_cast<uint32_t>(slice));
         }
-        const uint64_t slice_bytes = slice_passes * (hi - lo);
+        const uint64_t slice_bytes = slice_passes * (v.hi - v.lo);
         const Cycles busy =
-            hi - lo == line_bytes ? line_busy : m_slices[slice].occupancy_cycles(slice_bytes);
+            v.hi - v.lo == line_bytes ? line_busy : m_slices[slice].occupancy_cycles(slice_bytes);
         visit.last_end = std::max(visit.last_end,
                                   m_slices[slice].reserve_cycles(visit.arrival, busy, slice_bytes));
         // The line is where its tag was kNearLines ago unless something moved it meanwhile.
-        std::size_t idx = hint != kNone && m_tags[hint] == static_cast<uint32_t>(line_number) &&
-                                  m_lines[hint].tag_high == (line_number >> 32)
-                              ? hint
-                              : find(line_number, set);
-
-        if (is_write && !atomic) {
-            if (idx != kNone) {
-                m_lines[idx].valid |= need;
-                m_lines[idx].dirty |= need;
-                m_policy->on_hit(idx);
-                ++ps.hits;
-                ++r.hits;
-                ++class_hits;
-            } else {
-                ++ps.misses;
-                ++r.misses;
-                ++class_misses;
-                if (!no_allocate) idx = allocate(line_number, set, part, arrival, r);
-                if (idx == kNone) {
-                    r.posted.push_back({arrival, lo, hi - lo});  // written through
-                } else {
-                    m_lines[idx].valid = need;
-                    m_lines[idx].dirty = need;
-                }
-            }
+        v.index = hint != kNone && m_tags[hint] == static_cast<uint32_t>(v.line_number) &&
+                          m_lines[hint].tag_high == (v.line_number >> 32)
+                      ? hint
+                      : find(v.line_number, v.set);
+        if (r.write) {
+            write_line(r, v);
             continue;
         }
-
-        // A read of a line whose fill is still in flight (only behind a target that waits):
-        // it merges with that fill, so it waits for it and then looks again.
-        bool waited = false;
-        while (idx != kNone && filling(idx)) {
-            wait_for_a_fill(r);
-            waited = true;
-            idx = find(line_number, set);
-        }
-        uint8_t missing = need;
-        if (idx != kNone) {
-            Line& l = m_lines[idx];
-            missing = need & static_cast<uint8_t>(~l.valid);
-            if (missing == 0) {
-                const bool in_flight = waited || l.ready > arrival;
-                if (is_prefetch) {
-                    if (m_listener)
-                        m_listener->prefetch_released(part, hi - lo);  // nothing to fill
-                } else {
-                    ++ps.hits;
-                    ++r.hits;
-                    ++class_hits;
-                    if (in_flight) ++ps.merged;
-                    if (l.prefetched) {
-                        ++(in_flight ? ps.prefetch_late : ps.prefetch_useful);
-                        release_prefetch(l);
-                    }
-                    m_policy->on_hit(idx);
-                }
-                if (atomic) l.dirty |= need;
-                done = std::max(done, l.ready + hop);
-                continue;
-            }
-        } else if (!no_allocate) {
-            idx = allocate(line_number, set, part, arrival, r);
-        }
-        if (is_prefetch) {
-            ++ps.prefetch_fills;
-            if (idx == kNone) {
-                if (m_listener) m_listener->prefetch_released(part, hi - lo);  // streamed, not kept
-            } else {
-                m_set_masks[set].prefetched |= uint64_t{1} << (idx - set * m_params.ways);
-                m_lines[idx].prefetched = true;
-                m_lines[idx].prefetch_bytes =
-                    static_cast<uint16_t>(m_lines[idx].prefetch_bytes + (hi - lo));
-            }
-        } else {
-            ++ps.misses;
-            ++r.misses;
-            ++class_misses;
-            if (idx != kNone && m_lines[idx].prefetched) {  // sector miss on a prefetched line
-                ++ps.prefetch_late;
-                release_prefetch(m_lines[idx]);
-            }
-        }
-        if (idx != kNone) {
-            m_lines[idx].valid |= missing;
-            if (atomic) m_lines[idx].dirty |= need;
-            mark_filling(idx, set);
-        } else if (atomic) {
-            r.posted.push_back(
-                {arrival, lo, hi - lo});  // not allocated: the sum is written through
-        }
-        // Fetch the missing sectors (first to last) after the tag check, once an MSHR is free.
-        const uint64_t first =
-            line_addr + (static_cast<uint64_t>(__builtin_ctz(missing)) << m_sector_shift);
-        const uint64_t last =
-            line_addr + (static_cast<uint64_t>(32 - __builtin_clz(missing)) << m_sector_shift);
-        // Misses of one request are fetched as contiguous runs issued together (one HBM access
-        // per run, not per line): their tag checks are taken to finish at the request's mean
-        // distance to the slices, so lines a hop nearer or farther still join one run.
-        const Picoseconds issue = mshr_issue_time(issued + port_mean_hop + hit_latency, r);
-        if (!r.batch.lines.empty() && (r.batch.end != first || r.batch.issue != issue))
-            flush_batch(r);
-        if (r.batch.lines.empty()) {
-            r.batch.begin = first;
-            r.batch.issue = issue;
-        }
-        r.batch.end = last;
-        // Field by field: GCC built the pair on the stack and copied it with one 16-byte load,
-        // a store-forwarding stall where 6 % of the default layer's samples landed.
-        Fill& fill = r.batch.lines.emplace_back();
-        fill.index = idx;
-        fill.line_number = line_number;
+        uint8_t missing = 0;
+        if (read_present(r, v, missing, done)) continue;
+        fetch_missing(r, v, missing);
     }
     for (const uint32_t slice : r.visited) {
         const Picoseconds hop = hop_of_slice ? hop_of_slice[slice] : 0;
@@ -722,24 +755,15 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     while (r.fetches_out != 0) wait(r.fetches_back);
     if (r.fills_done != 0) done = std::max(done, r.fills_done + farthest_hop);
     if (!m_noc_links.empty() && !is_prefetch) {
-        // The request's data crosses the mesh links towards (writes) or from (reads) the slices.
-        const auto& loads =
-            (is_write ? m_noc_write_loads : m_noc_read_loads)[static_cast<std::size_t>(port)];
-        Picoseconds links_done = 0;
-        for (const LinkLoad& l : loads) {
-            const auto bytes =
-                static_cast<uint64_t>(l.fraction * static_cast<double>(p.get_data_length()) + 0.5);
-            if (bytes)
-                links_done = std::max(links_done, m_noc_links[l.link].reserve(issued, bytes).end);
-        }
-        links_done += port_mean_hop;
+        const Picoseconds links_done =
+            noc_links_done(port, is_write, p.get_data_length(), issued) + port_mean_hop;
         if (links_done > done) {
             m_noc_link_wait += links_done - done;
             done = links_done;
         }
     }
     (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
-    if (atomic) m_atomic_bytes += p.get_data_length();
+    if (r.atomic) m_atomic_bytes += p.get_data_length();
     if (info && info->ledger && (r.hits | r.misses) != 0) info->ledger->l2(*info, r.hits, r.misses);
     if (m_timeline && !is_prefetch)
         m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());

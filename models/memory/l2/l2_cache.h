@@ -230,7 +230,36 @@ private:
         std::vector<SliceVisit> slices;  // by slice
         std::vector<uint32_t> visited;   // this request's slices, in first-visit order
         uint64_t serial = 0;
+        // Its class, set when serve() begins.
+        std::size_t part = 0;  // the partition its lines allocate in
+        L2PartitionStats* part_stats = nullptr;
+        Counter* class_hits = nullptr;
+        Counter* class_misses = nullptr;
+        bool write = false;          // a plain write (not an atomic add, not a prefetch)
+        bool atomic = false;         // an atomic add: read, add, write back
+        bool no_allocate = false;    // misses are not allocated (streamed, written through)
+        Picoseconds miss_check = 0;  // when its misses' tag checks are taken to be done
     };
+    // One line of a request, as serve() visits it.
+    struct LineVisit {
+        uint64_t line_addr = 0, line_number = 0;
+        std::size_t set = 0;
+        std::size_t index = 0;    // where the line is, or kNone
+        uint64_t lo = 0, hi = 0;  // the request's bytes in it
+        uint8_t need = 0;         // their sectors
+        Picoseconds arrival = 0;  // at its slice
+        Picoseconds hop = 0;      // the slice's one-way distance from the requester
+    };
+    // serve()'s steps for line `v` of request `r`: a plain write; a read (or atomic add, or
+    // prefetch) of a line present with every sector it needs (false when sectors are missing:
+    // then `missing` holds them and a line is allocated for them when the request allocates);
+    // the fetch of the missing sectors.
+    void write_line(Request& r, LineVisit& v);
+    bool read_present(Request& r, LineVisit& v, uint8_t& missing, Picoseconds& done);
+    void fetch_missing(Request& r, const LineVisit& v, uint8_t missing);
+    // When the data of a request of `bytes` from `port`, issued at `issued`, has crossed the
+    // mesh links it loads (before the last hop to the port).
+    Picoseconds noc_links_done(int port, bool is_write, uint64_t bytes, Picoseconds issued);
 
     friend class TlmTarget<L2Cache>;
     uint64_t address_limit() const { return m_params.address_space_bytes; }
