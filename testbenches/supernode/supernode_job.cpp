@@ -200,6 +200,165 @@ std::string summary_text(const Platform& platform, const TraceSet& set, const Ne
     return text;
 }
 
+// The set's members as the run needs them: each die's parameters and overrides (with its
+// --die-set keys), a reader for a detailed die or the ops of a fast one, and the counts the
+// progress lines show.
+struct Members {
+    std::vector<std::unique_ptr<trace::TraceReader>> readers;  // detailed dies
+    std::vector<std::vector<SetOp>> fast_ops;                  // fast dies
+    std::vector<DieParams> die_params;
+    std::vector<std::vector<std::string>> die_overrides;
+    uint64_t total_ops = 0;        // for the progress line
+    std::size_t measurements = 0;  // distinct fast ops the table has not measured
+};
+
+Members read_members(const SupernodeOptions& options, const Platform& platform, const TraceSet& set,
+                     OpTimeTable& table, ProgressLine::Mode progress_mode) {
+    std::map<uint32_t, std::vector<std::string>> per_die;
+    for (const std::string& o : options.die_overrides) {
+        const auto [die, kv] = split_die_override(o);
+        if (die >= set.dies)
+            throw InputError(fmt::format("--die-set {}: the set has dies 0..{}", o, set.dies - 1));
+        per_die[die].push_back(kv);
+    }
+    if (options.fidelity != "detailed" && options.fidelity != "fast") {
+        throw InputError("--fidelity: expected detailed or fast, got '" + options.fidelity + "'");
+    }
+    for (uint32_t d : options.detailed_dies) {
+        if (d >= set.dies)
+            throw InputError(fmt::format("--detailed-dies: die {} is outside the set's dies 0..{}",
+                                         d, set.dies - 1));
+    }
+    auto is_fast = [&](uint32_t die) {
+        return options.fidelity == "fast" &&
+               std::find(options.detailed_dies.begin(), options.detailed_dies.end(), die) ==
+                   options.detailed_dies.end();
+    };
+    Members m;
+    m.readers.resize(set.files.size());
+    m.fast_ops.resize(set.files.size());
+    m.die_overrides.resize(set.files.size());
+    std::set<std::string> to_measure;
+    for (std::size_t i = 0; i < set.files.size(); ++i) {
+        const auto& [die, path] = set.files[i];
+        if (die >= set.dies)
+            throw InputError(fmt::format("{}: die {} is outside the set's {} dies", path.string(),
+                                         die, set.dies));
+        m.die_overrides[i] = options.overrides;
+        if (per_die.count(die))
+            m.die_overrides[i].insert(m.die_overrides[i].end(), per_die[die].begin(),
+                                      per_die[die].end());
+        m.die_params.push_back(per_die.count(die)
+                                   ? load_platform(options.platform, m.die_overrides[i]).die
+                                   : platform.die);
+        if (is_fast(die)) {
+            m.fast_ops[i] = load_set_ops(path.string());
+            m.measurements += table.count_unmeasured(m.fast_ops[i], m.die_overrides[i], to_measure);
+            m.total_ops += m.fast_ops[i].size();
+        } else {
+            m.readers[i] = std::make_unique<trace::TraceReader>(path.string());
+            if (progress_mode != ProgressLine::Mode::kOff)
+                m.total_ops += trace::estimate_op_count(path.string());
+        }
+    }
+    return m;
+}
+
+// Measures the fast dies' distinct ops on the detailed die (child processes, before anything is
+// elaborated here), with a scratch directory removed afterwards, also on error.
+void calibrate_fast_dies(const Members& m, const SupernodeOptions& options, OpTimeTable& table,
+                         ProgressLine::Mode progress_mode) {
+    if (m.measurements == 0) return;
+    ProgressLine progress("calibrating fast dies", "distinct ops", m.measurements, progress_mode);
+    const fs::path scratch =
+        fs::temp_directory_path() / ("asim-calibration-" + std::to_string(::getpid()));
+    try {
+        for (std::size_t i = 0; i < m.fast_ops.size(); ++i) {
+            if (!m.fast_ops[i].empty()) {
+                table.calibrate(m.fast_ops[i], options.platform, m.die_overrides[i],
+                                scratch.string(), &progress);
+            }
+        }
+    } catch (...) {
+        fs::remove_all(scratch);
+        throw;
+    }
+    fs::remove_all(scratch);
+    progress.finish(table.measured());
+}
+
+// The run's timeline: a group per die and one for the network, whose links' traffic the
+// network reports as it flows.
+std::unique_ptr<Timeline> make_timeline(const SupernodeOptions& options, const TraceSet& set,
+                                        Supernode& node) {
+    TimelineOptions o = options.timeline_options;
+    o.all_cores_by_default = false;  // 8 to 15,488 dies: ops per die; pipes on request
+    auto timeline = std::make_unique<Timeline>(o);
+    for (const auto& [die, path] : set.files) timeline->declare_group("die" + std::to_string(die));
+    timeline->declare_group("network");
+    const Topology& topo = node.topology();
+    auto tracks =
+        std::make_shared<std::vector<Timeline::TrackId>>(topo.links().size(), Timeline::kNoTrack);
+    node.network().set_traffic_observer(
+        [t = timeline.get(), tracks, &topo](uint32_t link, int64_t from, int64_t to, double bytes) {
+            Timeline::TrackId& track = (*tracks)[link];
+            if (track == Timeline::kNoTrack)
+                track = t->counter_track("network", topo.link_name(link));
+            t->add_bytes_over(track, from, to, bytes);
+        });
+    return timeline;
+}
+
+// After the kernel stopped: a failure is rethrown; work left undone is the time limit's or a
+// deadlock's, reported with what each die waits for.
+void check_finished(Supernode& node, const FailureSink& failures, const SupernodeOptions& options,
+                    Picoseconds max_sim_time_ps) {
+    failures.rethrow_if_failed();
+    const std::string unfinished = node.unfinished();
+    if (unfinished.empty()) return;
+    if (stopped_by_limit(max_sim_time_ps)) {
+        throw SimulationError("watchdog: simulated time limit " +
+                              units::format_time_ps(options.max_sim_time_ps) +
+                              " reached:" + unfinished + node.bridge().waiting_report());
+    }
+    throw SimulationError(
+        "deadlock: the dies stopped with work pending (a collective some members never "
+        "reach?):" +
+        unfinished + node.bridge().waiting_report());
+}
+
+// summary.json's "summary": the step (the slowest die), per-die summaries, pool tiers, the
+// network's totals and the fast-op table's.
+nlohmann::json run_summary(Supernode& node, StatsRegistry& stats, const OpTimeTable& table,
+                           std::size_t dies, double wall_s) {
+    nlohmann::json per_die_summary = nlohmann::json::array();
+    double step_ns = 0, flops = 0;
+    for (std::size_t i = 0; i < node.members(); ++i) {
+        nlohmann::json s = member_summary(node, i, stats, wall_s);
+        step_ns = std::max(step_ns, s["sim_time_ns"].get<double>());
+        flops += s["flops"].get<double>();
+        per_die_summary.push_back(s);
+    }
+    nlohmann::json tiers = pool_tiers(per_die_summary);
+    // Payload bytes the links carried: a byte that crosses three links counts three times.
+    double network_link_bytes = 0;
+    for (double b : node.network().link_bytes()) network_link_bytes += b;
+    nlohmann::json summary = {
+        {"sim_time_ns", step_ns},
+        {"wall_s", wall_s},
+        {"dies", dies},
+        {"fast_op_table",
+         {{"distinct_ops", table.size()}, {"calibration_wall_s", table.calibration_wall_s()}}},
+        {"flops", flops},
+        {"collectives", node.bridge().collectives_started()},
+        {"network_events", node.network().stats().events},
+        {"network_link_bytes", network_link_bytes},
+        {"per_die", per_die_summary},
+    };
+    if (!tiers.empty()) summary["tiers"] = std::move(tiers);
+    return summary;
+}
+
 }  // namespace
 
 std::string run_supernode_job(const SupernodeOptions& options) {
@@ -224,115 +383,32 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         throw InputError(fmt::format("trace set '{}' spans {} dies; platform {} has {}", set.name,
                                      set.dies, platform.name, topology->dies()));
     }
-    std::map<uint32_t, std::vector<std::string>> per_die;
-    for (const std::string& o : options.die_overrides) {
-        const auto [die, kv] = split_die_override(o);
-        if (die >= set.dies)
-            throw InputError(fmt::format("--die-set {}: the set has dies 0..{}", o, set.dies - 1));
-        per_die[die].push_back(kv);
-    }
-    if (options.fidelity != "detailed" && options.fidelity != "fast") {
-        throw InputError("--fidelity: expected detailed or fast, got '" + options.fidelity + "'");
-    }
-    for (uint32_t d : options.detailed_dies) {
-        if (d >= set.dies)
-            throw InputError(fmt::format("--detailed-dies: die {} is outside the set's dies 0..{}",
-                                         d, set.dies - 1));
-    }
-    auto is_fast = [&](uint32_t die) {
-        return options.fidelity == "fast" &&
-               std::find(options.detailed_dies.begin(), options.detailed_dies.end(), die) ==
-                   options.detailed_dies.end();
-    };
-    std::vector<std::unique_ptr<trace::TraceReader>> readers(set.files.size());
-    std::vector<std::vector<SetOp>> fast_ops(set.files.size());
     const ProgressLine::Mode progress_mode =
         options.progress ? ProgressLine::mode_from_environment() : ProgressLine::Mode::kOff;
-    std::vector<DieParams> die_params;
-    std::vector<std::vector<std::string>> die_overrides(set.files.size());
     OpTimeTable table;
-    uint64_t total_ops = 0;  // for the progress line
-    std::set<std::string> to_measure;
-    std::size_t measurements = 0;
-    for (std::size_t i = 0; i < set.files.size(); ++i) {
-        const auto& [die, path] = set.files[i];
-        if (die >= set.dies)
-            throw InputError(fmt::format("{}: die {} is outside the set's {} dies", path.string(),
-                                         die, set.dies));
-        die_overrides[i] = options.overrides;
-        if (per_die.count(die))
-            die_overrides[i].insert(die_overrides[i].end(), per_die[die].begin(),
-                                    per_die[die].end());
-        die_params.push_back(per_die.count(die)
-                                 ? load_platform(options.platform, die_overrides[i]).die
-                                 : platform.die);
-        if (is_fast(die)) {
-            fast_ops[i] = load_set_ops(path.string());
-            measurements += table.count_unmeasured(fast_ops[i], die_overrides[i], to_measure);
-            total_ops += fast_ops[i].size();
-        } else {
-            readers[i] = std::make_unique<trace::TraceReader>(path.string());
-            if (progress_mode != ProgressLine::Mode::kOff)
-                total_ops += trace::estimate_op_count(path.string());
-        }
-    }
-    if (measurements != 0) {
-        // Measured before anything is elaborated here: the runs are child processes.
-        ProgressLine progress("calibrating fast dies", "distinct ops", measurements, progress_mode);
-        const fs::path scratch =
-            fs::temp_directory_path() / ("asim-calibration-" + std::to_string(::getpid()));
-        try {
-            for (std::size_t i = 0; i < set.files.size(); ++i) {
-                if (!fast_ops[i].empty()) {
-                    table.calibrate(fast_ops[i], options.platform, die_overrides[i],
-                                    scratch.string(), &progress);
-                }
-            }
-        } catch (...) {
-            fs::remove_all(scratch);
-            throw;
-        }
-        fs::remove_all(scratch);
-        progress.finish(table.measured());
-    }
+    Members members = read_members(options, platform, set, table, progress_mode);
+    calibrate_fast_dies(members, options, table, progress_mode);
 
     StatsRegistry stats;
     FailureSink failures;
     Supernode node(platform, net, std::move(topology), stats, failures);
-    std::unique_ptr<Timeline> timeline;
-    if (options.timeline) {
-        TimelineOptions o = options.timeline_options;
-        o.all_cores_by_default = false;  // 8 to 15,488 dies: ops per die; pipes on request
-        timeline = std::make_unique<Timeline>(o);
-        for (const auto& [die, path] : set.files)
-            timeline->declare_group("die" + std::to_string(die));
-        timeline->declare_group("network");
-        const Topology& topo = node.topology();
-        auto tracks = std::make_shared<std::vector<Timeline::TrackId>>(topo.links().size(),
-                                                                       Timeline::kNoTrack);
-        node.network().set_traffic_observer(
-            [t = timeline.get(), tracks, &topo](uint32_t link, int64_t from, int64_t to,
-                                                double bytes) {
-                Timeline::TrackId& track = (*tracks)[link];
-                if (track == Timeline::kNoTrack)
-                    track = t->counter_track("network", topo.link_name(link));
-                t->add_bytes_over(track, from, to, bytes);
-            });
-    }
+    std::unique_ptr<Timeline> timeline =
+        options.timeline ? make_timeline(options, set, node) : nullptr;
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         const uint32_t die = set.files[i].first;
-        if (readers[i]) {
-            node.add_detailed(die, die_params[i], *readers[i], options.util_window_ps,
-                              timeline.get());
+        if (members.readers[i]) {
+            node.add_detailed(die, members.die_params[i], *members.readers[i],
+                              options.util_window_ps, timeline.get());
         } else {
             std::vector<FastOp> ops;
-            for (const SetOp& s : fast_ops[i]) ops.push_back(table.fast_op(s, die_overrides[i]));
-            fast_ops[i].clear();
+            for (const SetOp& s : members.fast_ops[i])
+                ops.push_back(table.fast_op(s, members.die_overrides[i]));
+            members.fast_ops[i].clear();
             node.add_fast(die, std::move(ops), timeline != nullptr);
         }
     }
     // Every die reports its own count of ops done; the line shows their sum.
-    ProgressLine progress(options.progress_what, "ops", total_ops, progress_mode);
+    ProgressLine progress(options.progress_what, "ops", members.total_ops, progress_mode);
     uint64_t ops_done = 0;
     std::vector<uint64_t> die_ops_done(set.files.size(), 0);
     if (progress.enabled()) {
@@ -346,60 +422,25 @@ std::string run_supernode_job(const SupernodeOptions& options) {
         static_cast<Picoseconds>(std::max<int64_t>(0, options.max_sim_time_ps));
     run_kernel(max_sim_time_ps);
     progress.finish(ops_done);
-    failures.rethrow_if_failed();
-    if (const std::string unfinished = node.unfinished(); !unfinished.empty()) {
-        if (stopped_by_limit(max_sim_time_ps)) {
-            throw SimulationError("watchdog: simulated time limit " +
-                                  units::format_time_ps(options.max_sim_time_ps) +
-                                  " reached:" + unfinished + node.bridge().waiting_report());
-        }
-        throw SimulationError(
-            "deadlock: the dies stopped with work pending (a collective some members never "
-            "reach?):" +
-            unfinished + node.bridge().waiting_report());
-    }
+    check_finished(node, failures, options, max_sim_time_ps);
     node.finalize_stats();
 
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    nlohmann::json per_die_summary = nlohmann::json::array();
-    double step_ns = 0, flops = 0;
-    for (std::size_t i = 0; i < node.members(); ++i) {
-        nlohmann::json s = member_summary(node, i, stats, wall_s);
-        step_ns = std::max(step_ns, s["sim_time_ns"].get<double>());
-        flops += s["flops"].get<double>();
-        per_die_summary.push_back(s);
-    }
-    nlohmann::json tiers = pool_tiers(per_die_summary);
-    // Payload bytes the links carried: a byte that crosses three links counts three times.
-    double network_link_bytes = 0;
-    for (double b : node.network().link_bytes()) network_link_bytes += b;
-    nlohmann::json summary = {
-        {"sim_time_ns", step_ns},
-        {"wall_s", wall_s},
-        {"dies", set.files.size()},
-        {"fast_op_table",
-         {{"distinct_ops", table.size()}, {"calibration_wall_s", table.calibration_wall_s()}}},
-        {"flops", flops},
-        {"collectives", node.bridge().collectives_started()},
-        {"network_events", node.network().stats().events},
-        {"network_link_bytes", network_link_bytes},
-        {"per_die", per_die_summary},
-    };
-    if (!tiers.empty()) summary["tiers"] = std::move(tiers);
-    const std::string text =
-        summary_text(platform, set, net, table, node, per_die_summary, step_ns, wall_s);
+    const nlohmann::json summary = run_summary(node, stats, table, set.files.size(), wall_s);
+    const std::string text = summary_text(platform, set, net, table, node, summary["per_die"],
+                                          summary["sim_time_ns"].get<double>(), wall_s);
     write_run_outputs(out, platform, options.index, summary, stats, wall_s, text);
     std::string ops = ops_csv_header();
     for (std::size_t i = 0; i < set.files.size(); ++i) {
         // A fast die's traffic per op is that of its calibration run (op_time_table.h).
-        append_ops_csv(ops, node.ledger(i), set.files[i].first, die_params[i]);
+        append_ops_csv(ops, node.ledger(i), set.files[i].first, members.die_params[i]);
     }
     out.write("ops.csv", ops);
     if (timeline) {
         for (std::size_t i = 0; i < set.files.size(); ++i) {
             const std::string group = "die" + std::to_string(set.files[i].first);
-            record_op_tracks(*timeline, group, node.ledger(i), die_params[i]);
+            record_op_tracks(*timeline, group, node.ledger(i), members.die_params[i]);
             if (const Die* d = node.detailed(i)) record_cube_utilisation(*timeline, group, *d);
         }
         write_timeline(out, *timeline, options.timeline_gzip);
