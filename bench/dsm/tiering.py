@@ -15,6 +15,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,22 +78,14 @@ def pool_figures(out):
     return ddr["read_bytes"], ddr["migrations_in"], dsm["promoted_hits"], dsm["migrations_skipped"]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--binary", default=os.path.join(ROOT, "build/release/testbenches/ascend-sim"))
-    ap.add_argument("--steps", type=int, default=8)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", help="keep the runs here (default: a temporary directory)")
-    args = ap.parse_args()
-    env_dir = args.out or tempfile.mkdtemp(prefix="asim-tiering-")
-    os.makedirs(env_dir, exist_ok=True)
-    pool_trace = gen(args.binary, os.path.join(env_dir, "trace-host_ddr"), "host_ddr", args.steps)
-    hbm_trace = gen(args.binary, os.path.join(env_dir, "trace-hbm"), "hbm", args.steps)
+def report(args, work):
+    pool_trace = gen(args.binary, os.path.join(work, "trace-host_ddr"), "host_ddr", args.steps)
+    hbm_trace = gen(args.binary, os.path.join(work, "trace-hbm"), "hbm", args.steps)
     runs = [("experts in HBM (bound)", hbm_trace, []),
             ("host_ddr, no tiering", pool_trace, [])]
     runs += [(name, pool_trace, ["dsm.tiering.enable=true"] + sets) for name, sets in TIERED]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(run, args.binary, trace, sets, os.path.join(env_dir, f"run{i}"))
+        futures = [pool.submit(run, args.binary, trace, sets, os.path.join(work, f"run{i}"))
                    for i, (_, trace, sets) in enumerate(runs)]
         outs = [f.result() for f in futures]
     print(f"Qwen3-30B-A3B decode, die 0, {args.steps} steps, experts in host_ddr; step times in us")
@@ -104,8 +97,22 @@ def main():
         read, promoted, hits, skipped = pool_figures(out)
         print(f"| {name} | " + " | ".join(f"{t:.1f}" for t in times) +
               f" | {sum(times):.1f} | {read / 2**20:.0f} MiB | {promoted} | {hits} | {skipped} |")
-    if not args.out:
-        subprocess.run(["rm", "-rf", env_dir], check=False)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build/release/testbenches/ascend-sim"))
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", help="keep the runs here (default: a temporary directory)")
+    args = ap.parse_args()
+    work = args.out or tempfile.mkdtemp(prefix="asim-tiering-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        report(args, work)
+    finally:
+        if not args.out:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
