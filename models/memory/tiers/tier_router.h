@@ -5,18 +5,20 @@
 //  - remote_hbm / host_ddr / pmem: the die's pool port (UB; one demand-first server per
 //    direction), then the tier's device (another die's HBM model in a supernode, the shared DDR or
 //    persistent-memory device otherwise), plus the tier's unloaded latency. Demand goes before
-//    prefetch and migration traffic on the port and on the device.
+//    prefetch and (by default) migration traffic on the port and on the device.
 //  - A block of the pool with a copy in local HBM (staged by the H-JSD or promoted by tiering)
-//    is read from that copy, at local HBM timing, once the copy is complete.
+//    is read from that copy, at local HBM timing: a staged block's read waits for its copy, a
+//    promoted block is read from its tier until its copy is complete.
 //
 // The H-JSD's second prefetch level arrives through StagingPort: a read of pool blocks that the
 // router copies into the staging region (pool read, then a local HBM write); the staging credit
 // goes back to the H-JSD when a demand read first uses a staged block or when it is evicted unused.
 //
 // Hardware tiering: per-block counters of demand reads; a block read `promote_after` times is
-// migrated into the tiering region while the migration budget (bytes/s) allows; the least
-// recently used promoted block is demoted (written back when dirty). Migrations are pool reads
-// and local HBM writes at background priority.
+// queued for the migration engine (a thread) unless its backlog is too long; the least recently
+// used promoted block is demoted (written back when dirty). The engine copies a block in 64 KiB
+// pool reads, at most at the migration budget, each into an idle port (priority background) or
+// in turn with demand (share), then writes it to local HBM.
 #pragma once
 
 #include <cstdint>
