@@ -219,12 +219,18 @@ TEST(TierRouter, StagingEvictsOldestAndReturnsItsCredit) {
     EXPECT_EQ(unused->value(), 1u);
 }
 
+// Tiering of 1 MiB blocks promoted at their second demand read into an 8 MiB region, at most
+// 100 GB/s of migration.
+DsmParams tiering_params(bool share = false) {
+    DsmParams p = pool_params();
+    p.tiering = {true, 1 << 20, 2, 8 << 20, 100e9, share};
+    return p;
+}
+
 // A block read `promote_after` times is migrated into local HBM (pool read + local write, at
 // background priority) and later reads are served from the copy.
 TEST(TierRouter, TieringPromotesAHotBlock) {
-    DsmParams p = pool_params();
-    p.tiering = {true, 1 << 20, 2, 8 << 20, 100e9};
-    Bench b("bench", p);
+    Bench b("bench", tiering_params());
     b.run_body([](Bench& x) {
         x.access(base_of("host_ddr"), 512, false, false);
         x.access(base_of("host_ddr") + 1024, 512, false, false);  // the second read: promoted
@@ -241,9 +247,7 @@ TEST(TierRouter, TieringPromotesAHotBlock) {
 // Reads of a block whose migration is still copying go to the block's tier: the copy serves
 // reads from the moment it is complete, not before.
 TEST(TierRouter, APromotedBlockIsReadWhereItIsUntilItsCopyIsComplete) {
-    DsmParams p = pool_params();
-    p.tiering = {true, 1 << 20, 2, 8 << 20, 100e9};
-    Bench b("bench", p);
+    Bench b("bench", tiering_params());
     b.run_body([](Bench& x) {
         x.access(base_of("host_ddr"), 512, false, false);
         x.access(base_of("host_ddr") + 1024, 512, false, false);  // promoted: 1 MiB to copy
@@ -261,9 +265,7 @@ TEST(TierRouter, APromotedBlockIsReadWhereItIsUntilItsCopyIsComplete) {
 // (read once: never promoted), after a 1 MiB block was promoted. Returns whether a read of the
 // promoted block at 105 us is served by its copy.
 bool promoted_copy_complete_under_demand(bool share) {
-    DsmParams p = pool_params();
-    p.tiering = {true, 1 << 20, 2, 8 << 20, 100e9, share};
-    Bench b("bench", p);
+    Bench b("bench", tiering_params(share));
     bool complete = false;
     b.run_body([&](Bench& x) {
         x.access(base_of("host_ddr"), 512, false, false);

@@ -620,6 +620,7 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     std::unique_ptr<Request> request;
     if (m_free_requests.empty()) {
         request = std::make_unique<Request>();
+        request->slices.resize(m_slices.size());
     } else {
         request = std::move(m_free_requests.back());
         m_free_requests.pop_back();
@@ -629,7 +630,6 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     r.fills_done = 0;
     r.hits = r.misses = 0;
     ++r.serial;
-    r.slices.resize(m_slices.size());
     r.visited.clear();
     const TransactionInfo* info = r.info;
     const StreamClass cls = info ? info->stream : StreamClass::kGeneral;

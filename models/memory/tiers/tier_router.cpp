@@ -210,8 +210,10 @@ void TierRouter::evict_staged(const LocalCopies::Copy& c) {
 void TierRouter::count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds when) {
     if (!m_params.tiering.enable) return;
     const uint64_t block = m_promoted.block_of(addr);
-    if (++m_block_reads[block] < m_params.tiering.promote_after) return;
+    // A block being migrated is read from its tier meanwhile: those reads are not counted again
+    // (a counter left behind would promote the block early after a demotion).
     if (m_promoted.find(block, false)) return;
+    if (++m_block_reads[block] < m_params.tiering.promote_after) return;
     const uint64_t bytes = m_promoted.block_bytes();
     // The engine's backlog at its budget's rate: the bytes still to copy, from when the budget
     // lets it go on.
@@ -246,6 +248,7 @@ void TierRouter::count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds 
 
 void TierRouter::migration_engine() {
     const uint64_t bytes = m_promoted.block_bytes();
+    const bool share = m_params.tiering.share;
     for (;;) {
         while (m_migrations.empty()) sc_core::wait(m_migration_queued);
         const Migration m = m_migrations.front();
@@ -257,7 +260,6 @@ void TierRouter::migration_engine() {
             // as a share in turn with demand (the port's order of arrival).
             const Picoseconds slot = m_migration_budget.reserve(kernel_now(), piece_bytes).start;
             if (slot > kernel_now()) sc_core::wait(ClockDomain::from_ps(slot - kernel_now()));
-            const bool share = m_params.tiering.share;
             const Picoseconds at = share ? kernel_now() : await_idle_port(kernel_now());
             Decoded piece = m.source;
             piece.offset += off;
