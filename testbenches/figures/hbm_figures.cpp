@@ -41,7 +41,7 @@ struct Point {
 
 Point run_point(const HbmDeviceParams& d, bool random, double per_cycle, uint64_t n) {
     HbmController ctl(d);
-    const uint64_t access = d.org.access_bytes();
+    const uint64_t access = d.transaction_size();
     const uint64_t lines = d.org.capacity_bytes() / access;
     auto arrival = [&](uint64_t i) {
         return per_cycle > 0 ? static_cast<uint64_t>(static_cast<double>(i) / per_cycle) : 0;
@@ -120,9 +120,10 @@ std::vector<FigureTable> hbm_figures(const HbmFiguresOptions& o) {
     Platform platform = load_platform(o.platform, o.overrides);
     const HbmDeviceParams& d = platform.die.hbm.device;
     const double tck_ns = static_cast<double>(d.timing.tCK_ps) * 1e-3;
-    const double bytes = static_cast<double>(d.org.access_bytes());
+    const double bytes = static_cast<double>(d.transaction_size());  // per request
     const double peak = d.peak_bandwidth_bytes_per_s() * 1e-9;
-    const double peak_per_cycle = static_cast<double>(d.org.channels()) / d.timing.burst_cycles;
+    const double peak_per_cycle = static_cast<double>(d.org.channels()) / d.timing.burst_cycles *
+                                  static_cast<double>(d.org.access_bytes()) / bytes;
     // Each load point spans the same time (the length sets how far a backlog near saturation has
     // grown, so a fixed request count would make the loaded points short and the light ones long).
     // 8192 cycles of tCK, and with all-bank refresh at least 8 tREFI: a refresh takes a whole

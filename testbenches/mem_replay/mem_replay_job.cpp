@@ -129,12 +129,12 @@ std::string mem_replay_job(const MemReplayOptions& o) {
         } catch (const units::UnitError& e) {
             throw InputError(std::string("--request-size: ") + e.what());
         }
-        if (size != device.org.access_bytes()) {
+        if (size != device.transaction_size()) {
             throw InputError(
                 fmt::format("--request-size {}: unsupported request size; the device ({} bit x "
-                            "BL{}) serves {} B per request",
+                            "BL{}, transaction {} B) serves {} B per request",
                             o.request_size, device.org.bus_width_bits, device.org.burst_length,
-                            device.org.access_bytes()));
+                            device.ctrl.transaction_bytes, device.transaction_size()));
         }
     }
     MemTraceReader reader(o.trace);

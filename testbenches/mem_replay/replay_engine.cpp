@@ -148,7 +148,7 @@ ReplayResult run_replay(const HbmDeviceParams& device, const std::function<bool(
 
 nlohmann::json replay_summary(const ReplayResult& r, const HbmDeviceParams& device) {
     const double tck_s = static_cast<double>(device.timing.tCK_ps) * 1e-12;
-    const double bytes = static_cast<double>(device.org.access_bytes());
+    const double bytes = static_cast<double>(device.transaction_size());
     const double total_s = static_cast<double>(r.total_cycles) * tck_s;
     const double bw = total_s > 0 ? static_cast<double>(r.requests) * bytes / total_s * 1e-9 : 0.0;
     const uint64_t t10 = r.completions.cycle_of_fraction(0.1),
@@ -167,7 +167,7 @@ nlohmann::json replay_summary(const ReplayResult& r, const HbmDeviceParams& devi
         {"writes", r.writes},
         {"total_cycles", r.total_cycles},
         {"tck_ns", static_cast<double>(device.timing.tCK_ps) * 1e-3},
-        {"request_bytes", device.org.access_bytes()},
+        {"request_bytes", device.transaction_size()},
         {"bandwidth_gbps", bw},
         {"steady_bandwidth_gbps", steady},
         {"peak_bandwidth_gbps", device.peak_bandwidth_bytes_per_s() * 1e-9},

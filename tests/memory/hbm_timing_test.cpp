@@ -665,6 +665,7 @@ controller: {mapping: rorabgbachco, command_queue_depth: 8, read_queue_depth: 32
     const HbmControllerParams &ct = p.device.ctrl, &dc = d.device.ctrl;
     EXPECT_EQ(ct.scheduler, dc.scheduler);
     EXPECT_EQ(ct.page_policy, dc.page_policy);
+    EXPECT_EQ(ct.transaction_bytes, dc.transaction_bytes);
     EXPECT_EQ(ct.queue_structure, dc.queue_structure);
     EXPECT_EQ(ct.demand_entries, dc.demand_entries);
     ASSERT_EQ(ct.write_buffer_depth, dc.write_buffer_depth);

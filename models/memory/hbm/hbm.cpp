@@ -66,10 +66,10 @@ void Hbm::accept(uint64_t addr, bool is_write, Waiter* w) {
     m_core.accept(now_cycle(), addr, is_write, tag, m_done);
 }
 
-bool Hbm::may_enter(uint32_t line, uint64_t addr, bool is_write) const {
+bool Hbm::may_enter(uint32_t line) const {
     const bool prefetch = (line & 1) != 0;
     if (prefetch && !m_pending[line - 1].empty()) return false;  // demand of its kind waits
-    return m_core.can_accept(addr, is_write, prefetch);
+    return m_core.can_accept_on(line / 4, (line & 2) != 0, prefetch);
 }
 
 void Hbm::accept_pending() {
@@ -83,7 +83,7 @@ void Hbm::accept_pending() {
                 ++i;
                 continue;
             }
-            while (!q.empty() && may_enter(line, q.front().addr, q.front().is_write)) {
+            while (!q.empty() && may_enter(line)) {
                 accept(q.front().addr, q.front().is_write, q.front().waiter);
                 q.pop_front();
                 moved = true;
@@ -148,7 +148,7 @@ Picoseconds Hbm::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int
         const uint32_t channel = m_core.channel_of(a);  // decoded once for can_accept and accept
         const uint32_t line = line_of(channel, is_write, prefetch);
         auto& q = m_pending[line];
-        if (q.empty() && may_enter(line, a, is_write)) {
+        if (q.empty() && may_enter(line)) {
             accept(a, is_write, &w);
         } else {
             // The channel is full: this access waits in its channel's line (the back-pressure),

@@ -64,7 +64,7 @@ private:
     // Whether the access at the front of `line` may enter now. Demand first (DESIGN §5): a
     // prefetch access waits while a demand access of its channel and direction waits, and
     // leaves the controller's demand_entries free.
-    bool may_enter(uint32_t line, uint64_t addr, bool is_write) const;
+    bool may_enter(uint32_t line) const;
     friend class TlmTarget<Hbm>;
     uint64_t address_limit() const { return m_params.capacity_bytes(); }
     Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);

@@ -76,6 +76,13 @@ const ParamTable kController(
          .dflt("frfcfs"),
      Param::implementation("page_policy", hbm_page_policy_registry(), "row buffer policy")
          .dflt("open"),
+     Param::size("transaction",
+                 "bytes one transaction covers: 0B, one access (each burst scheduled on its own); "
+                 "a block over every bank group at the same columns (512B, an L2 line under "
+                 "rorabacochpcco3bg), one decision for its ACTs and one for its bursts "
+                 "(models/memory/hbm/README.md, line transactions)")
+         .dflt("0B")
+         .zero_allowed(),
      Param::choice("queue_structure", {"per_bank", "shared"},
                    "a command queue per bank, or one per channel")
          .dflt("per_bank"),
@@ -170,6 +177,7 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
     ct.scheduler = kController.string(c, "scheduler");
     ct.scheduler_params = hbm_scheduler_registry().read_params(c, ct.scheduler);
     ct.page_policy = kController.string(c, "page_policy");
+    ct.transaction_bytes = kController.size(c, "transaction");
     ct.queue_structure = kController.string(c, "queue_structure") == "shared"
                              ? QueueStructure::kShared
                              : QueueStructure::kPerBank;

@@ -7,15 +7,19 @@ namespace asim {
 
 HbmController::HbmController(const HbmDeviceParams& params)
     : m_p(params),
+      m_lines(params.ctrl.transaction_bytes > params.org.access_bytes()),
+      m_shape(m_lines ? line_shape(params) : HbmLineShape{}),
+      m_channel_p(m_lines ? line_transaction_device(params) : params),
       m_map(params.ctrl.mapping, params.org),
-      m_sched(hbm_scheduler_registry().make(params.ctrl.scheduler, params.ctrl.scheduler_params)),
+      m_sched(hbm_scheduler_registry().make(m_channel_p.ctrl.scheduler,
+                                            m_channel_p.ctrl.scheduler_params)),
       m_policy(hbm_page_policy_registry().make(params.ctrl.page_policy, {})),
-      m_access(params.org.access_bytes()),
+      m_access(m_channel_p.org.access_bytes()),
       m_access_shift(0) {
     while ((uint64_t{1} << m_access_shift) < m_access) ++m_access_shift;
     m_channels.reserve(params.org.channels());
     for (uint32_t c = 0; c < params.org.channels(); ++c)
-        m_channels.emplace_back(m_p, *m_sched, *m_policy);
+        m_channels.emplace_back(m_channel_p, *m_sched, *m_policy);
     const uint32_t n = static_cast<uint32_t>(m_channels.size());
     m_words = (n + 63) / 64;
     m_slots.assign(uint64_t{kWheel} * m_words, 0);
@@ -98,11 +102,17 @@ void HbmController::accept(uint64_t now, uint64_t addr, bool is_write, uint64_t 
     t.addr = addr >> m_access_shift << m_access_shift;
     t.accept = now;
     t.row = d.row;
-    t.column = d.column;
-    t.bank_group = static_cast<uint8_t>(d.bank_group);
     t.rank = static_cast<uint8_t>(d.rank);
-    t.bank = static_cast<uint16_t>(
-        (d.rank * m_p.org.bank_groups + d.bank_group) * m_p.org.banks_per_group + d.bank);
+    if (m_lines) {  // the bank set: the rank's bank d.bank in every bank group
+        t.column = d.column / m_shape.columns;
+        t.bank_group = 0;
+        t.bank = static_cast<uint16_t>(d.rank * m_p.org.banks_per_group + d.bank);
+    } else {
+        t.column = d.column;
+        t.bank_group = static_cast<uint8_t>(d.bank_group);
+        t.bank = static_cast<uint16_t>(
+            (d.rank * m_p.org.bank_groups + d.bank_group) * m_p.org.banks_per_group + d.bank);
+    }
     t.is_write = is_write;
     HbmChannel& ch = m_channels[d.channel];
     const bool was_idle = ch.idle();
@@ -175,7 +185,7 @@ HbmChannelStats HbmController::totals() const {
         s.write_row_hits += x.write_row_hits;
         s.write_buffer_read_hits += x.write_buffer_read_hits;
     }
-    return s;
+    return m_lines ? burst_equivalent(s, m_shape, m_p.ctrl.refresh) : s;
 }
 
 }  // namespace asim

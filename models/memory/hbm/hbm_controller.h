@@ -11,6 +11,7 @@
 #include "models/memory/hbm/hbm_channel.h"
 #include "models/memory/hbm/hbm_device.h"
 #include "models/memory/hbm/hbm_policies.h"
+#include "models/memory/hbm/line_transactions.h"
 
 namespace asim {
 
@@ -24,14 +25,19 @@ public:
 
     const HbmDeviceParams& params() const { return m_p; }
     const AddressMapping& mapping() const { return m_map; }
+    // What one transaction covers: an access, or a block with line transactions.
     uint64_t access_bytes() const { return m_access; }
+    bool line_transactions() const { return m_lines; }
 
     // `addr` must be below the capacity; it is aligned down to one access. channel_of(),
     // can_accept() and accept() of the same address decode it once.
     uint32_t channel_of(uint64_t addr) const { return decoded(addr).channel; }
     bool can_accept(uint64_t addr, bool is_write, bool prefetch = false) const {
-        return m_channels[decoded(addr).channel].can_accept(is_write,
-                                                            prefetch ? m_p.ctrl.demand_entries : 0);
+        return can_accept_on(decoded(addr).channel, is_write, prefetch);
+    }
+    bool can_accept_on(uint32_t channel, bool is_write, bool prefetch = false) const {
+        return m_channels[channel].can_accept(is_write,
+                                              prefetch ? m_channel_p.ctrl.demand_entries : 0);
     }
     // Accepts at cycle `now`, after tick(now). Completions go to `done` (see HbmChannel).
     void accept(uint64_t now, uint64_t addr, bool is_write, uint64_t tag,
@@ -42,7 +48,9 @@ public:
     uint64_t next_event() const { return m_next; }
     bool idle() const { return m_busy == 0; }
 
+    // Burst-equivalent with line transactions (burst_equivalent()).
     HbmChannelStats totals() const;
+    // With line transactions the channels schedule bank sets (line_transaction_device()).
     const HbmChannel& channel(uint32_t c) const { return m_channels[c]; }
     void set_command_log(uint32_t c, std::vector<HbmCommandRecord>* log) {
         m_channels[c].set_command_log(log);
@@ -55,6 +63,9 @@ public:
 
 private:
     HbmDeviceParams m_p;
+    bool m_lines;                 // line transactions
+    HbmLineShape m_shape;         // with them, a block's shape
+    HbmDeviceParams m_channel_p;  // what the channels schedule: m_p, or the bank-set device
     AddressMapping m_map;
     std::unique_ptr<HbmScheduler> m_sched;
     std::unique_ptr<HbmPagePolicy> m_policy;

@@ -6,6 +6,7 @@
 
 #include "models/memory/hbm/address_mapping.h"
 #include "models/memory/hbm/hbm_policies.h"
+#include "models/memory/hbm/line_transactions.h"
 #include "models/memory/hbm_flat/hbm_flat.h"
 
 namespace asim {
@@ -98,6 +99,8 @@ std::vector<std::pair<std::string, std::string>> HbmDeviceParams::validate() con
     } catch (const std::invalid_argument& e) {
         p.emplace_back("controller.mapping", e.what());
     }
+    if (const std::string why = line_transaction_problem(*this); !why.empty())
+        p.emplace_back("controller.transaction", why);
     if (!hbm_scheduler_registry().contains(c.scheduler)) {
         p.emplace_back("controller.scheduler",
                        hbm_scheduler_registry().unknown_message(c.scheduler));

@@ -4,6 +4,7 @@
 // derives its peak bandwidth and unloaded latency from it, so one description serves both.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -58,6 +59,9 @@ struct HbmControllerParams {
     std::string scheduler = "frfcfs";      // by name (hbm_policies.h)
     ParamValues scheduler_params;          // the scheduler's own (frfcfs: row_hit_cap)
     std::string page_policy = "open";      // by name (hbm_policies.h)
+    // Bytes one transaction covers: 0, one access (a burst); more, line transactions over every
+    // bank group (line_transactions.h).
+    uint64_t transaction_bytes = 0;
     QueueStructure queue_structure = QueueStructure::kPerBank;
     uint32_t command_queue_depth = 8;  // per bank, or per channel when shared
     uint32_t read_queue_depth = 32;    // transaction queue for reads, per channel
@@ -80,6 +84,10 @@ struct HbmDeviceParams {
     HbmTiming timing;
     HbmControllerParams ctrl;
 
+    // What one controller transaction covers: the access, or the block of line transactions.
+    uint64_t transaction_size() const {
+        return std::max(ctrl.transaction_bytes, org.access_bytes());
+    }
     double peak_bandwidth_bytes_per_s() const;
     // Fraction of the time refresh takes a bank away: tRFC / tREFI (all-bank), tRFCsb /
     // (tREFIsb x banks) (per-bank: each bank once every tREFIsb x banks), 0 without refresh.
