@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -43,6 +44,7 @@ constexpr uint64_t kLine = 512;
 struct LineRun {
     std::vector<uint64_t> done;  // per line: the cycle of its last access
     HbmChannelStats stats;
+    uint64_t turnarounds = 0;  // column commands in another direction than the one before
 };
 
 // Offers `lines` (line addresses, one new line per `gap` cycles, in order) to a controller whose
@@ -51,6 +53,8 @@ struct LineRun {
 LineRun replay_lines(const HbmDeviceParams& d, const std::vector<uint64_t>& lines,
                      const std::vector<bool>& writes, uint64_t gap) {
     HbmController c(d);
+    std::vector<HbmCommandRecord> log;
+    c.set_command_log(0, &log);
     const uint64_t access = c.access_bytes();
     LineRun r;
     r.done.assign(lines.size(), 0);
@@ -77,6 +81,12 @@ LineRun replay_lines(const HbmDeviceParams& d, const std::vector<uint64_t>& line
         }
     }
     r.stats = c.totals();
+    HbmCmd last = HbmCmd::kNone;
+    for (const HbmCommandRecord& x : log) {
+        if (x.cmd != HbmCmd::kRead && x.cmd != HbmCmd::kWrite) continue;
+        r.turnarounds += last != HbmCmd::kNone && x.cmd != last;
+        last = x.cmd;
+    }
     return r;
 }
 
@@ -105,8 +115,8 @@ double mean_latency(const LineRun& r, uint64_t gap) {
 
 TEST(HbmLineTransactions, AnL2LineUnderABankGroupFirstMappingQualifies) {
     EXPECT_EQ(line_transaction_problem(hbm3e(kLine)), "");
-    EXPECT_EQ(line_transaction_problem(hbm3e(0)), "");   // one access: the burst model
-    EXPECT_EQ(line_transaction_problem(hbm3e(32)), "");  // the access itself
+    EXPECT_EQ(line_transaction_problem(hbm3e(0)), "");     // one access: the burst model
+    EXPECT_EQ(line_transaction_problem(hbm3e(32)), "");    // the access itself
     EXPECT_EQ(line_transaction_problem(hbm3e(1024)), "");  // 8 columns per bank: one visit
     EXPECT_TRUE(hbm3e(kLine).validate().empty());
 }
@@ -141,9 +151,9 @@ TEST(HbmLineTransactions, TheBankSetDeviceTakesTheBlocksCommandsBackToBack) {
     EXPECT_DOUBLE_EQ(v.peak_bandwidth_bytes_per_s(), hbm3e(kLine).peak_bandwidth_bytes_per_s());
     EXPECT_EQ(v.timing.read_delay(), 34u + 15 * 2 + 2);  // the 16th burst's last data
     EXPECT_EQ(v.timing.tRCDRD, 34u + 3);                 // ACTs tRRD_S 3 apart, bursts 2 apart
-    EXPECT_EQ(v.timing.tRRD_S, 71u);  // four ACTs per set: one set per tFAW
+    EXPECT_EQ(v.timing.tRRD_S, 71u);                     // four ACTs per set: one set per tFAW
     EXPECT_EQ(v.timing.tRTP, 15u * 2 + 11);
-    EXPECT_EQ(v.timing.tWTR_S, 15u);  // the last write's other bank groups bind (20 - 6 < 15)
+    EXPECT_EQ(v.timing.tWTR_S, 15u);        // the last write's other bank groups bind (20 - 6 < 15)
     EXPECT_EQ(v.timing.tREFIsb, 4u * 192);  // every bank refreshed as often
     // Queues hold the same bytes; the row-hit cap of 4 bursts per bank is one line.
     EXPECT_EQ(v.ctrl.read_queue_depth, 2u);
@@ -185,7 +195,7 @@ TEST(HbmLineTransactions, LineTrafficTakesTheBurstModelsTimeAndCommands) {
         a.row = static_cast<uint32_t>(rng() % 8);
         random.push_back(map.encode(a));
     }
-    std::vector<bool> reads(4000, false), mixed(4000, false);
+    std::vector<bool> reads(4000, false), writes(4000, true), mixed(4000, false);
     for (auto&& w : mixed) w = rng() % 3 == 0;
     const struct {
         const char* name;
@@ -194,8 +204,10 @@ TEST(HbmLineTransactions, LineTrafficTakesTheBurstModelsTimeAndCommands) {
         double low, high;  // the line model's time over the burst model's
     } cases[] = {{"sequential reads", sequential, reads, 0.99, 1.01},
                  {"random reads", random, reads, 0.95, 1.05},
-                 // Measured 0.83 (the add workload on the die: 0.84); why the burst model is
-                 // slower with writes is not established (models/memory/hbm/README.md).
+                 {"random writes", random, writes, 0.95, 1.05},
+                 // Measured 0.83 (the add workload on the die: 0.84). The burst model turns the
+                 // bus around 13 % more often (below): at ~30 cycles each, a fifth of the gap;
+                 // the rest is not established (models/memory/hbm/README.md).
                  {"random reads and writes", random, mixed, 0.75, 1.0}};
     for (const auto& k : cases) {
         const LineRun b = replay_lines(burst, k.lines, k.writes, 8);
@@ -208,6 +220,13 @@ TEST(HbmLineTransactions, LineTrafficTakesTheBurstModelsTimeAndCommands) {
             << k.name << ": " << l.stats.activates << " vs " << b.stats.activates;
         // A line completes when its last burst does: whole lines at a time come out no later.
         EXPECT_LE(mean_latency(l, 8), mean_latency(b, 8) * 1.02) << k.name;
+        if (&k.writes == &mixed) {
+            // Reads left in the command queues when a write drain starts issue between its
+            // writes, a burst at a time in the burst model, a line at a time here.
+            std::cout << k.name << ": line/burst time " << tl / tb << ", bus turnarounds "
+                      << l.turnarounds << " vs " << b.turnarounds << "\n";
+            EXPECT_GT(b.turnarounds, l.turnarounds * 11 / 10);
+        }
     }
 }
 

@@ -15,8 +15,8 @@ uint32_t ceil_div(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b 
 // Where the bursts of the block at `base` go, against the shape: every burst in one channel,
 // rank, bank and row; burst i in bank group (i mod groups) at column c0 + i / groups, c0 a
 // multiple of the columns per bank. "" when they do.
-std::string check_block(const AddressMapping& map, uint64_t base, uint64_t access,
-                        uint32_t bursts, uint32_t groups) {
+std::string check_block(const AddressMapping& map, uint64_t base, uint64_t access, uint32_t bursts,
+                        uint32_t groups) {
     const DecodedAddress first = map.decode(base);
     const uint32_t columns = bursts / groups;
     if (first.bank_group != 0 || first.column % columns != 0)
@@ -54,8 +54,8 @@ std::string line_transaction_problem(const HbmDeviceParams& p) {
         return "";  // controller.mapping reports it
     }
     const uint64_t capacity = p.org.capacity_bytes();
-    for (const uint64_t base : {uint64_t{0}, block, capacity / 2 / block * block,
-                                capacity / block * block - block}) {
+    for (const uint64_t base :
+         {uint64_t{0}, block, capacity / 2 / block * block, capacity / block * block - block}) {
         const std::string why =
             check_block(*map, base, access, static_cast<uint32_t>(bursts), groups);
         if (!why.empty())
@@ -69,8 +69,8 @@ HbmLineShape line_shape(const HbmDeviceParams& p) {
     const auto& t = p.timing;
     HbmLineShape s;
     s.bank_groups = p.org.bank_groups;
-    s.columns = static_cast<uint32_t>(p.ctrl.transaction_bytes / p.org.access_bytes()) /
-                s.bank_groups;
+    s.columns =
+        static_cast<uint32_t>(p.ctrl.transaction_bytes / p.org.access_bytes()) / s.bank_groups;
     // Bursts to other bank groups go tCCD_S apart (no closer than a burst); the bursts one
     // bank group gets, every bank_groups-th, must also be tCCD_L apart.
     s.pitch = std::max({t.burst_cycles, t.tCCD_S, ceil_div(t.tCCD_L, s.bank_groups)});
