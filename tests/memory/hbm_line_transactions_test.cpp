@@ -232,7 +232,8 @@ TEST(HbmLineTransactions, LineTrafficTakesTheBurstModelsTimeAndCommands) {
 
 // Per-bank refresh refreshes a bank set's banks together, each set once per 4 x tREFIsb: every
 // bank as often as with the burst model. A single sequential stream is where that costs most:
-// the set the stream needs next is idle and is refreshed whole (README: 35 % slower here).
+// with idle_first the set the stream needs next is idle and is refreshed whole (README: 35 %
+// slower here); with idle_recent the set it has just left is.
 TEST(HbmLineTransactions, EveryBankIsRefreshedAsOftenAndAStreamPaysForWholeSets) {
     const LineRun b = replay_lines(hbm3e(0), {0}, {false}, 1);
     HbmController burst(hbm3e(0)), line(hbm3e(kLine));
@@ -251,6 +252,15 @@ TEST(HbmLineTransactions, EveryBankIsRefreshedAsOftenAndAStreamPaysForWholeSets)
     const double ratio = static_cast<double>(sl.done.back()) / static_cast<double>(sb.done.back());
     EXPECT_GT(ratio, 1.2);
     EXPECT_LT(ratio, 1.5);
+    // Refreshing the idle set the stream has just left (refresh_order: idle_recent) takes none
+    // the stream needs next: the two models agree again.
+    HbmDeviceParams recent_burst = hbm3e(0), recent_line = hbm3e(kLine);
+    recent_burst.ctrl.refresh_recent_first = recent_line.ctrl.refresh_recent_first = true;
+    const LineRun rb = replay_lines(recent_burst, sequential, reads, 8);
+    const LineRun rl = replay_lines(recent_line, sequential, reads, 8);
+    EXPECT_NEAR(static_cast<double>(rl.done.back()) / static_cast<double>(rb.done.back()), 1.0,
+                0.02);
+    EXPECT_LT(rb.done.back(), sb.done.back());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // else, decides the gap measured), address mapping, scheduling, refresh and conservation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -286,6 +287,30 @@ TEST(HbmRefresh, IdleFirstStillRefreshesEveryBankOncePerRound) {
     EXPECT_EQ(per_bank.size(), 16u);
     for (const auto& [bank, n] : per_bank) EXPECT_EQ(n, 2) << "bank " << bank;
     EXPECT_GE(when(r, HbmCmd::kRef, 0), 1500u) << "the busy bank went first";
+}
+
+TEST(HbmRefresh, IdleRecentRefreshesTheIdleBankAStreamJustLeft) {
+    auto d = device();
+    d.ctrl.refresh = RefreshMode::kPerBank;
+    d.ctrl.refresh_idle_first = true;
+    d.timing.tREFIsb = 100, d.timing.tRFCsb = 80;
+    // Banks 0, 1 and 2 of bank group 0 are read in that order before the first refresh falls
+    // due at 100, and all are idle by then: idle first takes bank 0 (first in turn), idle
+    // recent bank 2 (its column command was the last). A read at 200 keeps the replay going.
+    const std::vector<Req> reqs = {
+        {0, 0, 0, 5, 0}, {20, 0, 1, 5, 0}, {40, 0, 2, 5, 0}, {200, 1, 0, 5, 0}};
+    auto first_refreshed = [&] {
+        const Replay r = replay(d, reqs);
+        return r.log
+            .at(static_cast<std::size_t>(
+                std::find_if(r.log.begin(), r.log.end(),
+                             [](const auto& x) { return x.cmd == HbmCmd::kRef; }) -
+                r.log.begin()))
+            .bank;
+    };
+    EXPECT_EQ(first_refreshed(), 0u);
+    d.ctrl.refresh_recent_first = true;
+    EXPECT_EQ(first_refreshed(), 2u);
 }
 
 TEST(HbmRefresh, IdleChannelCatchesUpRefreshArithmetically) {
@@ -675,6 +700,7 @@ controller: {mapping: rorabgbachco, command_queue_depth: 8, read_queue_depth: 32
     EXPECT_EQ(ct.dual_issue, dc.dual_issue);
     EXPECT_EQ(ct.refresh, dc.refresh);
     EXPECT_EQ(ct.refresh_idle_first, dc.refresh_idle_first);
+    EXPECT_EQ(ct.refresh_recent_first, dc.refresh_recent_first);
 }
 
 }  // namespace

@@ -189,6 +189,7 @@ void HbmChannel::do_column(const HbmTxn& t, uint64_t now, bool auto_pre) {
     }
     ++b.hits;
     ++b.changes;
+    b.last_column = now;
     if (auto_pre) do_pre(t.bank, b.next_pre);  // the precharge happens as soon as it may
 }
 
@@ -411,13 +412,17 @@ uint32_t HbmChannel::take_refresh_bank() {
             m_refresh_owed_count = n;
         }
         auto owes = [&](uint32_t b) { return (m_refresh_owed[b / 64] >> (b % 64)) & 1; };
-        // In turn from m_refresh_bank: the first owing bank that is idle, else the first owing.
+        // In turn from m_refresh_bank: the first owing bank that is idle (idle_recent: of those,
+        // the one that served a column command last), else the first owing.
+        const bool recent = m_p.ctrl.refresh_recent_first;
         uint32_t first_owing = n;
         pick = n;
-        for (uint32_t k = 0, b = m_refresh_bank; k < n && pick == n; ++k, b = (b + 1) % n) {
+        for (uint32_t k = 0, b = m_refresh_bank; k < n && (recent || pick == n);
+             ++k, b = (b + 1) % n) {
             if (!owes(b)) continue;
             if (first_owing == n) first_owing = b;
-            if (bank_idle(b) && !m_banks[b].refresh_pending) pick = b;
+            if (!bank_idle(b) || m_banks[b].refresh_pending) continue;
+            if (pick == n || m_banks[b].last_column > m_banks[pick].last_column) pick = b;
         }
         if (pick == n) pick = first_owing;
         m_refresh_owed[pick / 64] &= ~(uint64_t{1} << (pick % 64));

@@ -82,7 +82,8 @@ struct HbmBank {
     // changes: what a scheduler found out from them alone holds until it moves.
     uint32_t changes = 0;
     mutable HbmScanNote scan;
-    uint64_t next_act = 0;  // last: the scans read it least
+    uint64_t next_act = 0;     // the scans read it least: after what they read
+    uint64_t last_column = 0;  // cycle of the last column command (refresh_order: idle_recent)
 };
 
 struct HbmChannelStats {

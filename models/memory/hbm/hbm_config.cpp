@@ -110,9 +110,10 @@ const ParamTable kController(
      Param::boolean("dual_issue", "one row and one column command per cycle (HBM's separate buses)")
          .dflt("true"),
      Param::choice("refresh", {"all_bank", "per_bank", "none"}, "refresh mode").dflt("all_bank"),
-     Param::choice("refresh_order", {"round_robin", "idle_first"},
-                   "per-bank refresh: the banks in turn, or first a bank with nothing queued that "
-                   "still owes a refresh in this round (every bank once per tREFIsb x banks)")
+     Param::choice("refresh_order", {"round_robin", "idle_first", "idle_recent"},
+                   "per-bank refresh: the banks in turn; idle_first, first a bank with nothing "
+                   "queued that still owes a refresh in this round (every bank once per tREFIsb x "
+                   "banks); idle_recent, of those the one that served a column command last")
          .dflt("round_robin")});
 
 }  // namespace
@@ -194,7 +195,9 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
     ct.refresh = r == "per_bank" ? RefreshMode::kPerBank
                  : r == "none"   ? RefreshMode::kNone
                                  : RefreshMode::kAllBank;
-    ct.refresh_idle_first = kController.string(c, "refresh_order") == "idle_first";
+    const std::string order = kController.string(c, "refresh_order");
+    ct.refresh_idle_first = order == "idle_first" || order == "idle_recent";
+    ct.refresh_recent_first = order == "idle_recent";
 
     // Checks across keys only when every key read well (stand-ins would only add noise).
     if (!node.problems_reported()) {

@@ -77,6 +77,9 @@ struct HbmControllerParams {
     // Per-bank refresh: false, the banks in turn; true, an idle bank that still owes a refresh
     // in this round of every bank first (REFpb names its bank), else the next one owing.
     bool refresh_idle_first = false;
+    // With refresh_idle_first, of the idle banks owing a refresh the one whose last column command
+    // is the latest, not the first in turn: a stream has just left it (`idle_recent`).
+    bool refresh_recent_first = false;
 };
 
 struct HbmDeviceParams {
