@@ -5,7 +5,8 @@
 #   1. the default layer (builtin:llama3-70b-layer, Llama-3-70B prefill, sequence 4096, TP 8 shard);
 #   2. a decode step (Llama-3-70B, batch 32, context 4096, TP 8, one layer, die 0);
 #   3. the add workload (bench/workloads/add_1gib_bf16.jsonl: 2 GiB read, 1 GiB written).
-# The JEDEC runs take minutes each (see models/memory/hbm/README.md, "Speed").
+# The JEDEC runs take minutes each (see models/memory/hbm/README.md, "Speed"); with
+# `--set die.hbm.controller.transaction=512B` (line transactions) under a minute for all three.
 # usage: bench/memory_fidelity.sh [PATH/TO/ascend-sim] [--set KEY=VALUE]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
