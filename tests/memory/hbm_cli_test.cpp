@@ -104,6 +104,40 @@ TEST(MemReplay, TimingThatBreaksAJedecRelation) {
                "die.hbm.timing.tREFI: tREFI (1429) must exceed tRFC (1429)");
 }
 
+// Line transactions (models/memory/hbm/line_transactions.h): a request is a 512 B line, counted
+// back in bursts, ACTs and row hits; a block the mapping does not lay over every bank group at the
+// same columns, or a request of another size, is refused naming the key.
+TEST(MemReplay, LineTransactionsTakeWholeLines) {
+    std::string text;
+    for (int i = 0; i < 64; ++i) {
+        std::ostringstream s;
+        s << "0x" << std::hex << 512 * i << " READ " << std::dec << 4 * i << "\n";
+        text += s.str();
+    }
+    const std::string out = scratch("lines");
+    const CliResult r =
+        run_cli("mem-replay --platform ascend960 --mem-trace " + trace_file("lines", text) +
+                " --request-size 512B --set " + "die.hbm.controller.transaction=512B --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream in(out + "/stats.json");
+    const auto s = nlohmann::json::parse(in)["summary"];
+    EXPECT_EQ(s["request_bytes"], 512);
+    // 64 lines over 32 pseudo-channels (1 KiB each): 32 bank sets opened, 4 ACTs each; of each
+    // set's 32 bursts the first to each of its 4 banks misses.
+    EXPECT_EQ(s["activates"], 128);
+    EXPECT_DOUBLE_EQ(s["read_row_hit_rate"].get<double>(), 28.0 / 32.0);
+
+    const std::string t = "--mem-trace " + trace_file("line1", "0x0 READ 0\n");
+    expect_bad(t + " --platform ascend960 --set die.hbm.controller.transaction=64B",
+               "die.hbm.controller.transaction: a block of 64 B must be whole columns of every "
+               "bank group");
+    expect_bad(t + " --platform hbm2_8gb_x128 --set die.hbm.controller.transaction=512B",
+               "line transactions need the bank group in the lowest bits");
+    expect_bad(t + " --platform ascend960 --request-size 32B --set " +
+                   "die.hbm.controller.transaction=512B",
+               "serves 512 B per request");
+}
+
 TEST(MemReplay, UnknownFidelityListsTheAcceptedNames) {
     expect_bad(
         "--mem-trace " + trace_file("fid", "0x40 READ 0\n") + " --set die.hbm.fidelity=jedek",
