@@ -616,7 +616,7 @@ Picoseconds L2Cache::noc_links_done(int port, bool is_write, uint64_t bytes, Pic
     return links_done;
 }
 
-Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port) {
+std::unique_ptr<L2Cache::Request> L2Cache::start_request(tlm::tlm_generic_payload& p) {
     std::unique_ptr<Request> request;
     if (m_free_requests.empty()) {
         request = std::make_unique<Request>();
@@ -633,21 +633,81 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     r.visited.clear();
     const TransactionInfo* info = r.info;
     const StreamClass cls = info ? info->stream : StreamClass::kGeneral;
-    const bool is_prefetch = cls == StreamClass::kPrefetch;
-    r.prefetch = is_prefetch;
-    const std::size_t part = partition_of(is_prefetch ? info->prefetch_target : cls);
-    r.part = part;
-    r.part_stats = &m_partitions[part].stats;
-    r.no_allocate = (info && info->no_allocate) || m_partitions[part].ways == 0;
-    const bool is_write = p.is_write() && !is_prefetch;
+    r.prefetch = cls == StreamClass::kPrefetch;
+    r.part = partition_of(r.prefetch ? info->prefetch_target : cls);
+    r.part_stats = &m_partitions[r.part].stats;
+    r.no_allocate = (info && info->no_allocate) || m_partitions[r.part].ways == 0;
+    r.is_write = p.is_write() && !r.prefetch;
     // An atomic add reads the line, adds and writes it back: the read path (a miss fetches the
     // sectors first), the slice busy for both accesses, and the line left dirty.
-    r.atomic = is_write && info && info->atomic_add;
-    r.write = is_write && !r.atomic;
-    const uint64_t slice_passes = r.atomic ? 2 : 1;
+    r.atomic = r.is_write && info && info->atomic_add;
+    r.write = r.is_write && !r.atomic;
     r.class_hits = m_class_hits[static_cast<std::size_t>(cls)];
     r.class_misses = m_class_misses[static_cast<std::size_t>(cls)];
+    return request;
+}
 
+// serve()'s host-cache read-ahead (see kFarLines): sets of the lines up to kFarLines ahead,
+// hashed once when their prefetch is issued and used when the loop reaches them (line i's set is
+// in slot i mod kFarLines); likewise the line whose tag held line i's low bits kNearLines before
+// (kNone: none did), a hint checked when the line is served (only the tags are read ahead: the
+// Line, which holds the high bits, is what the hint asks the host for). Its methods store what
+// they found: GCC deems a function that only prefetches pure and drops the call.
+class L2Cache::LineReadAhead {
+public:
+    LineReadAhead(const L2Cache& l2, uint64_t first_line, uint64_t lines, const Partition& own)
+        : m_l2(l2), m_first(first_line), m_lines(lines), m_own(own) {
+        for (uint64_t i = 0; i < std::min(lines, kFarLines); ++i) ask_far(i);
+        for (uint64_t i = 0; i < std::min(lines, kNearLines); ++i) ask_near(i);
+    }
+    std::size_t set(uint64_t i) const { return m_sets[i % kFarLines]; }
+    std::size_t hint(uint64_t i) const { return m_hits[i % kFarLines]; }
+    // The loop is at line i: ask for the lines kFarLines and kNearLines ahead.
+    __attribute__((always_inline)) void reached(uint64_t i) {
+        if (i + kFarLines < m_lines) ask_far(i + kFarLines);
+        if (i + kNearLines < m_lines) ask_near(i + kNearLines);
+    }
+
+private:
+    __attribute__((always_inline)) void ask_far(uint64_t i) {
+        const std::size_t set = m_l2.set_of(m_first + i);
+        m_sets[i % kFarLines] = set;
+        const std::size_t ways = m_l2.m_params.ways;
+        const std::size_t base = set * ways;
+        for (std::size_t w = 0; w < ways; w += 64 / sizeof(uint32_t))
+            __builtin_prefetch(&m_l2.m_tags[base + w]);
+        if (const char* state = m_l2.m_policy->state_of(base)) {
+            for (std::size_t b = 0; b < ways * m_l2.m_policy->state_bytes(); b += 64)
+                __builtin_prefetch(state + b);
+        }
+    }
+    __attribute__((always_inline)) void ask_near(uint64_t i) {
+        const std::size_t set = m_sets[i % kFarLines];
+        const std::size_t ways = m_l2.m_params.ways;
+        const std::size_t way = m_l2.find_low(m_first + i, set, 0);
+        if (way < ways) {
+            m_hits[i % kFarLines] = set * ways + way;
+            __builtin_prefetch(&m_l2.m_lines[set * ways + way]);
+            return;
+        }
+        m_hits[i % kFarLines] = kNone;
+        const std::size_t base = set * ways + m_own.first_way;
+        for (std::size_t w = 0; w < m_own.ways; w += 64 / sizeof(Line))
+            __builtin_prefetch(&m_l2.m_lines[base + w]);
+        if (m_own.ways != 0) __builtin_prefetch(&m_l2.m_lines[base + m_own.ways - 1]);
+        __builtin_prefetch(&m_l2.m_set_masks[set]);
+    }
+
+    const L2Cache& m_l2;
+    const uint64_t m_first, m_lines;
+    const Partition& m_own;
+    std::array<std::size_t, kFarLines> m_sets{}, m_hits{};
+};
+
+Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port) {
+    std::unique_ptr<Request> request = start_request(p);
+    Request& r = *request;
+    const uint64_t slice_passes = r.atomic ? 2 : 1;
     const Picoseconds issued = kernel_now() + ClockDomain::to_ps(delay);
     const Picoseconds hit_latency = m_clock.cycles_to_ps(m_params.hit_latency_cycles);
 
@@ -666,55 +726,18 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     const Picoseconds port_mean_hop =
         m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
     r.miss_check = issued + port_mean_hop + hit_latency;
-    // Sets of the lines up to kFarLines ahead, hashed once when their prefetch is issued and used
-    // when the loop reaches them: line i's set is in slot i mod kFarLines.
-    // Likewise the line whose tag held line i's low bits kNearLines before (kNone: none did), a
-    // hint checked when the line is served (only the tags are read ahead: the Line, which holds
-    // the high bits, is what the hint asks the host for).
-    std::array<std::size_t, kFarLines> sets_ahead{}, hits_ahead{};
     const uint64_t first_line = addr >> m_line_shift;
     const uint64_t lines = end > addr ? ((end - 1) >> m_line_shift) - first_line + 1 : 0;
-    const Partition& own = m_partitions[part];
-    // Lambdas that store what they found: GCC deems a function that only prefetches pure and
-    // drops the call.
-    auto ask_far = [&](uint64_t i) {
-        const std::size_t set = set_of(first_line + i);
-        sets_ahead[i % kFarLines] = set;
-        const std::size_t base = set * m_params.ways;
-        for (std::size_t w = 0; w < m_params.ways; w += 64 / sizeof(uint32_t))
-            __builtin_prefetch(&m_tags[base + w]);
-        if (const char* state = m_policy->state_of(base)) {
-            for (std::size_t b = 0; b < m_params.ways * m_policy->state_bytes(); b += 64)
-                __builtin_prefetch(state + b);
-        }
-    };
-    auto ask_near = [&](uint64_t i) {
-        const std::size_t set = sets_ahead[i % kFarLines];
-        const std::size_t way = find_low(first_line + i, set, 0);
-        if (way < m_params.ways) {
-            hits_ahead[i % kFarLines] = set * m_params.ways + way;
-            __builtin_prefetch(&m_lines[set * m_params.ways + way]);
-            return;
-        }
-        hits_ahead[i % kFarLines] = kNone;
-        const std::size_t base = set * m_params.ways + own.first_way;
-        for (std::size_t w = 0; w < own.ways; w += 64 / sizeof(Line))
-            __builtin_prefetch(&m_lines[base + w]);
-        if (own.ways != 0) __builtin_prefetch(&m_lines[base + own.ways - 1]);
-        __builtin_prefetch(&m_set_masks[set]);
-    };
-    for (uint64_t i = 0; i < std::min(lines, kFarLines); ++i) ask_far(i);
-    for (uint64_t i = 0; i < std::min(lines, kNearLines); ++i) ask_near(i);
+    LineReadAhead ahead(*this, first_line, lines, m_partitions[r.part]);
     uint64_t line_index = 0;
     for (uint64_t line_addr = addr & ~(line_bytes - 1); line_addr < end;
          line_addr += line_bytes, ++line_index) {
         LineVisit v;
         v.line_addr = line_addr;
         v.line_number = line_addr >> m_line_shift;
-        v.set = sets_ahead[line_index % kFarLines];
-        const std::size_t hint = hits_ahead[line_index % kFarLines];
-        if (line_index + kFarLines < lines) ask_far(line_index + kFarLines);
-        if (line_index + kNearLines < lines) ask_near(line_index + kNearLines);
+        v.set = ahead.set(line_index);
+        const std::size_t hint = ahead.hint(line_index);
+        ahead.reached(line_index);
         v.lo = std::max(addr, line_addr);
         v.hi = std::min(end, line_addr + line_bytes);
         v.need = sector_mask(v.lo, v.hi, line_addr);
@@ -754,22 +777,31 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     flush_batch(r, true);
     while (r.fetches_out != 0) wait(r.fetches_back);
     if (r.fills_done != 0) done = std::max(done, r.fills_done + farthest_hop);
-    if (!m_noc_links.empty() && !is_prefetch) {
+    done = finish_request(r, p, port, issued, done, port_mean_hop);
+    m_free_requests.push_back(std::move(request));
+    return done;  // TlmTarget annotates it relative to the kernel's time now (a target below may
+                  // have waited)
+}
+
+Picoseconds L2Cache::finish_request(Request& r, const tlm::tlm_generic_payload& p, int port,
+                                    Picoseconds issued, Picoseconds done,
+                                    Picoseconds port_mean_hop) {
+    const uint64_t bytes = p.get_data_length();
+    if (!m_noc_links.empty() && !r.prefetch) {
         const Picoseconds links_done =
-            noc_links_done(port, is_write, p.get_data_length(), issued) + port_mean_hop;
+            noc_links_done(port, r.is_write, bytes, issued) + port_mean_hop;
         if (links_done > done) {
             m_noc_link_wait += links_done - done;
             done = links_done;
         }
     }
-    (is_write ? m_write_bytes : m_read_bytes) += p.get_data_length();
-    if (r.atomic) m_atomic_bytes += p.get_data_length();
-    if (info && info->ledger && (r.hits | r.misses) != 0) info->ledger->l2(*info, r.hits, r.misses);
-    if (m_timeline && !is_prefetch)
-        m_timeline->add_bytes(is_write ? m_tl_write : m_tl_read, issued, p.get_data_length());
-    m_free_requests.push_back(std::move(request));
-    return done;  // TlmTarget annotates it relative to the kernel's time now (a target below may
-                  // have waited)
+    (r.is_write ? m_write_bytes : m_read_bytes) += bytes;
+    if (r.atomic) m_atomic_bytes += bytes;
+    if (r.info && r.info->ledger && (r.hits | r.misses) != 0)
+        r.info->ledger->l2(*r.info, r.hits, r.misses);
+    if (m_timeline && !r.prefetch)
+        m_timeline->add_bytes(r.is_write ? m_tl_write : m_tl_read, issued, bytes);
+    return done;
 }
 
 void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way,

@@ -235,6 +235,7 @@ private:
         L2PartitionStats* part_stats = nullptr;
         Counter* class_hits = nullptr;
         Counter* class_misses = nullptr;
+        bool is_write = false;       // a write of any kind (not a prefetch)
         bool write = false;          // a plain write (not an atomic add, not a prefetch)
         bool atomic = false;         // an atomic add: read, add, write back
         bool no_allocate = false;    // misses are not allocated (streamed, written through)
@@ -263,7 +264,15 @@ private:
 
     friend class TlmTarget<L2Cache>;
     uint64_t address_limit() const { return m_params.address_space_bytes; }
+    // A b_transport call: start_request() takes a Request and sets its class; the line loop
+    // (a LineReadAhead asks the host for later lines, the slice is reserved, then write_line,
+    // read_present or fetch_missing); the wait for its fetches; finish_request() adds the NoC's
+    // links and the call's statistics.
     Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
+    std::unique_ptr<Request> start_request(tlm::tlm_generic_payload& p);
+    class LineReadAhead;
+    Picoseconds finish_request(Request& r, const tlm::tlm_generic_payload& p, int port,
+                               Picoseconds issued, Picoseconds done, Picoseconds port_mean_hop);
     void release_prefetch(Line& line);
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or kNone
     // The first way from `from` on whose tag holds the low 32 bits of `line_number` (reads the
