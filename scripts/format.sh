@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Formats our C++ with clang-format and .clang-format (STYLE.md: Google base, indent 4, 100
 # columns). usage: scripts/format.sh [--check] [FILE...]
-#   (no files)  every tracked .h and .cpp
+#   (no files)  every .h and .cpp git tracks or would add (new files too, not the ignored)
 #   --check     change nothing; list the files that are not formatted and exit 1 if any
 # scripts/test.sh runs the check; scripts/install-deps.sh installs clang-format-14.
 set -euo pipefail
@@ -19,7 +19,8 @@ fi
 if [ $# -gt 0 ]; then
     files=("$@")
 elif git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    mapfile -t files < <(git ls-files '*.h' '*.cpp')
+    # New files as well: a file formatted only once committed fails a fresh clone's check.
+    mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.h' '*.cpp')
 else
     mapfile -t files < <(find models platforms testbenches tests fuzz rtl -name '*.h' -o -name '*.cpp' | sort)
 fi
