@@ -27,7 +27,6 @@ public:
     const AddressMapping& mapping() const { return m_map; }
     // What one transaction covers: an access, or a block with line transactions.
     uint64_t access_bytes() const { return m_access; }
-    bool line_transactions() const { return m_lines; }
 
     // `addr` must be below the capacity; it is aligned down to one access. channel_of(),
     // can_accept() and accept() of the same address decode it once.
