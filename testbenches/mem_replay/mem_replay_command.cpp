@@ -27,7 +27,8 @@ static Command add_mem_replay_command(CLI::App& app) {
     cmd->add_option("--target", s->target, "memory level the trace enters: hbm or l2")
         ->capture_default_str();
     cmd->add_option("--request-size", s->request_size,
-                    "bytes per trace record (default: the device's access size for hbm, e.g. 64B "
+                    "bytes per trace record (default: the device's transaction size for hbm, its "
+                    "access unless die.hbm.controller.transaction is set, e.g. 64B "
                     "for HBM2 x128; "
                     "64B for l2)");
     cmd->add_option("--stream", s->stream,

@@ -14,7 +14,7 @@ struct MemReplayOptions {
     std::string trace;
     uint64_t issue_cap = 1;      // requests entering per cycle; 0 = no limit
     std::string target = "hbm";  // hbm | l2
-    std::string request_size;    // empty: the device's access size (hbm), 64 B (l2)
+    std::string request_size;    // empty: the device's transaction size (hbm), 64 B (l2)
     std::string stream =
         "general";        // stream class of --target l2 requests (the L2 partitions by it)
     std::string out_dir;  // empty: no files

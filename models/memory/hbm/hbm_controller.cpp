@@ -7,14 +7,14 @@ namespace asim {
 
 HbmController::HbmController(const HbmDeviceParams& params)
     : m_p(params),
-      m_lines(params.ctrl.transaction_bytes > params.org.access_bytes()),
+      m_lines(params.transaction_size() > params.org.access_bytes()),
       m_shape(m_lines ? line_shape(params) : HbmLineShape{}),
       m_channel_p(m_lines ? line_transaction_device(params) : params),
       m_map(params.ctrl.mapping, params.org),
       m_sched(hbm_scheduler_registry().make(m_channel_p.ctrl.scheduler,
                                             m_channel_p.ctrl.scheduler_params)),
       m_policy(hbm_page_policy_registry().make(params.ctrl.page_policy, {})),
-      m_access(m_channel_p.org.access_bytes()),
+      m_access(params.transaction_size()),
       m_access_shift(0) {
     while ((uint64_t{1} << m_access_shift) < m_access) ++m_access_shift;
     m_channels.reserve(params.org.channels());

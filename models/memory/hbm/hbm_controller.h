@@ -20,12 +20,12 @@ public:
     // `params` must be valid (validate() empty); throws std::invalid_argument on a bad mapping,
     // scheduler or page-policy name.
     explicit HbmController(const HbmDeviceParams& params);
-    HbmController(const HbmController&) = delete;  // channels refer to m_p
+    HbmController(const HbmController&) = delete;  // channels refer to m_channel_p
     HbmController& operator=(const HbmController&) = delete;
 
     const HbmDeviceParams& params() const { return m_p; }
     const AddressMapping& mapping() const { return m_map; }
-    // What one transaction covers: an access, or a block with line transactions.
+    // What one transaction covers (HbmDeviceParams::transaction_size()).
     uint64_t access_bytes() const { return m_access; }
 
     // `addr` must be below the capacity; it is aligned down to one access. channel_of(),

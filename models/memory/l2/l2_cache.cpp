@@ -637,11 +637,11 @@ std::unique_ptr<L2Cache::Request> L2Cache::start_request(tlm::tlm_generic_payloa
     r.part = partition_of(r.prefetch ? info->prefetch_target : cls);
     r.part_stats = &m_partitions[r.part].stats;
     r.no_allocate = (info && info->no_allocate) || m_partitions[r.part].ways == 0;
-    r.is_write = p.is_write() && !r.prefetch;
+    const bool is_write = p.is_write() && !r.prefetch;
     // An atomic add reads the line, adds and writes it back: the read path (a miss fetches the
     // sectors first), the slice busy for both accesses, and the line left dirty.
-    r.atomic = r.is_write && info && info->atomic_add;
-    r.write = r.is_write && !r.atomic;
+    r.atomic = is_write && info && info->atomic_add;
+    r.write = is_write && !r.atomic;
     r.class_hits = m_class_hits[static_cast<std::size_t>(cls)];
     r.class_misses = m_class_misses[static_cast<std::size_t>(cls)];
     return request;
@@ -789,18 +789,18 @@ Picoseconds L2Cache::finish_request(Request& r, const tlm::tlm_generic_payload& 
     const uint64_t bytes = p.get_data_length();
     if (!m_noc_links.empty() && !r.prefetch) {
         const Picoseconds links_done =
-            noc_links_done(port, r.is_write, bytes, issued) + port_mean_hop;
+            noc_links_done(port, r.writes(), bytes, issued) + port_mean_hop;
         if (links_done > done) {
             m_noc_link_wait += links_done - done;
             done = links_done;
         }
     }
-    (r.is_write ? m_write_bytes : m_read_bytes) += bytes;
+    (r.writes() ? m_write_bytes : m_read_bytes) += bytes;
     if (r.atomic) m_atomic_bytes += bytes;
     if (r.info && r.info->ledger && (r.hits | r.misses) != 0)
         r.info->ledger->l2(*r.info, r.hits, r.misses);
     if (m_timeline && !r.prefetch)
-        m_timeline->add_bytes(r.is_write ? m_tl_write : m_tl_read, issued, bytes);
+        m_timeline->add_bytes(r.writes() ? m_tl_write : m_tl_read, issued, bytes);
     return done;
 }
 

@@ -235,11 +235,11 @@ private:
         L2PartitionStats* part_stats = nullptr;
         Counter* class_hits = nullptr;
         Counter* class_misses = nullptr;
-        bool is_write = false;       // a write of any kind (not a prefetch)
         bool write = false;          // a plain write (not an atomic add, not a prefetch)
         bool atomic = false;         // an atomic add: read, add, write back
         bool no_allocate = false;    // misses are not allocated (streamed, written through)
         Picoseconds miss_check = 0;  // when its misses' tag checks are taken to be done
+        bool writes() const { return write || atomic; }  // a write of either kind
     };
     // One line of a request, as serve() visits it.
     struct LineVisit {
