@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # A refactor proves itself: runs the refactor workloads with two binaries and compares them.
-#   bench/refactor_check.sh OLD_BINARY NEW_BINARY [WORKDIR]
+#   bench/refactor_check.sh [--rename 'REGEX=REPLACEMENT' ...] OLD_BINARY NEW_BINARY [WORKDIR]
 # Workloads: the default run, the GEMM 8192^3 and add 1 GiB workloads, the tiny MLP with the
 # JEDEC HBM, the DRAMSim3 calibration replays (when ../shared/refdata is there), the 8-die TP8
 # layer and the 128-die fast training step of bench/supernode.sh, `figures collectives` on every
 # supernode preset and `info`. stats.json is compared without `meta` and wall-clock fields, the
 # tables and info as text without the wall-clock figures of their progress lines. Exits 1 on any
 # difference, naming it. Takes about four minutes per binary on two cores.
+# --rename: a stat the change moved on purpose. Each stats.json is flattened to dotted paths
+# ("stats.die.l2.hits"); in the old binary's, paths matching REGEX (Python re.sub) are renamed
+# before the comparison, which otherwise stays exact (a renamed value must still be equal).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+renames=()
+while [ "${1:-}" = "--rename" ]; do
+    renames+=("$2")
+    shift 2
+done
 old="$(realpath "$1")"
 new="$(realpath "$2")"
 work="${3:-$(mktemp -d)}"
@@ -47,15 +55,24 @@ echo "refactor_check: old binary"
 snapshot "$old" "$work/old"
 echo "refactor_check: new binary"
 snapshot "$new" "$work/new"
-python3 - "$work/old" "$work/new" <<'PY'
+python3 - "$work/old" "$work/new" "${renames[@]}" <<'PY'
 import json, os, re, sys
 old, new = sys.argv[1], sys.argv[2]
-def strip(x):
+renames = [r.split("=", 1) for r in sys.argv[3:]]
+def flat(x, path=""):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k != "meta" and "wall" not in k}
+        out = {}
+        for k, v in x.items():
+            if k != "meta" and "wall" not in k:
+                out.update(flat(v, path + k + "."))
+        return out
     if isinstance(x, list):
-        return [strip(v) for v in x]
-    return x
+        return {path[:-1]: [flat(v) for v in x]}
+    return {path[:-1]: x}
+def renamed(stats):
+    for pattern, replacement in renames:
+        stats = {re.sub(pattern, replacement, k): v for k, v in stats.items()}
+    return stats
 def text(path):
     t = open(path).read()
     return re.sub(r"[0-9.]+ s wall|\([0-9.e+]+ events/s\)", "", t)
@@ -65,7 +82,7 @@ for name in sorted(os.listdir(old)):
     if os.path.isdir(a):
         sa = os.path.join(a, "stats.json")
         same = os.path.exists(os.path.join(b, "stats.json")) and \
-            strip(json.load(open(sa))) == strip(json.load(open(os.path.join(b, "stats.json"))))
+            renamed(flat(json.load(open(sa)))) == flat(json.load(open(os.path.join(b, "stats.json"))))
     else:
         same = os.path.exists(b) and text(a) == text(b)
     print(f"{name:32} {'identical' if same else 'DIFFERS'}")

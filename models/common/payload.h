@@ -17,11 +17,19 @@
 #include <systemc>
 #include <tlm>
 
+#include "models/common/clock_domain.h"
 #include "models/common/stream_class.h"
 
 namespace asim {
 
 class OpLedger;
+
+// The on-die network's distances from a request's port to each L2 slice (one way) and their mean
+// (models/interconnect/noc/on_die_network.h).
+struct SliceDistances {
+    std::vector<Picoseconds> one_way;  // by slice
+    Picoseconds mean = 0;
+};
 
 class TransactionInfo : public tlm::tlm_extension<TransactionInfo> {
 public:
@@ -41,6 +49,9 @@ public:
     // reads, adds and writes the line, fetching it first on a miss).
     bool atomic_add = false;
     StreamClass prefetch_target = StreamClass::kWeight;
+    // Set by the on-die network while the L2 serves the request: its distances to the slices.
+    // Null: no network (every slice at distance 0).
+    const SliceDistances* noc_route = nullptr;
 
     tlm::tlm_extension_base* clone() const override;
     void copy_from(const tlm::tlm_extension_base& other) override;

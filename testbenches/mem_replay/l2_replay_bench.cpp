@@ -30,16 +30,21 @@ L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const DieParams& die,
       m_phases(std::move(phases)),
       m_results(m_phases.size()) {
     l2_out.bind(m_memory.l2->core_in);
+    // The requests come from an average core: per slice, the mean over the cores of their
+    // distances to it (what the die's network would add for each core, averaged).
     if (die.noc) {
         const NocRoutes routes(*die.noc, die.ai_cores, die.l2.slices, die.hbm.device.org.stacks);
         const ClockDomain core_clock("noc", die.clock_hz);
         auto one_way = [&](double hops) {
             return core_clock.cycles_to_ps(static_cast<Cycles>(hops * die.noc->hop_cycles + 0.5));
         };
-        std::vector<Picoseconds> table;
-        for (double hops : routes.mean_hops_to_slices()) table.push_back(one_way(hops));
-        m_memory.l2->set_network_latency(std::move(table),
-                                         one_way(routes.mean_hops_slice_to_hbm()));
+        Picoseconds sum = 0;
+        for (double hops : routes.mean_hops_to_slices()) {
+            m_route.one_way.push_back(one_way(hops));
+            sum += m_route.one_way.back();
+        }
+        m_route.mean = m_route.one_way.empty() ? 0 : sum / m_route.one_way.size();
+        m_memory.l2->set_hbm_distance(one_way(routes.mean_hops_slice_to_hbm()));
     }
     SC_HAS_PROCESS(L2ReplayBench);
     SC_THREAD(drive);
@@ -146,6 +151,7 @@ void L2ReplayBench::transact(const Request& q) {
     p->set_byte_enable_ptr(nullptr);
     p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     info_of(*p)->stream = q.phase->stream;
+    if (!m_route.one_way.empty()) info_of(*p)->noc_route = &m_route;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     l2_out->b_transport(*p, delay);
     check_response(*p, name());

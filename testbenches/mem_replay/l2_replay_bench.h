@@ -96,6 +96,7 @@ private:
     std::vector<L2ReplayPhase> m_phases;
     std::vector<L2PhaseResult> m_results;
     PayloadPool m_pool;
+    SliceDistances m_route;  // an average core's distances to the slices (die.noc); empty: none
     Picoseconds m_last_done = 0;
     std::deque<Lane> m_lanes;  // a deque: lanes keep their address as more are added
     std::vector<uint32_t> m_idle_lanes;

@@ -8,10 +8,15 @@
 #include <set>
 #include <sstream>
 
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 #include <nlohmann/json.hpp>
 
 #include "models/common/config.h"
+#include "models/common/stats.h"
+#include "models/interconnect/noc/on_die_network.h"
 #include "tests/harness/cli_runner.h"
+#include "tests/harness/sc_harness.h"
 
 namespace asim {
 namespace {
@@ -122,7 +127,7 @@ TEST(Noc, NarrowMeshLinksSlowTheDie) {
         EXPECT_EQ(r.exit_code, 0) << r.output;
         const auto doc = nlohmann::json::parse(asim::test::read_text(dir + "/stats.json"));
         return std::make_pair(doc["summary"]["sim_time_ns"].get<double>(),
-                              doc["stats"]["die"]["l2"]["noc_link_wait_ps"].get<double>());
+                              doc["stats"]["die"]["noc"]["link_wait_ps"].get<double>());
     };
     const auto off = run("off", "");
     const auto wide = run("wide", "--set die.noc.link_bytes_per_cycle=4096");
@@ -131,6 +136,132 @@ TEST(Noc, NarrowMeshLinksSlowTheDie) {
     EXPECT_NEAR(wide.first, off.first, 0.01 * off.first);
     EXPECT_GT(narrow.first, 2.0 * off.first);
     EXPECT_GT(narrow.second, 0.0);
+}
+
+// The network as a module between initiators and the L2: a target that stands for the L2 and
+// records, per call, the distances the request carried; initiators that each issue one request.
+struct RouteRecorder : sc_core::sc_module {
+    tlm_utils::simple_target_socket<RouteRecorder> in{"in"};
+    std::vector<SliceDistances> seen;  // a copy of each request's route, in call order
+    explicit RouteRecorder(sc_core::sc_module_name n) : sc_module(n) {
+        in.register_b_transport(this, &RouteRecorder::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time&) {
+        const TransactionInfo* info = info_of(p);
+        seen.push_back(info && info->noc_route ? *info->noc_route : SliceDistances{});
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+struct OneRequest : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<OneRequest> out{"out"};
+    PayloadPool pool;
+    Picoseconds at = 0;  // issue time
+    uint64_t bytes = 64;
+    bool write = false, prefetch = false, with_info = true;
+    tlm::tlm_response_status response = tlm::TLM_INCOMPLETE_RESPONSE;
+    Picoseconds done = 0;
+    bool route_left_on_payload = true;
+    explicit OneRequest(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
+    SC_HAS_PROCESS(OneRequest);
+    void run() {
+        wait(ClockDomain::from_ps(at));
+        tlm::tlm_generic_payload* p = pool.acquire();
+        p->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        p->set_address(0);
+        p->set_data_length(static_cast<unsigned>(bytes));
+        p->set_streaming_width(static_cast<unsigned>(bytes));
+        TransactionInfo* info = info_of(*p);
+        info->stream = prefetch ? StreamClass::kPrefetch : StreamClass::kWeight;
+        if (!with_info) p->clear_extension(info);
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        out->b_transport(*p, delay);
+        response = p->get_response_status();
+        route_left_on_payload = with_info && info->noc_route != nullptr;
+        if (!with_info) p->set_extension(info);
+        p->release();
+        done = ClockDomain::to_ps(sc_core::sc_time_stamp() + delay);
+    }
+};
+
+// ascend960's geometry (72 cores on a 9-column mesh, 32 slices, 8 controllers), 1 GHz, 2-cycle
+// hops; ports: the SDMA port at the middle router, core 0, core 71.
+struct NetworkBench {
+    ClockDomain clock{"clk", 1'000'000'000};
+    StatsRegistry stats;
+    NocPlacement placement{72, 32, 8, {NocPlacement::kCentre, 0, 71}};
+    OnDieNetwork noc;
+    RouteRecorder l2{"l2"};
+    std::vector<std::unique_ptr<OneRequest>> ports;
+    explicit NetworkBench(const NocParams& params) : noc("noc", params, placement, clock, stats) {
+        noc.to_l2.bind(l2.in);
+        for (std::size_t i = 0; i < placement.port_core.size(); ++i) {
+            ports.push_back(std::make_unique<OneRequest>(("port" + std::to_string(i)).c_str()));
+            ports.back()->out.bind(noc.from_engines);
+        }
+    }
+};
+
+TEST(OnDieNetwork, RequestsCarryTheirPortsDistancesToTheL2) {
+    const NocParams params = mesh(9, 2);
+    NetworkBench bench(params);
+    for (std::size_t i = 0; i < bench.ports.size(); ++i)
+        bench.ports[i]->at = 1000 * (i + 1);  // one after the other: the record's order
+    test::run_simulation(sc_core::sc_time(1, sc_core::SC_US));
+    const NocRoutes routes(params, 72, 32, 8);
+    const std::vector<uint32_t> routers = {routes.routers() / 2, routes.core_router(0),
+                                           routes.core_router(71)};
+    ASSERT_EQ(bench.l2.seen.size(), 3u);
+    for (std::size_t port = 0; port < 3; ++port) {
+        const SliceDistances& got = bench.l2.seen[port];
+        ASSERT_EQ(got.one_way.size(), 32u);
+        Picoseconds sum = 0;
+        for (uint32_t s = 0; s < 32; ++s) {
+            EXPECT_EQ(got.one_way[s], 2000 * routes.hops(routers[port], routes.slice_router(s)))
+                << "port " << port << " slice " << s;
+            sum += got.one_way[s];
+        }
+        EXPECT_EQ(got.mean, sum / 32);
+        EXPECT_EQ(bench.noc.route(port).mean, got.mean);
+        EXPECT_EQ(bench.ports[port]->response, tlm::TLM_OK_RESPONSE);
+        EXPECT_FALSE(bench.ports[port]->route_left_on_payload);  // the L2's only
+        // Links not modelled: the network adds nothing to the target's (zero) delay.
+        EXPECT_EQ(bench.ports[port]->done, bench.ports[port]->at);
+    }
+    // The corners are farther from the slices than the middle.
+    EXPECT_LT(bench.l2.seen[0].mean, bench.l2.seen[1].mean);
+    EXPECT_GT(bench.noc.slice_to_hbm(), 0u);
+}
+
+// Narrow links: a read's data crosses them after the L2 has served it; the request completes
+// when its most loaded link has carried its share, plus the mean distance. Prefetches load no
+// links; a payload without a TransactionInfo cannot carry a route and is refused.
+TEST(OnDieNetwork, NarrowLinksDelayReadsButNotPrefetches) {
+    NocParams params = mesh(9, 2);
+    params.link_bytes_per_cycle = 8;
+    NetworkBench bench(params);
+    OneRequest& prefetch = *bench.ports[0];
+    OneRequest& read = *bench.ports[1];
+    OneRequest& bare = *bench.ports[2];
+    prefetch.prefetch = true;
+    prefetch.bytes = read.bytes = 64 * 1024;
+    bare.with_info = false;
+    test::run_simulation(sc_core::sc_time(1, sc_core::SC_MS));
+    const NocRoutes routes(params, 72, 32, 8);
+    Cycles slowest = 0;
+    for (const LinkShare& l : routes.link_shares(routes.core_router(0), false)) {
+        const auto share = static_cast<uint64_t>(l.fraction * 65536.0 + 0.5);
+        slowest = std::max<Cycles>(slowest, (share + 7) / 8);
+    }
+    EXPECT_EQ(read.done, 1000 * slowest + bench.noc.route(1).mean);
+    EXPECT_GT(slowest, 1000u);  // the link out of the corner carries about half of 64 KiB
+    EXPECT_EQ(prefetch.done, 0u);
+    EXPECT_EQ(prefetch.response, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(bare.response, tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(bench.l2.seen.size(), 2u);
+    const auto* wait = dynamic_cast<const Counter*>(bench.stats.find("noc.link_wait_ps"));
+    ASSERT_NE(wait, nullptr);
+    EXPECT_EQ(wait->value(), read.done);  // the L2 took no time: all of it waiting for links
 }
 
 TEST(Noc, BadTopologyIsAConfigError) {

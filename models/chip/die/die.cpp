@@ -47,7 +47,13 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     const bool staging = m_tiers && params.dsm.staging.capacity > 0;
     m_hjsd = std::make_unique<Hjsd>("hjsd", params.hjsd, l2_partitions + (staging ? 1 : 0), m_clock,
                                     *m_hbm_monitor, stats, failures);
-    m_hjsd->l2_out.bind(m_l2->core_in);
+    // The engines' ports, in binding order: the H-JSD's SDMA port, then per core its Cube and
+    // vector pipelines. With a NoC they bind to the network, which forwards to the L2.
+    if (params.noc) connect_network(*params.noc, stats);
+    using L2Side = tlm::tlm_base_target_socket_b<>;
+    L2Side& l2_side =
+        m_noc ? static_cast<L2Side&>(m_noc->from_engines) : static_cast<L2Side&>(m_l2->core_in);
+    m_hjsd->l2_out.bind(l2_side);
     if (staging) {
         m_hjsd->set_staging_target(*m_tiers, l2_partitions);
         m_tiers->set_staging_listener(m_hjsd.get(), l2_partitions);
@@ -64,17 +70,16 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
         const std::string core = "core" + std::to_string(c);
         m_cube_pipes.push_back(
             std::make_unique<TilePipeline>((core + "_aic").c_str(), m_clock, aic, stats, failures));
-        m_cube_pipes.back()->l2_out.bind(m_l2->core_in);
+        m_cube_pipes.back()->l2_out.bind(l2_side);
         cube.push_back(m_cube_pipes.back().get());
         m_cube_pipes.back()->set_cube_windows(&m_cube_windows);
         for (uint32_t v = 0; v < params.core.vector_cores; ++v) {
             m_vector_pipes.push_back(std::make_unique<TilePipeline>(
                 (core + "_aiv" + std::to_string(v)).c_str(), m_clock, aiv, stats, failures));
-            m_vector_pipes.back()->l2_out.bind(m_l2->core_in);
+            m_vector_pipes.back()->l2_out.bind(l2_side);
             vector.push_back(m_vector_pipes.back().get());
         }
     }
-    if (params.noc) connect_network(*params.noc);
     m_tiler = std::make_unique<Tiler>(m_params.core, params.ai_cores,
                                       Workspace{workspace_base, std::min(workspace, capacity)});
     m_dispatcher =
@@ -125,38 +130,19 @@ std::function<uint64_t(const trace::Op&)> Die::roofline_cycles() const {
     };
 }
 
-// The L2's target ports, in binding order: the H-JSD's SDMA port, then per core its Cube and
-// vector pipelines. The SDMA engine sits at the middle router; HBM controllers: one per stack.
-void Die::connect_network(const NocParams& noc) {
-    const uint32_t slices = static_cast<uint32_t>(m_l2->slice_count());
-    const NocRoutes routes(noc, m_params.ai_cores, slices, m_params.hbm.device.org.stacks);
-    const uint32_t per_core = 1 + m_params.core.vector_cores;
-    const std::size_t ports = 1 + std::size_t{m_params.ai_cores} * per_core;
-    auto one_way = [&](double hops) {
-        return m_clock.cycles_to_ps(static_cast<Cycles>(hops * noc.hop_cycles + 0.5));
-    };
-    auto router_of = [&](std::size_t port) {
-        return port == 0 ? routes.routers() / 2
-                         : routes.core_router(static_cast<uint32_t>((port - 1) / per_core));
-    };
-    std::vector<Picoseconds> table(ports * slices);
-    for (std::size_t port = 0; port < ports; ++port) {
-        for (uint32_t s = 0; s < slices; ++s)
-            table[port * slices + s] =
-                one_way(routes.hops(router_of(port), routes.slice_router(s)));
-    }
-    m_l2->set_network_latency(std::move(table), one_way(routes.mean_hops_slice_to_hbm()));
-    if (noc.link_bytes_per_cycle > 0 && routes.link_count() > 0) {
-        std::vector<std::vector<L2Cache::LinkLoad>> reads(ports), writes(ports);
-        for (std::size_t port = 0; port < ports; ++port) {
-            for (const LinkShare& s : routes.link_shares(router_of(port), false))
-                reads[port].push_back({s.link, s.fraction});
-            for (const LinkShare& s : routes.link_shares(router_of(port), true))
-                writes[port].push_back({s.link, s.fraction});
-        }
-        m_l2->set_network_links(routes.link_count(), noc.link_bytes_per_cycle, std::move(reads),
-                                std::move(writes));
-    }
+// The network between the engines and the L2: the SDMA engine sits at the middle router; HBM
+// controllers: one per stack. Port order as the constructor binds them.
+void Die::connect_network(const NocParams& noc, StatsRegistry& stats) {
+    NocPlacement placement;
+    placement.cores = m_params.ai_cores;
+    placement.l2_slices = static_cast<uint32_t>(m_l2->slice_count());
+    placement.hbm_controllers = m_params.hbm.device.org.stacks;
+    placement.port_core.push_back(NocPlacement::kCentre);
+    for (uint32_t c = 0; c < m_params.ai_cores; ++c)
+        placement.port_core.insert(placement.port_core.end(), 1 + m_params.core.vector_cores, c);
+    m_noc = std::make_unique<OnDieNetwork>("noc", noc, placement, m_clock, stats);
+    m_noc->to_l2.bind(m_l2->core_in);
+    m_l2->set_hbm_distance(m_noc->slice_to_hbm());
 }
 
 Cycles Die::cube_busy_cycles() const {

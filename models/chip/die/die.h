@@ -1,8 +1,9 @@
 // One Ascend-960-class die as the Foundation models it: AI cores (each one Cube pipeline and two
 // vector pipelines), a shared L2 and HBM, and the op dispatcher, composed from DieParams.
 //
-// The on-die network (die.noc) adds hop latencies between the engines, the L2 slices and the HBM
-// controllers; bandwidth contention stays at the endpoints (models/interconnect/noc).
+// The on-die network (die.noc), a module between the engines and the L2, adds hop latencies
+// between the engines, the L2 slices and the HBM controllers, and optionally the mesh links'
+// bandwidth (models/interconnect/noc).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "models/common/stats.h"
 #include "models/common/timeline.h"
 #include "models/interconnect/noc/noc.h"
+#include "models/interconnect/noc/on_die_network.h"
 #include "models/memory/hbm/hbm_device.h"
 #include "models/memory/interfaces/hbm_load_monitor.h"
 #include "models/memory/interfaces/hbm_model.h"
@@ -85,13 +87,14 @@ public:
     void finalize_stats();
 
 private:
-    void connect_network(const NocParams& noc);
+    void connect_network(const NocParams& noc, StatsRegistry& stats);
     std::function<uint64_t(const trace::Op&)> roofline_cycles() const;
 
     DieParams m_params;
     ClockDomain m_clock;
     std::unique_ptr<HbmModel> m_hbm;
     std::unique_ptr<L2Cache> m_l2;
+    std::unique_ptr<OnDieNetwork> m_noc;  // null: engines bind to the L2 directly
     std::unique_ptr<DsmPool> m_own_pool;
     std::unique_ptr<TierRouter> m_tiers;
     std::unique_ptr<HbmLoadMonitor> m_hbm_monitor;

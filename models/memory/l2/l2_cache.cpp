@@ -3,6 +3,7 @@
 #include "models/memory/l2/l2_cache.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -124,9 +125,6 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Params& params, StatsRegi
       m_atomic_bytes(StatsGroup(stats, *this)
                          .counter("atomic_add_bytes",
                                   "bytes written by atomic adds (included in write_bytes)", "B")),
-      m_noc_link_wait(StatsGroup(stats, *this)
-                          .counter("noc_link_wait_ps",
-                                   "time requests waited for on-die mesh links, summed", "ps")),
       m_hbm_fetch_demand(
           StatsGroup(stats, *this)
               .counter("hbm_fetch_bytes_demand", "bytes fetched from HBM for demand misses", "B")),
@@ -316,7 +314,8 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     TransactionInfo* mine = info_of(*p);
     if (info) *mine = *info;
     mine->engine = name();
-    arrival += m_noc_to_hbm;  // slice to controller
+    mine->noc_route = nullptr;  // the request's distances to the slices, not the HBM's
+    arrival += m_noc_to_hbm;    // slice to controller
     const Picoseconds before = kernel_now();
     sc_core::sc_time delay = ClockDomain::from_ps(arrival > before ? arrival - before : 0);
     hbm_out->b_transport(*p, delay);
@@ -603,19 +602,6 @@ void L2Cache::fetch_missing(Request& r, const LineVisit& v, uint8_t missing) {
     fill.line_number = v.line_number;
 }
 
-Picoseconds L2Cache::noc_links_done(int port, bool is_write, uint64_t bytes, Picoseconds issued) {
-    // The request's data crosses the mesh links towards (writes) or from (reads) the slices.
-    const auto& loads =
-        (is_write ? m_noc_write_loads : m_noc_read_loads)[static_cast<std::size_t>(port)];
-    Picoseconds links_done = 0;
-    for (const LinkLoad& l : loads) {
-        const auto share = static_cast<uint64_t>(l.fraction * static_cast<double>(bytes) + 0.5);
-        if (share)
-            links_done = std::max(links_done, m_noc_links[l.link].reserve(issued, share).end);
-    }
-    return links_done;
-}
-
 std::unique_ptr<L2Cache::Request> L2Cache::start_request(tlm::tlm_generic_payload& p) {
     std::unique_ptr<Request> request;
     if (m_free_requests.empty()) {
@@ -704,7 +690,7 @@ private:
     std::array<std::size_t, kFarLines> m_sets{}, m_hits{};
 };
 
-Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port) {
+Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int /*port*/) {
     std::unique_ptr<Request> request = start_request(p);
     Request& r = *request;
     const uint64_t slice_passes = r.atomic ? 2 : 1;
@@ -719,12 +705,14 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     Picoseconds done = issued;
     // The on-die network: each line reaches its slice `hop` after issue and its data returns
     // `hop` later (zero without a NoC). Fills that complete in a batch return the farthest hop.
-    const Picoseconds* hop_of_slice =
-        m_noc_one_way.empty() ? nullptr
-                              : &m_noc_one_way[static_cast<std::size_t>(port) * m_slices.size()];
+    const SliceDistances* route = r.info ? r.info->noc_route : nullptr;
+    if (route && route->one_way.size() != m_slices.size())
+        throw std::logic_error(std::string(name()) + ": the network's route names " +
+                               std::to_string(route->one_way.size()) + " slices, the L2 has " +
+                               std::to_string(m_slices.size()));
+    const Picoseconds* hop_of_slice = route ? route->one_way.data() : nullptr;
     Picoseconds farthest_hop = 0;
-    const Picoseconds port_mean_hop =
-        m_noc_port_mean.empty() ? 0 : m_noc_port_mean[static_cast<std::size_t>(port)];
+    const Picoseconds port_mean_hop = route ? route->mean : 0;
     r.miss_check = issued + port_mean_hop + hit_latency;
     const uint64_t first_line = addr >> m_line_shift;
     const uint64_t lines = end > addr ? ((end - 1) >> m_line_shift) - first_line + 1 : 0;
@@ -777,52 +765,21 @@ Picoseconds L2Cache::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     flush_batch(r, true);
     while (r.fetches_out != 0) wait(r.fetches_back);
     if (r.fills_done != 0) done = std::max(done, r.fills_done + farthest_hop);
-    done = finish_request(r, p, port, issued, done, port_mean_hop);
+    finish_request(r, p, issued);
     m_free_requests.push_back(std::move(request));
     return done;  // TlmTarget annotates it relative to the kernel's time now (a target below may
                   // have waited)
 }
 
-Picoseconds L2Cache::finish_request(Request& r, const tlm::tlm_generic_payload& p, int port,
-                                    Picoseconds issued, Picoseconds done,
-                                    Picoseconds port_mean_hop) {
+void L2Cache::finish_request(const Request& r, const tlm::tlm_generic_payload& p,
+                             Picoseconds issued) {
     const uint64_t bytes = p.get_data_length();
-    if (!m_noc_links.empty() && !r.prefetch) {
-        const Picoseconds links_done =
-            noc_links_done(port, r.writes(), bytes, issued) + port_mean_hop;
-        if (links_done > done) {
-            m_noc_link_wait += links_done - done;
-            done = links_done;
-        }
-    }
     (r.writes() ? m_write_bytes : m_read_bytes) += bytes;
     if (r.atomic) m_atomic_bytes += bytes;
     if (r.info && r.info->ledger && (r.hits | r.misses) != 0)
         r.info->ledger->l2(*r.info, r.hits, r.misses);
     if (m_timeline && !r.prefetch)
         m_timeline->add_bytes(r.writes() ? m_tl_write : m_tl_read, issued, bytes);
-    return done;
-}
-
-void L2Cache::set_network_latency(std::vector<Picoseconds> port_slice_one_way,
-                                  Picoseconds slice_hbm_one_way) {
-    m_noc_one_way = std::move(port_slice_one_way);
-    m_noc_to_hbm = slice_hbm_one_way;
-    const std::size_t slices = m_slices.size();
-    m_noc_port_mean.assign(m_noc_one_way.size() / slices, 0);
-    for (std::size_t port = 0; port < m_noc_port_mean.size(); ++port) {
-        Picoseconds sum = 0;
-        for (std::size_t s = 0; s < slices; ++s) sum += m_noc_one_way[port * slices + s];
-        m_noc_port_mean[port] = sum / slices;
-    }
-}
-
-void L2Cache::set_network_links(uint32_t links, double bytes_per_cycle,
-                                std::vector<std::vector<LinkLoad>> read_loads,
-                                std::vector<std::vector<LinkLoad>> write_loads) {
-    m_noc_links.assign(links, BandwidthServer(&m_clock, bytes_per_cycle));
-    m_noc_read_loads = std::move(read_loads);
-    m_noc_write_loads = std::move(write_loads);
 }
 
 void L2Cache::record_to(Timeline* timeline, const std::string& l2_group,

@@ -125,23 +125,10 @@ public:
     // issue time, as they are behind a target that computes its delay.
     void set_target_waits(bool waits) { m_target_waits = waits; }
     void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
-    // The on-die network's one-way latency from each target port (binding order) to each slice,
-    // `ports x slices` row-major, and from a slice to the HBM controllers
-    // (models/interconnect/noc).
-    void set_network_latency(std::vector<Picoseconds> port_slice_one_way,
-                             Picoseconds slice_hbm_one_way);
-    // The on-die network's links between the ports and the slices, when it models them: `links`
-    // directed links of `bytes_per_cycle` each; per port, the share of a request's bytes that
-    // each link it loads carries, for the data of reads (slices to port) and writes (port to
-    // slices). A request reserves its share of each and completes no sooner than its most
-    // delayed link (stat `noc_link_wait_ps`).
-    struct LinkLoad {
-        uint32_t link;
-        double fraction;
-    };
-    void set_network_links(uint32_t links, double bytes_per_cycle,
-                           std::vector<std::vector<LinkLoad>> read_loads,
-                           std::vector<std::vector<LinkLoad>> write_loads);
+    // The on-die network's one-way latency from a slice to the HBM controllers, added to every
+    // fill and write-back each way (models/interconnect/noc). The distances from a request's
+    // port to the slices come with the request (TransactionInfo::noc_route).
+    void set_hbm_distance(Picoseconds slice_to_hbm) { m_noc_to_hbm = slice_to_hbm; }
     std::size_t slice_count() const { return m_slices.size(); }
     // Records on `timeline` the bytes engines read and write (group `l2_group`) and the bytes the
     // L2 reads from and writes to HBM (group `hbm_group`), as GB/s counters.
@@ -258,21 +245,16 @@ private:
     void write_line(Request& r, LineVisit& v);
     bool read_present(Request& r, LineVisit& v, uint8_t& missing, Picoseconds& done);
     void fetch_missing(Request& r, const LineVisit& v, uint8_t missing);
-    // When the data of a request of `bytes` from `port`, issued at `issued`, has crossed the
-    // mesh links it loads (before the last hop to the port).
-    Picoseconds noc_links_done(int port, bool is_write, uint64_t bytes, Picoseconds issued);
-
     friend class TlmTarget<L2Cache>;
     uint64_t address_limit() const { return m_params.address_space_bytes; }
     // A b_transport call: start_request() takes a Request and sets its class; the line loop
     // (a LineReadAhead asks the host for later lines, the slice is reserved, then write_line,
-    // read_present or fetch_missing); the wait for its fetches; finish_request() adds the NoC's
-    // links and the call's statistics.
+    // read_present or fetch_missing); the wait for its fetches; finish_request() counts the
+    // call's statistics.
     Picoseconds serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int port);
     std::unique_ptr<Request> start_request(tlm::tlm_generic_payload& p);
     class LineReadAhead;
-    Picoseconds finish_request(Request& r, const tlm::tlm_generic_payload& p, int port,
-                               Picoseconds issued, Picoseconds done, Picoseconds port_mean_hop);
+    void finish_request(const Request& r, const tlm::tlm_generic_payload& p, Picoseconds issued);
     void release_prefetch(Line& line);
     std::size_t find(uint64_t line_number, std::size_t set) const;  // index or kNone
     // The first way from `from` on whose tag holds the low 32 bits of `line_number` (reads the
@@ -350,11 +332,7 @@ private:
     PayloadPool m_pool;
     L2PrefetchListener* m_listener = nullptr;
     HbmLoadMonitor* m_monitor = nullptr;
-    std::vector<Picoseconds> m_noc_one_way;  // ports x slices; empty: no network latency
-    Picoseconds m_noc_to_hbm = 0;
-    std::vector<Picoseconds> m_noc_port_mean;  // per port, the mean of its one-way latencies
-    std::vector<BandwidthServer> m_noc_links;  // empty: links not modelled
-    std::vector<std::vector<LinkLoad>> m_noc_read_loads, m_noc_write_loads;  // per port
+    Picoseconds m_noc_to_hbm = 0;  // slice to HBM controller, one way
     Timeline* m_timeline = nullptr;
     Timeline::TrackId m_tl_read = Timeline::kNoTrack, m_tl_write = Timeline::kNoTrack;
     Timeline::TrackId m_tl_hbm_read = Timeline::kNoTrack, m_tl_hbm_write = Timeline::kNoTrack;
@@ -364,7 +342,6 @@ private:
     Counter& m_read_bytes;
     Counter& m_write_bytes;
     Counter& m_atomic_bytes;
-    Counter& m_noc_link_wait;
     Counter& m_hbm_fetch_demand;
     Counter& m_hbm_fetch_prefetch;
     Counter& m_slice_busy_cycles;
