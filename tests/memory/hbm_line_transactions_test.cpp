@@ -11,31 +11,17 @@
 
 #include "models/memory/hbm/hbm_controller.h"
 #include "models/memory/hbm/line_transactions.h"
+#include "platforms/platform.h"
 
 namespace asim {
 namespace {
 
-// One pseudo-channel of ascend960's HBM3E (platforms/ascend960.yaml: organisation, timing and
-// controller as there, one stack and channel), 512 B lines.
+// One channel (two pseudo-channels) of ascend960's HBM3E, its organisation, timing and controller
+// read from the preset; a small array (the tests' addresses span at most 1024 rows).
 HbmDeviceParams hbm3e(uint64_t transaction) {
-    HbmDeviceParams d;
-    auto& o = d.org;
-    o.stacks = 1, o.channels_per_stack = 1, o.pseudo_channels = 2, o.ranks = 3;
-    o.bank_groups = 4, o.banks_per_group = 4, o.rows = 1024, o.page_bytes = 1024;
-    o.bus_width_bits = 32, o.burst_length = 8;
-    auto& t = d.timing;
-    t.tCK_ps = 427, t.burst_cycles = 2, t.CL = 34, t.CWL = 11, t.tRCDRD = 34, t.tRCDWR = 34;
-    t.tRP = 34, t.tRAS = 81, t.tRC = 115, t.tCCD_S = 2, t.tCCD_L = 6, t.tRRD_S = 3, t.tRRD_L = 6;
-    t.tFAW = 71, t.tWR = 39, t.tWTR_S = 15, t.tWTR_L = 20, t.tRTP = 11, t.tRTRS = 5;
-    t.tRFC = 1429, t.tREFI = 9134, t.tRFCsb = 469, t.tREFIsb = 192;
-    auto& c = d.ctrl;
-    c.mapping = "rorabacochpcco3bg";
-    c.scheduler_params.set("row_hit_cap", int64_t{4});
-    c.command_queue_depth = 8, c.read_queue_depth = 32, c.write_buffer_depth = 32;
-    c.demand_entries = 8, c.write_drain_high = 32, c.write_drain_low = 0;
-    c.refresh = RefreshMode::kPerBank;
-    c.refresh_idle_first = true;
-    c.transaction_bytes = transaction;
+    HbmDeviceParams d = load_platform("ascend960", {}).die.hbm.device;
+    d.org.stacks = 1, d.org.channels_per_stack = 1, d.org.rows = 1024;
+    d.ctrl.transaction_bytes = transaction;
     return d;
 }
 
@@ -149,13 +135,17 @@ TEST(HbmLineTransactions, TheBankSetDeviceTakesTheBlocksCommandsBackToBack) {
     EXPECT_EQ(v.org.capacity_bytes(), hbm3e(kLine).org.capacity_bytes());
     // The same pin bandwidth: 512 B per 32 cycles.
     EXPECT_DOUBLE_EQ(v.peak_bandwidth_bytes_per_s(), hbm3e(kLine).peak_bandwidth_bytes_per_s());
-    EXPECT_EQ(v.timing.read_delay(), 34u + 15 * 2 + 2);  // the 16th burst's last data
-    EXPECT_EQ(v.timing.tRCDRD, 34u + 3);                 // ACTs tRRD_S 3 apart, bursts 2 apart
-    EXPECT_EQ(v.timing.tRRD_S, 71u);                     // four ACTs per set: one set per tFAW
-    EXPECT_EQ(v.timing.tRTP, 15u * 2 + 11);
-    EXPECT_EQ(v.timing.tWTR_S, 15u);        // the last write's other bank groups bind (20 - 6 < 15)
-    EXPECT_EQ(v.timing.tREFIsb, 4u * 192);  // every bank refreshed as often
-    // Queues hold the same bytes; the row-hit cap of 4 bursts per bank is one line.
+    const HbmTiming& t = hbm3e(kLine).timing;
+    EXPECT_EQ(v.timing.read_delay(), t.CL + 15 * t.tCCD_S + t.burst_cycles);  // the 16th's data
+    EXPECT_EQ(v.timing.tRCDRD, t.tRCDRD + t.tRRD_S);  // ACTs tRRD_S apart, bursts tCCD_S apart
+    EXPECT_EQ(v.timing.tRRD_S, t.tFAW);               // four ACTs per set: one set per tFAW
+    EXPECT_EQ(v.timing.tRTP, 15 * t.tCCD_S + t.tRTP);
+    // The last write's other bank groups bind (on ascend960 20 - 6 < 15).
+    EXPECT_EQ(v.timing.tWTR_S, std::max(t.tWTR_S, t.tWTR_L - t.tCCD_L));
+    EXPECT_EQ(v.timing.tREFIsb, 4 * t.tREFIsb);  // every bank refreshed as often
+    // Queues hold the same bytes (ascend960: 8 commands per bank, a line 4 of them; 32 reads
+    // and 8 kept for demand per channel, a line 16 of them); the row-hit cap of 4 bursts per
+    // bank is one line.
     EXPECT_EQ(v.ctrl.read_queue_depth, 2u);
     EXPECT_EQ(v.ctrl.command_queue_depth, 2u);
     EXPECT_EQ(v.ctrl.demand_entries, 1u);
@@ -255,7 +245,7 @@ TEST(HbmLineTransactions, EveryBankIsRefreshedAsOftenAndAStreamPaysForWholeSets)
     // Refreshing the idle set the stream has just left (refresh_order: idle_recent) takes none
     // the stream needs next: the two models agree again.
     HbmDeviceParams recent_burst = hbm3e(0), recent_line = hbm3e(kLine);
-    recent_burst.ctrl.refresh_recent_first = recent_line.ctrl.refresh_recent_first = true;
+    recent_burst.ctrl.refresh_order = recent_line.ctrl.refresh_order = RefreshOrder::kIdleRecent;
     const LineRun rb = replay_lines(recent_burst, sequential, reads, 8);
     const LineRun rl = replay_lines(recent_line, sequential, reads, 8);
     EXPECT_NEAR(static_cast<double>(rl.done.back()) / static_cast<double>(rb.done.back()), 1.0,

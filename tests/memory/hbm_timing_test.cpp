@@ -257,7 +257,7 @@ TEST(HbmRefresh, IdleFirstPerBankRefreshPassesOverABusyBank) {
     for (uint64_t c = 90; c < 130; c += 4) reqs.push_back({c, 0, 0, 5, 0});
     const Replay in_turn = replay(d, reqs);
     EXPECT_EQ(when(in_turn, HbmCmd::kRef), when(in_turn, HbmCmd::kRef, 0)) << "not bank 0 first";
-    d.ctrl.refresh_idle_first = true;
+    d.ctrl.refresh_order = RefreshOrder::kIdleFirst;
     const Replay idle_first = replay(d, reqs);
     for (const auto& x : idle_first.log) {
         if (x.cmd == HbmCmd::kRef) {
@@ -272,7 +272,7 @@ TEST(HbmRefresh, IdleFirstPerBankRefreshPassesOverABusyBank) {
 TEST(HbmRefresh, IdleFirstStillRefreshesEveryBankOncePerRound) {
     auto d = device();
     d.ctrl.refresh = RefreshMode::kPerBank;
-    d.ctrl.refresh_idle_first = true;
+    d.ctrl.refresh_order = RefreshOrder::kIdleFirst;
     d.timing.tREFIsb = 100, d.timing.tRFCsb = 40;
     // Bank 0 busy all the time (a read arriving every cycle, more than it serves): it is
     // refreshed last in each round of 16 refreshes, but it is refreshed, once per round like
@@ -292,7 +292,7 @@ TEST(HbmRefresh, IdleFirstStillRefreshesEveryBankOncePerRound) {
 TEST(HbmRefresh, IdleRecentRefreshesTheIdleBankAStreamJustLeft) {
     auto d = device();
     d.ctrl.refresh = RefreshMode::kPerBank;
-    d.ctrl.refresh_idle_first = true;
+    d.ctrl.refresh_order = RefreshOrder::kIdleFirst;
     d.timing.tREFIsb = 100, d.timing.tRFCsb = 80;
     // Banks 0, 1 and 2 of bank group 0 are read in that order before the first refresh falls
     // due at 100, and all are idle by then: idle first takes bank 0 (first in turn), idle
@@ -309,7 +309,7 @@ TEST(HbmRefresh, IdleRecentRefreshesTheIdleBankAStreamJustLeft) {
             .bank;
     };
     EXPECT_EQ(first_refreshed(), 0u);
-    d.ctrl.refresh_recent_first = true;
+    d.ctrl.refresh_order = RefreshOrder::kIdleRecent;
     EXPECT_EQ(first_refreshed(), 2u);
 }
 
@@ -699,8 +699,7 @@ controller: {mapping: rorabgbachco, command_queue_depth: 8, read_queue_depth: 32
     EXPECT_EQ(ct.write_drain_idle, dc.write_drain_idle);
     EXPECT_EQ(ct.dual_issue, dc.dual_issue);
     EXPECT_EQ(ct.refresh, dc.refresh);
-    EXPECT_EQ(ct.refresh_idle_first, dc.refresh_idle_first);
-    EXPECT_EQ(ct.refresh_recent_first, dc.refresh_recent_first);
+    EXPECT_EQ(ct.refresh_order, dc.refresh_order);
 }
 
 }  // namespace

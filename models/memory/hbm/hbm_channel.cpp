@@ -372,7 +372,7 @@ void HbmChannel::catch_up_refresh(uint64_t now) {
         if (behind > round) {  // whole rounds of every bank: count only
             uint64_t skip = (behind - round) / m_t.tREFIsb;
             // Idle first: whole rounds only, which leave the banks owing and the turn as they were.
-            if (m_p.ctrl.refresh_idle_first) skip -= skip % m_banks.size();
+            if (m_p.ctrl.refresh_order != RefreshOrder::kRoundRobin) skip -= skip % m_banks.size();
             m_stats.refreshes += skip;
             m_next_bank_refresh += skip * m_t.tREFIsb;
             m_refresh_bank = static_cast<uint32_t>((m_refresh_bank + skip) % m_banks.size());
@@ -405,7 +405,7 @@ bool HbmChannel::bank_idle(uint32_t b) const {
 uint32_t HbmChannel::take_refresh_bank() {
     const auto n = static_cast<uint32_t>(m_banks.size());
     uint32_t pick = m_refresh_bank;
-    if (m_p.ctrl.refresh_idle_first) {
+    if (m_p.ctrl.refresh_order != RefreshOrder::kRoundRobin) {
         if (m_refresh_owed_count == 0) {  // a new round: every bank owes one
             m_refresh_owed.assign((n + 63) / 64, 0);
             for (uint32_t b = 0; b < n; ++b) m_refresh_owed[b / 64] |= uint64_t{1} << (b % 64);
@@ -414,7 +414,7 @@ uint32_t HbmChannel::take_refresh_bank() {
         auto owes = [&](uint32_t b) { return (m_refresh_owed[b / 64] >> (b % 64)) & 1; };
         // In turn from m_refresh_bank: the first owing bank that is idle (idle_recent: of those,
         // the one that served a column command last), else the first owing.
-        const bool recent = m_p.ctrl.refresh_recent_first;
+        const bool recent = m_p.ctrl.refresh_order == RefreshOrder::kIdleRecent;
         uint32_t first_owing = n;
         pick = n;
         for (uint32_t k = 0, b = m_refresh_bank; k < n && (recent || pick == n);

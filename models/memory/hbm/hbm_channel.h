@@ -236,7 +236,8 @@ private:
     std::vector<Rank> m_ranks;
     uint64_t m_next_bank_refresh = kHbmNever;  // per-bank mode
     uint32_t m_refresh_bank = 0;               // the next bank in turn
-    // refresh_idle_first: a bit per bank still owing a refresh in this round, and how many.
+    // refresh_order idle_first / idle_recent: a bit per bank still owing a refresh in this round,
+    // and how many.
     std::vector<uint64_t> m_refresh_owed;
     uint32_t m_refresh_owed_count = 0;
     uint32_t take_refresh_bank();  // the bank whose per-bank refresh falls due now

@@ -196,8 +196,9 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
                  : r == "none"   ? RefreshMode::kNone
                                  : RefreshMode::kAllBank;
     const std::string order = kController.string(c, "refresh_order");
-    ct.refresh_idle_first = order == "idle_first" || order == "idle_recent";
-    ct.refresh_recent_first = order == "idle_recent";
+    ct.refresh_order = order == "idle_first"    ? RefreshOrder::kIdleFirst
+                       : order == "idle_recent" ? RefreshOrder::kIdleRecent
+                                                : RefreshOrder::kRoundRobin;
 
     // Checks across keys only when every key read well (stand-ins would only add noise).
     if (!node.problems_reported()) {

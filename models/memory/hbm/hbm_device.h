@@ -52,6 +52,10 @@ struct HbmTiming {
 };
 
 enum class RefreshMode { kAllBank, kPerBank, kNone };
+// Which bank a per-bank refresh takes (REFpb names its bank): the banks in turn; an idle bank
+// that still owes a refresh in this round of every bank first, else the next one owing; or, of
+// those idle banks, the one whose last column command is the latest (a stream has just left it).
+enum class RefreshOrder { kRoundRobin, kIdleFirst, kIdleRecent };
 enum class QueueStructure { kPerBank, kShared };
 
 struct HbmControllerParams {
@@ -74,12 +78,7 @@ struct HbmControllerParams {
     uint32_t write_drain_idle = 0;   // also drain when above this and no command is queued
     bool dual_issue = true;          // one row and one column command per cycle (HBM)
     RefreshMode refresh = RefreshMode::kAllBank;
-    // Per-bank refresh: false, the banks in turn; true, an idle bank that still owes a refresh
-    // in this round of every bank first (REFpb names its bank), else the next one owing.
-    bool refresh_idle_first = false;
-    // With refresh_idle_first, of the idle banks owing a refresh the one whose last column command
-    // is the latest, not the first in turn: a stream has just left it (`idle_recent`).
-    bool refresh_recent_first = false;
+    RefreshOrder refresh_order = RefreshOrder::kRoundRobin;  // per-bank refresh only
 };
 
 struct HbmDeviceParams {
