@@ -26,7 +26,7 @@ public:
 
     // `lru`: a touch moves a copy to the back of the eviction order (else first in, first out).
     LocalCopies(uint64_t region_base, uint64_t capacity, uint64_t block_bytes, bool lru)
-        : m_base(region_base), m_block(block_bytes), m_lru(lru) {
+        : m_block(block_bytes), m_lru(lru) {
         const uint64_t slots = block_bytes ? capacity / block_bytes : 0;
         for (uint64_t s = slots; s-- > 0;) m_free_slots.push_back(region_base + s * block_bytes);
     }
@@ -66,7 +66,6 @@ public:
     std::size_t size() const { return m_order.size(); }
 
 private:
-    uint64_t m_base;
     uint64_t m_block;
     bool m_lru;
     std::vector<uint64_t> m_free_slots;
