@@ -9,6 +9,7 @@
 
 #include "models/common/errors.h"
 #include "models/common/kernel.h"
+#include "models/interconnect/noc/on_die_network.h"
 
 namespace asim {
 
@@ -35,16 +36,12 @@ L2ReplayBench::L2ReplayBench(sc_core::sc_module_name name, const DieParams& die,
     if (die.noc) {
         const NocRoutes routes(*die.noc, die.ai_cores, die.l2.slices, die.hbm.device.org.stacks);
         const ClockDomain core_clock("noc", die.clock_hz);
-        auto one_way = [&](double hops) {
-            return core_clock.cycles_to_ps(static_cast<Cycles>(hops * die.noc->hop_cycles + 0.5));
-        };
-        Picoseconds sum = 0;
-        for (double hops : routes.mean_hops_to_slices()) {
-            m_route.one_way.push_back(one_way(hops));
-            sum += m_route.one_way.back();
-        }
-        m_route.mean = m_route.one_way.empty() ? 0 : sum / m_route.one_way.size();
-        m_memory.l2->set_hbm_distance(one_way(routes.mean_hops_slice_to_hbm()));
+        std::vector<Picoseconds> to_slices;
+        for (double hops : routes.mean_hops_to_slices())
+            to_slices.push_back(OnDieNetwork::hop_latency(*die.noc, core_clock, hops));
+        m_route = OnDieNetwork::slice_distances(std::move(to_slices));
+        m_memory.l2->set_hbm_distance(
+            OnDieNetwork::hop_latency(*die.noc, core_clock, routes.mean_hops_slice_to_hbm()));
     }
     SC_HAS_PROCESS(L2ReplayBench);
     SC_THREAD(drive);

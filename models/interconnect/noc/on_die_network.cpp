@@ -18,9 +18,7 @@ OnDieNetwork::OnDieNetwork(sc_core::sc_module_name name, const NocParams& params
                       .counter("link_wait_ps", "time requests waited for on-die mesh links, summed",
                                "ps")) {
     const NocRoutes routes(params, placement.cores, placement.l2_slices, placement.hbm_controllers);
-    auto one_way = [&](double hops) {
-        return clock.cycles_to_ps(static_cast<Cycles>(hops * params.hop_cycles + 0.5));
-    };
+    auto one_way = [&](double hops) { return hop_latency(params, clock, hops); };
     const bool links = params.link_bytes_per_cycle > 0 && routes.link_count() > 0;
     if (links)
         m_links.assign(routes.link_count(), BandwidthServer(&clock, params.link_bytes_per_cycle));
@@ -29,18 +27,30 @@ OnDieNetwork::OnDieNetwork(sc_core::sc_module_name name, const NocParams& params
         const uint32_t router =
             core == NocPlacement::kCentre ? routes.routers() / 2 : routes.core_router(core);
         Port& port = m_ports.emplace_back();
-        Picoseconds sum = 0;
-        for (uint32_t s = 0; s < placement.l2_slices; ++s) {
-            port.route.one_way.push_back(one_way(routes.hops(router, routes.slice_router(s))));
-            sum += port.route.one_way.back();
-        }
-        port.route.mean = placement.l2_slices ? sum / placement.l2_slices : 0;
+        std::vector<Picoseconds> to_slices;
+        for (uint32_t s = 0; s < placement.l2_slices; ++s)
+            to_slices.push_back(one_way(routes.hops(router, routes.slice_router(s))));
+        port.route = slice_distances(std::move(to_slices));
         if (links) {
             port.read_links = routes.link_shares(router, false);
             port.write_links = routes.link_shares(router, true);
         }
     }
     from_engines.register_b_transport(this, &OnDieNetwork::b_transport_tagged);
+}
+
+Picoseconds OnDieNetwork::hop_latency(const NocParams& params, const ClockDomain& clock,
+                                      double hops) {
+    return clock.cycles_to_ps(static_cast<Cycles>(hops * params.hop_cycles + 0.5));
+}
+
+SliceDistances OnDieNetwork::slice_distances(std::vector<Picoseconds> one_way) {
+    SliceDistances d;
+    Picoseconds sum = 0;
+    for (const Picoseconds t : one_way) sum += t;
+    d.mean = one_way.empty() ? 0 : sum / one_way.size();
+    d.one_way = std::move(one_way);
+    return d;
 }
 
 Picoseconds OnDieNetwork::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int index) {

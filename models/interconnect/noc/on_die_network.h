@@ -62,6 +62,12 @@ public:
     const SliceDistances& route(std::size_t port) const { return m_ports[port].route; }
     std::size_t ports() const { return m_ports.size(); }
 
+    // The latency of `hops` routers at the network's hop_cycles, rounded to whole cycles of
+    // `clock`; and distances to the slices with their mean (what a request carries). Also for
+    // benches that stand for an average core without a network module (mem-replay --target l2).
+    static Picoseconds hop_latency(const NocParams& params, const ClockDomain& clock, double hops);
+    static SliceDistances slice_distances(std::vector<Picoseconds> one_way);
+
 private:
     struct Port {
         SliceDistances route;
