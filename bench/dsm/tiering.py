@@ -2,12 +2,15 @@
 """Hardware tiering over consecutive decode steps (issue 15 deliverable 3, docs/evidence/dsm).
 
 One die of Qwen3-30B-A3B decode (batch 768 over DP 8 x EP 8, KV 4096, 2 layers, skewed expert
-routing) for several steps in one trace (`trace gen --steps`), its experts in host_ddr. Each
-configuration is one `ascend-sim run`; the table gives every step's time (from ops.csv: an op of
-step k > 0 is named `stepk.`), the pool bytes, the blocks promoted and the reads served by them,
-beside the same steps with every weight in local HBM (the bound tiering can approach).
+routing) for several steps in one trace (`trace gen --steps`), its experts in a pool tier
+(`--tier`: host_ddr, the die's tiering into its HBM; pmem, the node's tiering of warm blocks into
+its DDR beside it). Each configuration is one `ascend-sim run`; the table gives every step's time
+(from ops.csv: an op of step k > 0 is named `stepk.`), the pool bytes, the blocks promoted and
+the reads served by them, beside the same steps with every weight in local HBM (the bound
+tiering can approach).
 
-    python3 bench/dsm/tiering.py [--binary PATH] [--steps N] [--jobs J] [--out DIR]
+    python3 bench/dsm/tiering.py [--binary PATH] [--tier host_ddr|pmem] [--steps N] [--jobs J]
+                                 [--out DIR]
 """
 import argparse
 import concurrent.futures
@@ -22,21 +25,30 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# name, --set values (every tiered run has tiering.enable=true)
-TIERED = [
-    ("background, 10 GB/s", ["dsm.tiering.migration_bandwidth=10GB/s"]),
-    ("background, 41 GB/s (preset)", []),
-    ("background, 164 GB/s", ["dsm.tiering.migration_bandwidth=164GB/s"]),
-    ("share, 10 GB/s", ["dsm.tiering.priority=share", "dsm.tiering.migration_bandwidth=10GB/s"]),
-    ("share, 41 GB/s", ["dsm.tiering.priority=share"]),
-    ("share, 82 GB/s", ["dsm.tiering.priority=share", "dsm.tiering.migration_bandwidth=82GB/s"]),
-    ("share, 41 GB/s, promote after 1 read",
-     ["dsm.tiering.priority=share", "dsm.tiering.promote_after=1"]),
-    ("share, 41 GB/s, promote after 16 reads",
-     ["dsm.tiering.priority=share", "dsm.tiering.promote_after=16"]),
-    ("share, 41 GB/s, capacity 128 MiB",
-     ["dsm.tiering.priority=share", "dsm.tiering.capacity=128MiB"]),
-]
+HBM = "dsm.tiering.enable=true"  # the die's tiering into its HBM
+SHARE = "dsm.tiering.priority=share"
+WARM = "dsm.warm.enable=true"  # the node's tiering of pmem's warm blocks into its DDR
+# name, --set values, per tier of the experts
+TIERED = {
+    "host_ddr": [
+        ("background, 10 GB/s", [HBM, "dsm.tiering.migration_bandwidth=10GB/s"]),
+        ("background, 41 GB/s (preset)", [HBM]),
+        ("background, 164 GB/s", [HBM, "dsm.tiering.migration_bandwidth=164GB/s"]),
+        ("share, 10 GB/s", [HBM, SHARE, "dsm.tiering.migration_bandwidth=10GB/s"]),
+        ("share, 41 GB/s", [HBM, SHARE]),
+        ("share, 82 GB/s", [HBM, SHARE, "dsm.tiering.migration_bandwidth=82GB/s"]),
+        ("share, 41 GB/s, promote after 1 read", [HBM, SHARE, "dsm.tiering.promote_after=1"]),
+        ("share, 41 GB/s, promote after 16 reads", [HBM, SHARE, "dsm.tiering.promote_after=16"]),
+        ("share, 41 GB/s, capacity 128 MiB", [HBM, SHARE, "dsm.tiering.capacity=128MiB"]),
+    ],
+    "pmem": [
+        ("warm into DDR, 13 GB/s (preset)", [WARM]),
+        ("warm into DDR, 26 GB/s", [WARM, "dsm.warm.migration_bandwidth=26GB/s"]),
+        ("warm into DDR, 13 GB/s, region 128 MiB", [WARM, "dsm.warm.capacity=128MiB"]),
+        ("into HBM, share 41 GB/s", [HBM, SHARE]),
+        ("warm into DDR 13 GB/s + into HBM share 41 GB/s", [WARM, HBM, SHARE]),
+    ],
+}
 
 
 def gen(binary, out, tier, steps):
@@ -71,37 +83,46 @@ def step_times_us(out):
     return times
 
 
-def pool_figures(out):
-    stats = json.load(open(os.path.join(out, "stats.json")))
-    dsm = stats["stats"]["die"]["dsm"]
-    ddr = dsm["host_ddr"]
-    return ddr["read_bytes"], ddr["migrations_in"], dsm["promoted_hits"], dsm["migrations_skipped"]
+def pool_figures(out, tier):
+    """The experts' tier's bytes read, blocks promoted into HBM and hits there, promotions
+    skipped, and the node tiering's warmed blocks and hits (0 when off)."""
+    stats = json.load(open(os.path.join(out, "stats.json")))["stats"]
+    dsm = stats["die"]["dsm"]
+    warm = stats.get("dsm", {}).get("warm", {})
+    return (dsm[tier]["read_bytes"], dsm[tier]["migrations_in"], dsm["promoted_hits"],
+            dsm["migrations_skipped"], warm.get("warmed", 0), warm.get("hits", 0))
 
 
 def report(args, work):
-    pool_trace = gen(args.binary, os.path.join(work, "trace-host_ddr"), "host_ddr", args.steps)
+    pool_trace = gen(args.binary, os.path.join(work, "trace-" + args.tier), args.tier, args.steps)
     hbm_trace = gen(args.binary, os.path.join(work, "trace-hbm"), "hbm", args.steps)
     runs = [("experts in HBM (bound)", hbm_trace, []),
-            ("host_ddr, no tiering", pool_trace, [])]
-    runs += [(name, pool_trace, ["dsm.tiering.enable=true"] + sets) for name, sets in TIERED]
+            (f"{args.tier}, no tiering", pool_trace, [])]
+    runs += [(name, pool_trace, sets) for name, sets in TIERED[args.tier]]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(run, args.binary, trace, sets, os.path.join(work, f"run{i}"))
                    for i, (_, trace, sets) in enumerate(runs)]
         outs = [f.result() for f in futures]
-    print(f"Qwen3-30B-A3B decode, die 0, {args.steps} steps, experts in host_ddr; step times in us")
+    print(f"Qwen3-30B-A3B decode, die 0, {args.steps} steps, experts in {args.tier}; "
+          "step times in us")
+    warm = args.tier == "pmem"
     print("| run | " + " | ".join(f"step {k}" for k in range(args.steps)) +
-          " | total | host_ddr read | promoted | promoted hits | skipped |")
-    print("|---" * (args.steps + 6) + "|")
+          f" | total | {args.tier} read | promoted | promoted hits | skipped |" +
+          (" warmed | warm hits |" if warm else ""))
+    print("|---" * (args.steps + 6 + (2 if warm else 0)) + "|")
     for (name, _, _), out in zip(runs, outs):
         times = step_times_us(out)
-        read, promoted, hits, skipped = pool_figures(out)
+        read, promoted, hits, skipped, warmed, warm_hits = pool_figures(out, args.tier)
         print(f"| {name} | " + " | ".join(f"{t:.1f}" for t in times) +
-              f" | {sum(times):.1f} | {read / 2**20:.0f} MiB | {promoted} | {hits} | {skipped} |")
+              f" | {sum(times):.1f} | {read / 2**20:.0f} MiB | {promoted} | {hits} | {skipped} |" +
+              (f" {warmed} | {warm_hits} |" if warm else ""))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--binary", default=os.path.join(ROOT, "build/release/testbenches/ascend-sim"))
+    ap.add_argument("--tier", choices=sorted(TIERED), default="host_ddr",
+                    help="where the experts live (default host_ddr)")
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", help="keep the runs here (default: a temporary directory)")

@@ -154,6 +154,14 @@ std::string info_job(const std::string& platform_name, const std::vector<std::st
                                      units::format_byte_rate(d.dsm.tiering.migration_bytes_per_s) +
                                      " migration budget"
                                : std::string("off"));
+        out +=
+            fmt::format("  {:<28}{}\n", "node tiering",
+                        d.dsm.warm.enable
+                            ? to_string(d.dsm.warm.from) + " -> " + to_string(d.dsm.warm.into) +
+                                  ", " + units::format_bytes(d.dsm.warm.capacity) + " per node, " +
+                                  units::format_byte_rate(d.dsm.warm.migration_bytes_per_s) +
+                                  " migration budget"
+                            : std::string("off"));
     }
     if (p.network) out += network_info(*p.network);
     out += fmt::format("\nbalance\n");

@@ -130,6 +130,7 @@ nlohmann::json make_summary(const Die& die, double wall_s) {
                                   {"hits", tot.copy_hits},
                                   {"migrations_in", tot.migrations_in},
                                   {"migrations_out", tot.migrations_out}};
+            if (p.dsm.warm.enable && tp.tier == p.dsm.warm.from) one["warm_hits"] = tot.warm_hits;
             if (tp.kind.endurance_block) one["max_block_writes"] = tot.max_block_writes;
             t[to_string(tp.tier)] = std::move(one);
         }
@@ -175,10 +176,14 @@ std::string format_summary(const nlohmann::json& s, const std::string& platform_
         for (const auto& [tier, v] : s["tiers"].items()) {
             if (v["read_bytes"].get<uint64_t>() == 0 && v["write_bytes"].get<uint64_t>() == 0)
                 continue;
-            out += fmt::format("  {:<22}{} read, {} written, {} served from local copies\n",
+            const std::string warm =
+                v.contains("warm_hits")
+                    ? fmt::format(", {} by the node's warm copies", v["warm_hits"].get<uint64_t>())
+                    : "";
+            out += fmt::format("  {:<22}{} read, {} written, {} served from local copies{}\n",
                                "pool " + tier, units::format_bytes(v["read_bytes"].get<uint64_t>()),
                                units::format_bytes(v["write_bytes"].get<uint64_t>()),
-                               v["hits"].get<uint64_t>());
+                               v["hits"].get<uint64_t>(), warm);
         }
     }
     out += "\n";

@@ -304,6 +304,108 @@ TEST(TierRouter, RemoteReadLandsOnTheOwnersHbm) {
     EXPECT_EQ(b.router->totals(tier("remote_hbm")).read_bytes, 4096u);
 }
 
+// Node tiering of pmem's 1 MiB blocks into an 8 MiB region of host_ddr, moved at their second
+// read, at most 100 GB/s of copying (pmem's device reads at 40 GB/s in pool_params).
+DsmParams warm_params() {
+    DsmParams p = pool_params();
+    p.warm = {true, tier("pmem"), tier("host_ddr"), 8 << 20, 1 << 20, 2, 100e9};
+    return p;
+}
+
+// A pmem block read warm_after times is copied into host_ddr by the node (pmem read, DDR write,
+// not through the die's port); once the copy is complete a read is served at host_ddr's latency
+// and counted in host_ddr's bytes and pmem's warm hits.
+TEST(NodeTiering, AWarmPmemBlockIsServedFromDdrOnceCopied) {
+    Bench b("bench", warm_params());
+    Picoseconds before = 0, during = 0, after = 0;
+    b.run_body([&](Bench& x) {
+        before = x.access(base_of("pmem"), 512, false, false);
+        x.access(base_of("pmem") + 1024, 512, false, false);  // the second read: the block moves
+        during = x.access(base_of("pmem") + 2048, 512, false, false);  // copy not complete
+        sc_core::wait(sc_core::sc_time(100, sc_core::SC_US));          // 1 MiB at 40 GB/s: 26 us
+        after = x.access(base_of("pmem") + 4096, 512, false, false);
+    });
+    EXPECT_GE(before, 1'300'000);  // pmem's latency
+    EXPECT_GE(during, 1'300'000);
+    EXPECT_GE(after, 800'000);  // host_ddr's
+    EXPECT_LT(after, 900'000);
+    const auto& pmem = b.router->totals(tier("pmem"));
+    EXPECT_EQ(pmem.read_bytes, 3u * 512);
+    EXPECT_EQ(pmem.warm_hits, 1u);
+    EXPECT_EQ(b.router->totals(tier("host_ddr")).read_bytes, 512u);
+    const NodeTiering::Counters& c = b.pool->node_tiering(tier("pmem"), 0)->counters();
+    EXPECT_EQ(c.warmed, 1u);
+    EXPECT_EQ(c.hits, 1u);
+    // The copy moved through the node's devices: 1 MiB read from pmem, written to DDR.
+    EXPECT_EQ(b.pool->device(tier("pmem"), 0)->read.bytes(), 3u * 512 + (1u << 20));
+    EXPECT_EQ(b.pool->device(tier("host_ddr"), 0)->write.bytes(), 1u << 20);
+}
+
+// The dies of one node share its counters and copies (dies_per_node = 8); another node has its
+// own. Without the tier named in dsm.warm.from there is no node tiering.
+TEST(NodeTiering, TheDiesOfANodeShareItsTiering) {
+    StatsRegistry stats;
+    DsmPool pool(warm_params(), stats);
+    NodeTiering* n0 = pool.node_tiering(tier("pmem"), 0);
+    ASSERT_NE(n0, nullptr);
+    EXPECT_EQ(pool.node_tiering(tier("pmem"), 7), n0);
+    EXPECT_NE(pool.node_tiering(tier("pmem"), 8), n0);
+    EXPECT_EQ(pool.node_tiering(tier("host_ddr"), 0), nullptr);
+    n0->count_read(0, 0, 0);                                    // die 0
+    pool.node_tiering(tier("pmem"), 3)->count_read(512, 0, 0);  // die 3: the second read
+    EXPECT_EQ(n0->counters().warmed, 1u);
+    EXPECT_FALSE(n0->serves(0, 0, false, true));             // copying
+    EXPECT_TRUE(n0->serves(0, 1'000'000'000, false, true));  // complete by 1 ms
+}
+
+// The region holds capacity / block copies: the least recently used is cooled, written back to
+// pmem when dirty. A move is skipped while the copy engine's backlog reaches beyond 10 us.
+TEST(NodeTiering, CoolsTheLeastRecentlyUsedAndSkipsWhenTheEngineIsBehind) {
+    DsmParams p = warm_params();
+    p.warm.capacity = 2 << 20;  // two blocks
+    StatsRegistry stats;
+    DsmPool pool(p, stats);
+    NodeTiering& n = *pool.node_tiering(tier("pmem"), 0);
+    const Picoseconds ms = 1'000'000'000;
+    const auto warm = [&](uint64_t block, Picoseconds at) {
+        n.count_read(block << 20, at, at);
+        n.count_read((block << 20) + 512, at, at);
+    };
+    warm(0, 0);
+    warm(1, ms);
+    EXPECT_TRUE(n.serves(0, 2 * ms, true, true));  // block 0 written: dirty, and now the newest
+    warm(2, 3 * ms);                               // block 1 cooled, clean
+    EXPECT_EQ(n.counters().cooled, 1u);
+    EXPECT_EQ(n.counters().written_back_bytes, 0u);
+    EXPECT_FALSE(n.serves(1 << 20, 4 * ms, false, true));
+    warm(3, 5 * ms);  // block 0 cooled: written back
+    EXPECT_EQ(n.counters().written_back_bytes, 1u << 20);
+    EXPECT_EQ(pool.device(tier("pmem"), 0)->write.bytes(), 1u << 20);
+    // 1 MiB at 100 GB/s books the engine 10.5 us ahead: a move at once after it is skipped.
+    warm(4, 6 * ms);
+    warm(5, 6 * ms);
+    EXPECT_EQ(n.counters().warmed, 5u);
+    EXPECT_EQ(n.counters().skipped, 1u);
+}
+
+TEST(DsmParams, NodeTieringNeedsTwoNodeTiersAndARegionThatFits) {
+    auto keys = [](const DsmParams& p) {
+        std::vector<std::string> k;
+        for (const auto& [key, m] : p.validate(kHbm)) k.push_back(key);
+        return k;
+    };
+    DsmParams p = warm_params();
+    EXPECT_TRUE(keys(p).empty());
+    p.warm.into = tier("remote_hbm");  // not a node tier
+    EXPECT_EQ(keys(p), std::vector<std::string>{"warm"});
+    p = warm_params();
+    p.warm.capacity = 2ULL << 40;  // more than host_ddr's 1 TiB
+    EXPECT_EQ(keys(p), std::vector<std::string>{"warm.capacity"});
+    p = warm_params();
+    p.warm.block = 3000;
+    EXPECT_EQ(keys(p), std::vector<std::string>{"warm.block"});
+}
+
 TEST(DsmParams, OverlappingWindowsAndBadBlocksAreProblems) {
     DsmParams p = pool_params();
     p.tiers[1].base = base_of("remote_hbm");  // host_ddr on top of remote_hbm
@@ -327,7 +429,8 @@ TEST(DsmParams, OverlappingWindowsAndBadBlocksAreProblems) {
 TEST(DsmParams, StructDefaultsAreTheDeclaredDefaults) {
     const DsmParams d;
     const Config c = Config::from_string(
-        "port: {read_bandwidth: 100GB/s, write_bandwidth: 50GB/s}\nstaging: {}\ntiering: {}\n",
+        "port: {read_bandwidth: 100GB/s, write_bandwidth: 50GB/s}\nstaging: {}\ntiering: {}\n"
+        "warm: {}\n",
         "dsm.yaml");
     const DsmParams p = parse_dsm_params(c.root(), kHbm, 1e12, std::nullopt, d.dies_per_node);
     EXPECT_EQ(p.owners, d.owners);  // declared for a single die: 8
@@ -340,6 +443,11 @@ TEST(DsmParams, StructDefaultsAreTheDeclaredDefaults) {
     EXPECT_EQ(p.tiering.promote_after, d.tiering.promote_after);
     EXPECT_EQ(p.tiering.capacity, d.tiering.capacity);
     EXPECT_EQ(p.tiering.migration_bytes_per_s, d.tiering.migration_bytes_per_s);
+    EXPECT_EQ(p.warm.enable, d.warm.enable);
+    EXPECT_EQ(p.warm.capacity, d.warm.capacity);
+    EXPECT_EQ(p.warm.block, d.warm.block);
+    EXPECT_EQ(p.warm.warm_after, d.warm.warm_after);
+    EXPECT_EQ(p.warm.migration_bytes_per_s, d.warm.migration_bytes_per_s);
 }
 
 }  // namespace

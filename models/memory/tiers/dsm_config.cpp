@@ -83,6 +83,21 @@ std::vector<std::pair<std::string, std::string>> DsmParams::validate(
         (tiering.capacity < tiering.block || !(tiering.migration_bytes_per_s > 0))) {
         problems.emplace_back("tiering", "needs capacity >= block and a migration_bandwidth");
     }
+    if (warm.enable) {
+        const TierParams* from = find(warm.from);
+        const TierParams* into = find(warm.into);
+        const auto per_node = [](const TierParams* t) {
+            return t && t->kind.device == PoolTierKind::Device::kPerNode;
+        };
+        if (!per_node(from) || !per_node(into) || warm.from == warm.into) {
+            problems.emplace_back("warm", "from and into must be two node tiers (" +
+                                              node_tier_list() + ") of the platform's dsm.tiers");
+        } else if (warm.capacity < warm.block || warm.capacity > into->capacity) {
+            problems.emplace_back("warm.capacity",
+                                  "must hold at least one block and fit the into tier's capacity");
+        }
+        if (!pow2(warm.block)) problems.emplace_back("warm.block", "must be a power of two");
+    }
     if (staging.capacity + (tiering.enable ? tiering.capacity : 0) > local_hbm_bytes / 2) {
         problems.emplace_back("staging.capacity",
                               "staging and tiering regions take more than half of local HBM");
@@ -148,7 +163,42 @@ const ParamTable kTiering(
                    "demand first) or share (their budget reserved, in turn with demand)")
          .dflt("background")});
 
+// The tiers node tiering may move blocks between: the kinds with one device per node.
+std::vector<std::string> node_tier_names() {
+    std::vector<std::string> names;
+    for (const std::string& n : tier_names()) {
+        if (n != "hbm" &&
+            default_kind(*tier_from_string(n)).device == PoolTierKind::Device::kPerNode)
+            names.push_back(n);
+    }
+    return names;
+}
+
+const ParamTable kWarm(
+    {"dsm.warm"}, "DSM node tiering (warm blocks of a slow node tier kept in a faster one)",
+    {Param::boolean("enable", "copy often-read blocks of `from` into a region of `into`")
+         .dflt("false"),
+     Param::choice_of("from", node_tier_names, "the slow node tier whose warm blocks move")
+         .dflt("pmem"),
+     Param::choice_of("into", node_tier_names, "the faster node tier that holds them")
+         .dflt("host_ddr"),
+     Param::size("capacity", "bytes of `into` per node set aside for warm copies")
+         .dflt("0B")
+         .zero_allowed(),
+     Param::size("block", "counted and copied unit").dflt("2MiB"),
+     Param::integer("warm_after", "reads",
+                    "reads of a block by the node's dies (demand and prefetch) before it moves")
+         .dflt("4")
+         .range(1, 1e9),
+     Param::byte_rate("migration_bandwidth", "budget of the node's copy engine").dflt("13GB/s")});
+
 }  // namespace
+
+std::string node_tier_list() {
+    std::string s;
+    for (const std::string& n : node_tier_names()) s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
 
 DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
                            double local_hbm_bytes_per_s, std::optional<uint32_t> network_dies,
@@ -210,6 +260,15 @@ DsmParams parse_dsm_params(const ConfigNode& node, uint64_t local_hbm_bytes,
         p.tiering.capacity = kTiering.size(*t, "capacity");
         p.tiering.migration_bytes_per_s = kTiering.byte_rate(*t, "migration_bandwidth");
         p.tiering.share = kTiering.string(*t, "priority") == "share";
+    }
+    if (const auto w = node.optional_child("warm")) {
+        p.warm.enable = kWarm.boolean(*w, "enable");
+        p.warm.from = tier_from_string(kWarm.string(*w, "from")).value_or(Tier::kHbm);
+        p.warm.into = tier_from_string(kWarm.string(*w, "into")).value_or(Tier::kHbm);
+        p.warm.capacity = kWarm.size(*w, "capacity");
+        p.warm.block = kWarm.size(*w, "block");
+        p.warm.warm_after = static_cast<uint32_t>(kWarm.integer(*w, "warm_after"));
+        p.warm.migration_bytes_per_s = kWarm.byte_rate(*w, "migration_bandwidth");
     }
     if (!node.problems_reported()) {
         for (const auto& [key, message] : p.validate(local_hbm_bytes)) {

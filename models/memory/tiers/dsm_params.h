@@ -55,6 +55,20 @@ struct DsmTieringParams {  // hardware tiering into local HBM by access counters
     bool share = false;  // migrations take their budget in turn with demand (else background)
 };
 
+// Node tiering (the documents' three temperatures: hot in HBM, warm in DDR, cold in persistent
+// memory): blocks of a node's slow tier (`from`, e.g. pmem) that its dies read often are copied
+// into a region of a faster node tier (`into`, e.g. host_ddr) by the node's own copy engine; reads
+// of the block are then served there. Per node: counters, region, budget.
+struct DsmWarmParams {
+    bool enable = false;
+    Tier from = Tier::kHbm;               // the slow tier (set when enabled; never kHbm then)
+    Tier into = Tier::kHbm;               // the faster tier holding the warm copies
+    uint64_t capacity = 0;                // bytes of `into` per node set aside for warm copies
+    uint64_t block = 2ULL << 20;          // counted and copied unit
+    uint32_t warm_after = 4;              // reads of a block (any die of the node) before it moves
+    double migration_bytes_per_s = 13e9;  // the node copy engine's budget
+};
+
 // remote_hbm owners of a platform without a network unless dsm.owners says otherwise: the seed's
 // 8-card node, whose other dies the port stands in for.
 constexpr uint32_t kSingleDieOwners = 8;
@@ -65,6 +79,7 @@ struct DsmParams {
     DsmPortParams port;
     DsmStagingParams staging;
     DsmTieringParams tiering;
+    DsmWarmParams warm;
     uint32_t owners = kSingleDieOwners;  // remote_hbm windows: a supernode's dies, or dsm.owners
     uint32_t dies_per_node = 8;          // dies sharing one node's host_ddr and pmem devices
 
@@ -75,6 +90,9 @@ struct DsmParams {
     // Every problem, as (key, message) under `dsm.`.
     std::vector<std::pair<std::string, std::string>> validate(uint64_t local_hbm_bytes) const;
 };
+
+// "host_ddr, pmem": the node tiers (one device per node) node tiering may move blocks between.
+std::string node_tier_list();
 
 // A tier of the registered kind `name` at its kind's default base, with its kind's defaults
 // (pmem's endurance_block and the like): for code and tests that build DsmParams without a

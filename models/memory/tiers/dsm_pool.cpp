@@ -11,11 +11,14 @@ constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;  // servers count in
 DsmPool::DsmPool(const DsmParams& params, StatsRegistry& stats)
     : m_params(params), m_stats(stats), m_clock("dsm.clock", kPicosecondClock) {}
 
+uint32_t DsmPool::node_of(uint32_t die) const {
+    return die / std::max<uint32_t>(1, m_params.dies_per_node);
+}
+
 DsmPool::Device* DsmPool::device(Tier t, uint32_t die) {
     const TierParams* tp = m_params.find(t);
     if (!tp) return nullptr;
-    const uint32_t per_node = std::max<uint32_t>(1, m_params.dies_per_node);
-    const uint32_t node = tp->kind.device == PoolTierKind::Device::kPerNode ? die / per_node : 0;
+    const uint32_t node = tp->kind.device == PoolTierKind::Device::kPerNode ? node_of(die) : 0;
     std::unique_ptr<Device>& d = m_devices[{t, node}];
     if (!d) {
         d = std::unique_ptr<Device>(
@@ -23,6 +26,16 @@ DsmPool::Device* DsmPool::device(Tier t, uint32_t die) {
                        CalendarServer(&m_clock, tp->write_bytes_per_s / kPicosecondClock)});
     }
     return d.get();
+}
+
+NodeTiering* DsmPool::node_tiering(Tier t, uint32_t die) {
+    if (!m_params.warm.enable || t != m_params.warm.from) return nullptr;
+    std::unique_ptr<NodeTiering>& n = m_node_tiering[node_of(die)];
+    if (!n) {
+        n = std::make_unique<NodeTiering>(m_params.warm, *device(m_params.warm.from, die),
+                                          *device(m_params.warm.into, die), &m_clock);
+    }
+    return n.get();
 }
 
 void DsmPool::attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm, int64_t unloaded_latency_ps) {
@@ -48,6 +61,26 @@ void DsmPool::finalize_stats() {
         busy[key.first] += d->read.busy_cycles() + d->write.busy_cycles();
     }
     const StatsGroup dsm(m_stats, "dsm");  // the pool is no module: its group is named here
+    if (m_params.warm.enable) {
+        NodeTiering::Counters sum;  // over the nodes
+        for (const auto& [node, n] : m_node_tiering) {
+            const NodeTiering::Counters& c = n->counters();
+            sum.warmed += c.warmed;
+            sum.cooled += c.cooled;
+            sum.hits += c.hits;
+            sum.skipped += c.skipped;
+            sum.written_back_bytes += c.written_back_bytes;
+        }
+        const StatsGroup warm = dsm.group("warm");
+        warm.counter("warmed", "blocks of dsm.warm.from copied into dsm.warm.into, all nodes")
+            .set(sum.warmed);
+        warm.counter("cooled", "warm copies evicted from their region").set(sum.cooled);
+        warm.counter("hits", "accesses served by a warm copy").set(sum.hits);
+        warm.counter("skipped", "moves skipped: the node copy engine's backlog too long")
+            .set(sum.skipped);
+        warm.counter("written_back_bytes", "dirty warm copies written back", "B")
+            .set(sum.written_back_bytes);
+    }
     for (const auto& [tier, ps] : busy) {
         dsm.group(to_string(tier))
             .counter("device_busy_ps",

@@ -4,7 +4,8 @@
 // die k's HBM and leaves through die k's port.
 //
 // Every device is a pair of demand-first bandwidth servers (read, write) at 1 ps granularity:
-// several dies reading the DDR pool queue on it; the unloaded latency is the tier's.
+// several dies reading the DDR pool queue on it; the unloaded latency is the tier's. Each node's
+// tiering between its own tiers (dsm.warm: pmem's warm blocks in DDR) lives here too.
 #pragma once
 
 #include <array>
@@ -21,6 +22,8 @@
 #include "models/common/priority_bandwidth_server.h"
 #include "models/common/stats.h"
 #include "models/memory/tiers/dsm_params.h"
+#include "models/memory/tiers/node_tiering.h"
+#include "models/memory/tiers/pool_device.h"
 
 namespace asim {
 
@@ -43,10 +46,7 @@ public:
     // Several dies book a device each at their own (future-dated) times: calendar servers, so
     // an earlier transfer is not held behind one booked for later (calendar_server.h). Demand
     // before prefetch is arbitrated at the dies' ports, not here.
-    struct Device {
-        CalendarServer read;
-        CalendarServer write;
-    };
+    using Device = PoolDevice;
 
     DsmPool(const DsmParams& params, StatsRegistry& stats);
 
@@ -55,6 +55,9 @@ public:
     // node's CPUs', `dies_per_node` dies each); remote_hbm's stand-in is one per pool. Null if
     // the platform lacks the tier.
     Device* device(Tier t, uint32_t die);
+    // The node tiering of die `die`'s node when `t` is the tier it moves warm blocks out of
+    // (dsm.warm.from), else null.
+    NodeTiering* node_tiering(Tier t, uint32_t die);
     // Die `die`'s HBM, reached by other dies' reads of its window; `unloaded_latency_ps` is what
     // its model adds to an idle access (the tier's latency already counts the memory's).
     void attach_hbm(uint32_t die, tlm::tlm_target_socket<>& hbm, int64_t unloaded_latency_ps);
@@ -81,7 +84,9 @@ private:
     DsmParams m_params;
     StatsRegistry& m_stats;
     ClockDomain m_clock;
+    uint32_t node_of(uint32_t die) const;
     std::map<std::pair<Tier, uint32_t>, std::unique_ptr<Device>> m_devices;  // (tier, node)
+    std::map<uint32_t, std::unique_ptr<NodeTiering>> m_node_tiering;         // by node
     std::vector<Member> m_members;
     PoolFabric* m_fabric = nullptr;
 };

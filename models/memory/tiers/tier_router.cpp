@@ -140,20 +140,30 @@ Picoseconds TierRouter::await_idle_port(Picoseconds arrival) {
 }
 
 Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes,
-                                    bool write, bool background) {
+                                    bool write, bool background, bool migration) {
     if (background && bytes > kBackgroundPiece) {
         // Background transfers go in pieces: a demand access waits for one piece, not a block.
         Picoseconds done = arrival;
         for (uint64_t off = 0; off < bytes; off += kBackgroundPiece) {
             Decoded piece = d;
             piece.offset += off;
-            done = std::max(
-                done,
-                pool_access(piece, arrival, std::min(kBackgroundPiece, bytes - off), write, true));
+            done =
+                std::max(done, pool_access(piece, arrival, std::min(kBackgroundPiece, bytes - off),
+                                           write, true, migration));
         }
         return done;
     }
-    const TierParams& tp = *m_params.find(d.tier);
+    // A node tier's warm block (dsm.warm) is served by its copy in the faster node tier once the
+    // copy is complete: that tier's device and latency.
+    Tier served = d.tier;
+    NodeTiering* warm = m_pool.node_tiering(d.tier, m_die);
+    if (warm) {
+        if (warm->serves(d.offset, arrival, write, !background))
+            served = m_params.warm.into;
+        else if (!write && !migration)
+            warm->count_read(d.offset, arrival, kernel_now());
+    }
+    const TierParams& tp = *m_params.find(served);
     const auto port = (write ? m_port_write : m_port_read).reserve(arrival, bytes, background);
     (write ? m_stats.port_write_bytes : m_stats.port_read_bytes) += bytes;
     Picoseconds device_done = port.end;
@@ -179,14 +189,15 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
                                          : fabric->carry(d.owner, m_die, bytes, false, background));
         }
     } else {
-        DsmPool::Device& dev = *m_pool.device(d.tier, m_die);
+        DsmPool::Device& dev = *m_pool.device(served, m_die);
         CalendarServer& server = write ? dev.write : dev.read;
         server.forget_before(kernel_now());
         device_done = server.reserve(arrival, bytes, background).end;
     }
     const Picoseconds done =
         std::max(port.end, device_done) + (write ? tp.write_latency_ps : tp.read_latency_ps);
-    TierTotals& tot = m_totals[static_cast<std::size_t>(d.tier)];
+    TierTotals& tot = m_totals[static_cast<std::size_t>(served)];
+    if (served != d.tier) ++m_totals[static_cast<std::size_t>(d.tier)].warm_hits;
     if (write) {
         ++tot.writes;
         tot.write_bytes += bytes;
@@ -232,7 +243,7 @@ void TierRouter::count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds 
         ++m_totals[static_cast<std::size_t>(vd.tier)].migrations_out;
         if (victim->dirty && vd.valid && vd.tier != Tier::kHbm) {
             const Picoseconds read = local_access(victim->slot_addr, when, bytes, false, nullptr);
-            pool_access(vd, read, bytes, true, true);
+            pool_access(vd, read, bytes, true, true, true);
         }
     }
     const uint64_t block_addr = block * bytes;
@@ -263,7 +274,8 @@ void TierRouter::migration_engine() {
             const Picoseconds at = share ? kernel_now() : await_idle_port(kernel_now());
             Decoded piece = m.source;
             piece.offset += off;
-            read_done = std::max(read_done, pool_access(piece, at, piece_bytes, false, !share));
+            read_done =
+                std::max(read_done, pool_access(piece, at, piece_bytes, false, !share, true));
             m_migration_bytes_left -= piece_bytes;
         }
         // Demoted meanwhile (the region filled up with later promotions): nothing to complete.
@@ -299,7 +311,7 @@ Picoseconds TierRouter::remote_piece(uint64_t addr, const Decoded& d, Picosecond
     }
     if (!write && !background) count_for_tiering(addr, d, arrival);
     if (background && !write) arrival = await_idle_port(arrival);
-    const Picoseconds done = pool_access(d, arrival, bytes, write, background);
+    const Picoseconds done = pool_access(d, arrival, bytes, write, background, false);
     if (!write && !background) m_stats.pool_read_latency_ns.sample((done - arrival) / 1000);
     return done;
 }
@@ -372,7 +384,7 @@ void TierRouter::stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& 
                 ready = arrival;
             } else {
                 const Picoseconds read_done =
-                    pool_access(pd, await_idle_port(arrival), end - a, false, true);
+                    pool_access(pd, await_idle_port(arrival), end - a, false, true, false);
                 LocalCopies::Copy& copy = m_staged.insert(block, 0);
                 copy.ready = local_access(copy.slot_addr + a % block_bytes, read_done, end - a,
                                           true, info_of(p));
@@ -406,6 +418,12 @@ void TierRouter::finalize_stats() {
             .set(tot.migrations_in);
         g.counter("migrations_out", "promoted blocks of the tier demoted from local HBM")
             .set(tot.migrations_out);
+        if (m_params.warm.enable && t.tier == m_params.warm.from) {
+            g.counter("warm_hits",
+                      "accesses to the tier's addresses served by the node's warm "
+                      "copy in dsm.warm.into (counted there in bytes)")
+                .set(tot.warm_hits);
+        }
         if (t.kind.endurance_block) {
             g.counter("max_block_writes", "writes to the most written endurance block")
                 .set(tot.max_block_writes);

@@ -86,6 +86,7 @@ public:
     struct TierTotals {
         uint64_t read_bytes = 0, write_bytes = 0, reads = 0, writes = 0;
         uint64_t copy_hits = 0;  // accesses served from a local copy (staged or promoted)
+        uint64_t warm_hits = 0;  // accesses served by the node's warm copy (dsm.warm)
         uint64_t migrations_in = 0, migrations_out = 0;
         uint64_t max_block_writes = 0;  // pmem endurance: most writes to one counted block
     };
@@ -109,8 +110,10 @@ private:
     // this). Returns the arrival to book from.
     Picoseconds await_idle_port(Picoseconds arrival);
     // Times one access of a pool tier (no local copy); returns its completion.
+    // `background`: behind demand at the port and the devices; `migration`: the tiering's own
+    // traffic (not counted by the node tiering).
     Picoseconds pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes, bool write,
-                            bool background);
+                            bool background, bool migration);
     // One access of an HBM model (this die's through hbm_out, or an owner's); returns its
     // completion.
     Picoseconds hbm_access(tlm::tlm_fw_transport_if<>& hbm, uint64_t addr, Picoseconds arrival,

@@ -1,0 +1,69 @@
+#include "models/memory/tiers/node_tiering.h"
+
+#include <algorithm>
+
+namespace asim {
+
+namespace {
+constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;
+constexpr uint64_t kPiece = 64 * 1024;                 // the copy engine's unit
+constexpr Picoseconds kBacklogHorizonPs = 10'000'000;  // 10 us, as the die's tiering
+}  // namespace
+
+NodeTiering::NodeTiering(const DsmWarmParams& params, PoolDevice& from, PoolDevice& into,
+                         const ClockDomain* clock)
+    : m_params(params),
+      m_from(from),
+      m_into(into),
+      m_budget(clock, params.migration_bytes_per_s / kPicosecondClock),
+      // The region's slots are offsets in `into`'s device: only its bandwidth is modelled, so
+      // where the region lies does not matter.
+      m_copies(0, params.capacity, params.block, true) {}
+
+bool NodeTiering::serves(uint64_t offset, Picoseconds arrival, bool write, bool demand) {
+    LocalCopies::Copy* c = m_copies.find(m_copies.block_of(offset), demand);
+    if (!c || c->ready > arrival) return false;
+    if (write) c->dirty = true;
+    ++m_counters.hits;
+    return true;
+}
+
+void NodeTiering::count_read(uint64_t offset, Picoseconds when, Picoseconds now) {
+    const uint64_t block = m_copies.block_of(offset);
+    // A block being copied is read where it is meanwhile; those reads are not counted again.
+    if (m_copies.find(block, false)) return;
+    if (++m_reads[block] < m_params.warm_after) return;
+    if (m_budget.free_at() > when + kBacklogHorizonPs) {
+        ++m_counters.skipped;
+        return;
+    }
+    m_reads.erase(block);
+    const uint64_t bytes = m_params.block;
+    if (auto victim = m_copies.make_room()) {
+        ++m_counters.cooled;
+        if (victim->dirty) {
+            // Background both ways: the copy read from `into`, written back to `from`.
+            for (uint64_t off = 0; off < bytes; off += kPiece) {
+                const uint64_t piece = std::min(kPiece, bytes - off);
+                m_into.read.forget_before(now);
+                m_from.write.forget_before(now);
+                const Picoseconds read = m_into.read.reserve(when, piece, true).end;
+                m_from.write.reserve(read, piece, true);
+            }
+            m_counters.written_back_bytes += bytes;
+        }
+    }
+    Picoseconds ready = when;
+    m_from.read.forget_before(now);
+    m_into.write.forget_before(now);
+    for (uint64_t off = 0; off < bytes; off += kPiece) {
+        const uint64_t piece = std::min(kPiece, bytes - off);
+        const Picoseconds start = m_budget.reserve(when, piece).start;
+        const Picoseconds read = m_from.read.reserve(start, piece, true).end;
+        ready = std::max(ready, m_into.write.reserve(read, piece, true).end);
+    }
+    m_copies.insert(block, ready);
+    ++m_counters.warmed;
+}
+
+}  // namespace asim
