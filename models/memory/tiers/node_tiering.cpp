@@ -8,6 +8,11 @@ namespace {
 constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;
 constexpr uint64_t kPiece = 64 * 1024;                 // the copy engine's unit
 constexpr Picoseconds kBacklogHorizonPs = 10'000'000;  // 10 us, as the die's tiering
+// The copies are booked in turn with the dies' demand at the devices (a share of their time, the
+// budget), not as background: a calendar device does not push back a transfer it has granted, so
+// a background copy booked ahead would overlap the demand booked after it and the device would
+// deliver more than its bandwidth (calendar_server.h).
+constexpr bool kInTurn = false;  // CalendarServer::reserve's `background`
 }  // namespace
 
 NodeTiering::NodeTiering(const DsmWarmParams& params, PoolDevice& from, PoolDevice& into,
@@ -42,13 +47,13 @@ void NodeTiering::count_read(uint64_t offset, Picoseconds when, Picoseconds now)
     if (auto victim = m_copies.make_room()) {
         ++m_counters.cooled;
         if (victim->dirty) {
-            // Background both ways: the copy read from `into`, written back to `from`.
+            // The copy read from `into`, written back to `from` (in turn, as the copies).
             for (uint64_t off = 0; off < bytes; off += kPiece) {
                 const uint64_t piece = std::min(kPiece, bytes - off);
                 m_into.read.forget_before(now);
                 m_from.write.forget_before(now);
-                const Picoseconds read = m_into.read.reserve(when, piece, true).end;
-                m_from.write.reserve(read, piece, true);
+                const Picoseconds read = m_into.read.reserve(when, piece, kInTurn).end;
+                m_from.write.reserve(read, piece, kInTurn);
             }
             m_counters.written_back_bytes += bytes;
         }
@@ -59,8 +64,8 @@ void NodeTiering::count_read(uint64_t offset, Picoseconds when, Picoseconds now)
     for (uint64_t off = 0; off < bytes; off += kPiece) {
         const uint64_t piece = std::min(kPiece, bytes - off);
         const Picoseconds start = m_budget.reserve(when, piece).start;
-        const Picoseconds read = m_from.read.reserve(start, piece, true).end;
-        ready = std::max(ready, m_into.write.reserve(read, piece, true).end);
+        const Picoseconds read = m_from.read.reserve(start, piece, kInTurn).end;
+        ready = std::max(ready, m_into.write.reserve(read, piece, kInTurn).end);
     }
     m_copies.insert(block, ready);
     ++m_counters.warmed;

@@ -9,11 +9,12 @@
 //    copy engine's backlog at its budget reaches more than 10 us ahead (skipped; a later read
 //    tries again).
 //  - The copy: the block in 64 KiB pieces, each at most at the budget's rate, read from `from`'s
-//    device and written to `into`'s, both at background priority (demand goes first on the
-//    devices). Booked at once when the block moves (computed latencies, as the ports'); the copy
-//    serves accesses from when its last piece is written.
+//    device and written to `into`'s, in turn with the dies' demand there (the budget is a share
+//    of the devices' time; H-JSD prefetches, background traffic, go after both). Booked at once
+//    when the block moves (computed latencies, as the ports'); the copy serves accesses from when
+//    its last piece is written.
 //  - The region holds capacity / block copies; when full the least recently used is cooled
-//    (written back to `from` when dirty, as background traffic).
+//    (written back to `from` when dirty, booked as the copies are).
 #pragma once
 
 #include <cstdint>
