@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -44,6 +45,31 @@ enum class ParamType {
 // "integer", "size", ... (the `type` of `ascend-sim params --json`).
 const char* to_string(ParamType type);
 
+// The names of an enum's values, written once: a choice is declared from them
+// (Param::choice(key, names, ...)) and read back as the value (ParamTable::choice).
+//   const ChoiceNames<RefreshMode> kRefreshModes{{"all_bank", RefreshMode::kAllBank}, ...};
+template <typename E>
+class ChoiceNames {
+public:
+    ChoiceNames(std::initializer_list<std::pair<const char*, E>> entries) : m_entries(entries) {}
+    std::vector<std::string> names() const {
+        std::vector<std::string> n;
+        for (const auto& [name, value] : m_entries) n.emplace_back(name);
+        return n;
+    }
+    // The value named `name`; the reader has checked it is one of names() (a bad value stands in
+    // as the declared default, which is).
+    E of(const std::string& name) const {
+        for (const auto& [n, value] : m_entries) {
+            if (name == n) return value;
+        }
+        throw std::logic_error("'" + name + "' is not a declared choice");
+    }
+
+private:
+    std::vector<std::pair<const char*, E>> m_entries;
+};
+
 // One key. Built with the named constructors and the chained setters:
 //   Param::size("size", "capacity of the cache").source("W1 Table 3-1")
 //   Param::integer("ways", "ways per set").range(1, 64).dflt("16")
@@ -54,6 +80,10 @@ public:
     static Param boolean(std::string key, std::string description);
     static Param string(std::string key, std::string description);
     static Param choice(std::string key, std::vector<std::string> choices, std::string description);
+    template <typename E>
+    static Param choice(std::string key, const ChoiceNames<E>& names, std::string description) {
+        return choice(std::move(key), names.names(), std::move(description));
+    }
     // A choice among names a function gives when asked (a list kept in another file: asked
     // after start-up, so the order of static initialisation does not matter).
     static Param choice_of(std::string key, std::function<std::vector<std::string>()> names,
@@ -194,6 +224,11 @@ public:
     double byte_rate(const ConfigNode& node, const std::string& key, double fallback) const;
     std::vector<int64_t> integer_list(const ConfigNode& node, const std::string& key) const;
     std::vector<std::string> string_list(const ConfigNode& node, const std::string& key) const;
+    // A choice declared from `names`, as its value.
+    template <typename E>
+    E choice(const ConfigNode& node, const std::string& key, const ChoiceNames<E>& names) const {
+        return names.of(string(node, key));
+    }
 
 private:
     // `fallback`: nullptr for none (a pointer, not an optional of the variant: GCC 12's

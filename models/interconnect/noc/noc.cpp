@@ -17,9 +17,11 @@ std::vector<std::pair<std::string, std::string>> NocParams::validate() const {
 }
 
 namespace {
+const ChoiceNames<NocParams::Topology> kTopologies{{"crossbar", NocParams::Topology::kCrossbar},
+                                                   {"mesh", NocParams::Topology::kMesh}};
 const ParamTable kNoc(
     {"die.noc"}, "On-die network",
-    {Param::choice("topology", {"crossbar", "mesh"}, "crossbar (a latency per pair) or a 2-D mesh"),
+    {Param::choice("topology", kTopologies, "crossbar (a latency per pair) or a 2-D mesh"),
      Param::integer("mesh_columns", "routers", "(mesh) routers per row; the cores fill rows of it")
          .range(1, 1024)
          .dflt_from("required for a mesh"),
@@ -32,8 +34,7 @@ const ParamTable kNoc(
 
 NocParams parse_noc_params(const ConfigNode& node) {
     NocParams p;
-    p.topology = kNoc.string(node, "topology") == "mesh" ? NocParams::Topology::kMesh
-                                                         : NocParams::Topology::kCrossbar;
+    p.topology = kNoc.choice(node, "topology", kTopologies);
     if (p.topology == NocParams::Topology::kMesh) {
         p.mesh_columns = static_cast<uint32_t>(kNoc.integer(node, "mesh_columns"));
         p.link_bytes_per_cycle = kNoc.real(node, "link_bytes_per_cycle");

@@ -7,9 +7,21 @@ namespace asim {
 
 namespace {
 
+// The choices' names, written once (declaration and reading).
+const ChoiceNames<HbmFidelity> kFidelities{{"flat", HbmFidelity::kFlat},
+                                           {"jedec", HbmFidelity::kJedec}};
+const ChoiceNames<QueueStructure> kQueueStructures{{"per_bank", QueueStructure::kPerBank},
+                                                   {"shared", QueueStructure::kShared}};
+const ChoiceNames<RefreshMode> kRefreshModes{{"all_bank", RefreshMode::kAllBank},
+                                             {"per_bank", RefreshMode::kPerBank},
+                                             {"none", RefreshMode::kNone}};
+const ChoiceNames<RefreshOrder> kRefreshOrders{{"round_robin", RefreshOrder::kRoundRobin},
+                                               {"idle_first", RefreshOrder::kIdleFirst},
+                                               {"idle_recent", RefreshOrder::kIdleRecent}};
+
 const ParamTable kHbm(
     {"die.hbm"}, "HBM",
-    {Param::choice("fidelity", {"flat", "jedec"},
+    {Param::choice("fidelity", kFidelities,
                    "flat: bandwidth servers derived from this description; jedec: the "
                    "JEDEC-timed controller")
          .dflt("flat"),
@@ -83,7 +95,7 @@ const ParamTable kController(
                  "(models/memory/hbm/README.md, line transactions)")
          .dflt("0B")
          .zero_allowed(),
-     Param::choice("queue_structure", {"per_bank", "shared"},
+     Param::choice("queue_structure", kQueueStructures,
                    "a command queue per bank, or one per channel")
          .dflt("per_bank"),
      Param::integer("command_queue_depth", "entries",
@@ -109,8 +121,8 @@ const ParamTable kController(
          .range(0, 4096),
      Param::boolean("dual_issue", "one row and one column command per cycle (HBM's separate buses)")
          .dflt("true"),
-     Param::choice("refresh", {"all_bank", "per_bank", "none"}, "refresh mode").dflt("all_bank"),
-     Param::choice("refresh_order", {"round_robin", "idle_first", "idle_recent"},
+     Param::choice("refresh", kRefreshModes, "refresh mode").dflt("all_bank"),
+     Param::choice("refresh_order", kRefreshOrders,
                    "per-bank refresh: the banks in turn; idle_first, first a bank with nothing "
                    "queued that still owes a refresh in this round (every bank once per tREFIsb x "
                    "banks); idle_recent, of those the one that served a column command last")
@@ -120,8 +132,7 @@ const ParamTable kController(
 
 HbmParams parse_hbm_params(const ConfigNode& node) {
     HbmParams p;
-    p.fidelity =
-        kHbm.string(node, "fidelity") == "jedec" ? HbmFidelity::kJedec : HbmFidelity::kFlat;
+    p.fidelity = kHbm.choice(node, "fidelity", kFidelities);
     p.network_latency_ps = kHbm.time_ps(node, "network_latency");
 
     const ConfigNode o = node.child("organisation");
@@ -179,9 +190,7 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
     ct.scheduler_params = hbm_scheduler_registry().read_params(c, ct.scheduler);
     ct.page_policy = kController.string(c, "page_policy");
     ct.transaction_bytes = kController.size(c, "transaction");
-    ct.queue_structure = kController.string(c, "queue_structure") == "shared"
-                             ? QueueStructure::kShared
-                             : QueueStructure::kPerBank;
+    ct.queue_structure = kController.choice(c, "queue_structure", kQueueStructures);
     ct.command_queue_depth = entries_of("command_queue_depth");
     ct.read_queue_depth = entries_of("read_queue_depth");
     ct.write_buffer_depth = entries_of("write_buffer_depth");
@@ -191,14 +200,8 @@ HbmParams parse_hbm_params(const ConfigNode& node) {
     ct.write_drain_low = entries_of("write_drain_low");
     ct.write_drain_idle = entries_of("write_drain_idle");
     ct.dual_issue = kController.boolean(c, "dual_issue");
-    const std::string r = kController.string(c, "refresh");
-    ct.refresh = r == "per_bank" ? RefreshMode::kPerBank
-                 : r == "none"   ? RefreshMode::kNone
-                                 : RefreshMode::kAllBank;
-    const std::string order = kController.string(c, "refresh_order");
-    ct.refresh_order = order == "idle_first"    ? RefreshOrder::kIdleFirst
-                       : order == "idle_recent" ? RefreshOrder::kIdleRecent
-                                                : RefreshOrder::kRoundRobin;
+    ct.refresh = kController.choice(c, "refresh", kRefreshModes);
+    ct.refresh_order = kController.choice(c, "refresh_order", kRefreshOrders);
 
     // Checks across keys only when every key read well (stand-ins would only add noise).
     if (!node.problems_reported()) {
