@@ -81,10 +81,11 @@ private:
         int64_t hbm_latency_ps = 0;
         CalendarServer* egress = nullptr;
     };
+    uint32_t node_of(uint32_t die) const;
+
     DsmParams m_params;
     StatsRegistry& m_stats;
     ClockDomain m_clock;
-    uint32_t node_of(uint32_t die) const;
     std::map<std::pair<Tier, uint32_t>, std::unique_ptr<Device>> m_devices;  // (tier, node)
     std::map<uint32_t, std::unique_ptr<NodeTiering>> m_node_tiering;         // by node
     std::vector<Member> m_members;

@@ -48,10 +48,10 @@ void NodeTiering::count_read(uint64_t offset, Picoseconds when, Picoseconds now)
         ++m_counters.cooled;
         if (victim->dirty) {
             // The copy read from `into`, written back to `from` (in turn, as the copies).
+            m_into.read.forget_before(now);
+            m_from.write.forget_before(now);
             for (uint64_t off = 0; off < bytes; off += kPiece) {
                 const uint64_t piece = std::min(kPiece, bytes - off);
-                m_into.read.forget_before(now);
-                m_from.write.forget_before(now);
                 const Picoseconds read = m_into.read.reserve(when, piece, kInTurn).end;
                 m_from.write.reserve(read, piece, kInTurn);
             }
