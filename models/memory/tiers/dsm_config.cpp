@@ -86,9 +86,7 @@ std::vector<std::pair<std::string, std::string>> DsmParams::validate(
     if (warm.enable) {
         const TierParams* from = find(warm.from);
         const TierParams* into = find(warm.into);
-        const auto per_node = [](const TierParams* t) {
-            return t && t->kind.device == PoolTierKind::Device::kPerNode;
-        };
+        const auto per_node = [](const TierParams* t) { return t && t->kind.per_node(); };
         if (!per_node(from) || !per_node(into) || warm.from == warm.into) {
             problems.emplace_back("warm", "from and into must be two node tiers (" +
                                               node_tier_list() + ") of the platform's dsm.tiers");
@@ -167,9 +165,7 @@ const ParamTable kTiering(
 std::vector<std::string> node_tier_names() {
     std::vector<std::string> names;
     for (const std::string& n : tier_names()) {
-        if (n != "hbm" &&
-            default_kind(*tier_from_string(n)).device == PoolTierKind::Device::kPerNode)
-            names.push_back(n);
+        if (n != "hbm" && default_kind(*tier_from_string(n)).per_node()) names.push_back(n);
     }
     return names;
 }

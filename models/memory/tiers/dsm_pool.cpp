@@ -4,12 +4,8 @@
 
 namespace asim {
 
-namespace {
-constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;  // servers count in ps
-}
-
 DsmPool::DsmPool(const DsmParams& params, StatsRegistry& stats)
-    : m_params(params), m_stats(stats), m_clock("dsm.clock", kPicosecondClock) {}
+    : m_params(params), m_stats(stats), m_clock("dsm.clock", kPoolClockHz) {}
 
 uint32_t DsmPool::node_of(uint32_t die) const {
     return die / std::max<uint32_t>(1, m_params.dies_per_node);
@@ -18,12 +14,12 @@ uint32_t DsmPool::node_of(uint32_t die) const {
 DsmPool::Device* DsmPool::device(Tier t, uint32_t die) {
     const TierParams* tp = m_params.find(t);
     if (!tp) return nullptr;
-    const uint32_t node = tp->kind.device == PoolTierKind::Device::kPerNode ? node_of(die) : 0;
+    const uint32_t node = tp->kind.per_node() ? node_of(die) : 0;
     std::unique_ptr<Device>& d = m_devices[{t, node}];
     if (!d) {
         d = std::unique_ptr<Device>(
-            new Device{CalendarServer(&m_clock, tp->read_bytes_per_s / kPicosecondClock),
-                       CalendarServer(&m_clock, tp->write_bytes_per_s / kPicosecondClock)});
+            new Device{CalendarServer(&m_clock, tp->read_bytes_per_s / kPoolClockHz),
+                       CalendarServer(&m_clock, tp->write_bytes_per_s / kPoolClockHz)});
     }
     return d.get();
 }

@@ -5,9 +5,6 @@
 namespace asim {
 
 namespace {
-constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;
-constexpr uint64_t kPiece = 64 * 1024;                 // the copy engine's unit
-constexpr Picoseconds kBacklogHorizonPs = 10'000'000;  // 10 us, as the die's tiering
 // The copies are booked in turn with the dies' demand at the devices (a share of their time, the
 // budget), not as background: a calendar device does not push back a transfer it has granted, so
 // a background copy booked ahead would overlap the demand booked after it and the device would
@@ -20,7 +17,7 @@ NodeTiering::NodeTiering(const DsmWarmParams& params, PoolDevice& from, PoolDevi
     : m_params(params),
       m_from(from),
       m_into(into),
-      m_budget(clock, params.migration_bytes_per_s / kPicosecondClock),
+      m_budget(clock, params.migration_bytes_per_s / kPoolClockHz),
       // The region's slots are offsets in `into`'s device: only its bandwidth is modelled, so
       // where the region lies does not matter.
       m_copies(0, params.capacity, params.block, true) {}
@@ -38,7 +35,7 @@ void NodeTiering::count_read(uint64_t offset, Picoseconds when, Picoseconds now)
     // A block being copied is read where it is meanwhile; those reads are not counted again.
     if (m_copies.find(block, false)) return;
     if (++m_reads[block] < m_params.warm_after) return;
-    if (m_budget.free_at() > when + kBacklogHorizonPs) {
+    if (m_budget.free_at() > when + kMigrationHorizonPs) {
         ++m_counters.skipped;
         return;
     }
@@ -50,8 +47,8 @@ void NodeTiering::count_read(uint64_t offset, Picoseconds when, Picoseconds now)
             // The copy read from `into`, written back to `from` (in turn, as the copies).
             m_into.read.forget_before(now);
             m_from.write.forget_before(now);
-            for (uint64_t off = 0; off < bytes; off += kPiece) {
-                const uint64_t piece = std::min(kPiece, bytes - off);
+            for (uint64_t off = 0; off < bytes; off += kPoolPieceBytes) {
+                const uint64_t piece = std::min(kPoolPieceBytes, bytes - off);
                 const Picoseconds read = m_into.read.reserve(when, piece, kInTurn).end;
                 m_from.write.reserve(read, piece, kInTurn);
             }
@@ -61,8 +58,8 @@ void NodeTiering::count_read(uint64_t offset, Picoseconds when, Picoseconds now)
     Picoseconds ready = when;
     m_from.read.forget_before(now);
     m_into.write.forget_before(now);
-    for (uint64_t off = 0; off < bytes; off += kPiece) {
-        const uint64_t piece = std::min(kPiece, bytes - off);
+    for (uint64_t off = 0; off < bytes; off += kPoolPieceBytes) {
+        const uint64_t piece = std::min(kPoolPieceBytes, bytes - off);
         const Picoseconds start = m_budget.reserve(when, piece).start;
         const Picoseconds read = m_from.read.reserve(start, piece, kInTurn).end;
         ready = std::max(ready, m_into.write.reserve(read, piece, kInTurn).end);

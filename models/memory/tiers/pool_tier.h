@@ -33,6 +33,7 @@ struct PoolTierKind {
     uint64_t endurance_block = 0;  // writes counted per block of this size (0: not counted)
 
     bool per_owner() const { return device == Device::kOwnerHbm; }
+    bool per_node() const { return device == Device::kPerNode; }
 };
 
 Registry<PoolTierKind>& pool_tier_registry();

@@ -8,10 +8,6 @@
 namespace asim {
 
 namespace {
-constexpr uint64_t kPicosecondClock = 1'000'000'000'000ULL;
-// A promotion is skipped when the migration engine's backlog, at its budget's rate, reaches this
-// far ahead.
-constexpr Picoseconds kMigrationHorizonPs = 10'000'000;  // 10 us
 // The ready time of a promoted block's copy until the migration engine has written it.
 constexpr Picoseconds kNotCopied = ~Picoseconds{0};
 }  // namespace
@@ -26,15 +22,15 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
       m_pool(pool),
       m_die(die),
       m_local_bytes(local_hbm_bytes),
-      m_port_read(&pool.clock(), params.port.read_bytes_per_s / kPicosecondClock),
-      m_port_write(&pool.clock(), params.port.write_bytes_per_s / kPicosecondClock),
-      m_port_serve(&pool.clock(), params.port.read_bytes_per_s / kPicosecondClock),
+      m_port_read(&pool.clock(), params.port.read_bytes_per_s / kPoolClockHz),
+      m_port_write(&pool.clock(), params.port.write_bytes_per_s / kPoolClockHz),
+      m_port_serve(&pool.clock(), params.port.read_bytes_per_s / kPoolClockHz),
       m_staged(region_top - params.staging.capacity, params.staging.capacity, params.staging.block,
                false),
       m_promoted(region_top - params.staging.capacity -
                      (params.tiering.enable ? params.tiering.capacity : 0),
                  params.tiering.enable ? params.tiering.capacity : 0, params.tiering.block, true),
-      m_migration_budget(&pool.clock(), params.tiering.migration_bytes_per_s / kPicosecondClock),
+      m_migration_budget(&pool.clock(), params.tiering.migration_bytes_per_s / kPoolClockHz),
       m_stats{
           StatsGroup(stats, *this)
               .counter("staged_blocks", "blocks the H-JSD staged into local HBM"),
@@ -56,6 +52,7 @@ TierRouter::TierRouter(sc_core::sc_module_name name, const DsmParams& params, Ds
       m_registry(stats) {
     m_staging_base = region_top - params.staging.capacity;
     pool.attach_egress(die, m_port_serve);
+    if (params.warm.enable) m_warm = pool.node_tiering(params.warm.from, die);
     l2_in.register_b_transport(this, &TierRouter::route);
     if (m_promoted.enabled())
         sc_core::sc_spawn(sc_bind(&TierRouter::migration_engine, this), "migration_engine");
@@ -141,14 +138,14 @@ Picoseconds TierRouter::await_idle_port(Picoseconds arrival) {
 
 Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint64_t bytes,
                                     bool write, bool background, bool migration) {
-    if (background && bytes > kBackgroundPiece) {
+    if (background && bytes > kPoolPieceBytes) {
         // Background transfers go in pieces: a demand access waits for one piece, not a block.
         Picoseconds done = arrival;
-        for (uint64_t off = 0; off < bytes; off += kBackgroundPiece) {
+        for (uint64_t off = 0; off < bytes; off += kPoolPieceBytes) {
             Decoded piece = d;
             piece.offset += off;
             done =
-                std::max(done, pool_access(piece, arrival, std::min(kBackgroundPiece, bytes - off),
+                std::max(done, pool_access(piece, arrival, std::min(kPoolPieceBytes, bytes - off),
                                            write, true, migration));
         }
         return done;
@@ -156,8 +153,7 @@ Picoseconds TierRouter::pool_access(const Decoded& d, Picoseconds arrival, uint6
     // A node tier's warm block (dsm.warm) is served by its copy in the faster node tier once the
     // copy is complete: that tier's device and latency.
     Tier served = d.tier;
-    NodeTiering* warm = m_pool.node_tiering(d.tier, m_die);
-    if (warm) {
+    if (NodeTiering* warm = d.tier == m_params.warm.from ? m_warm : nullptr) {
         if (warm->serves(d.offset, arrival, write, !background))
             served = m_params.warm.into;
         else if (!write && !migration)
@@ -230,7 +226,7 @@ void TierRouter::count_for_tiering(uint64_t addr, const Decoded& d, Picoseconds 
     // lets it go on.
     const Picoseconds go_on = std::max(m_migration_budget.free_at(), when);
     const auto backlog =
-        static_cast<Picoseconds>(static_cast<double>(m_migration_bytes_left) * kPicosecondClock /
+        static_cast<Picoseconds>(static_cast<double>(m_migration_bytes_left) * kPoolClockHz /
                                  m_params.tiering.migration_bytes_per_s);
     if (go_on + backlog > when + kMigrationHorizonPs) {
         ++m_stats.migrations_skipped;
@@ -265,8 +261,8 @@ void TierRouter::migration_engine() {
         const Migration m = m_migrations.front();
         m_migrations.pop_front();
         Picoseconds read_done = kernel_now();
-        for (uint64_t off = 0; off < bytes; off += kBackgroundPiece) {
-            const uint64_t piece_bytes = std::min(kBackgroundPiece, bytes - off);
+        for (uint64_t off = 0; off < bytes; off += kPoolPieceBytes) {
+            const uint64_t piece_bytes = std::min(kPoolPieceBytes, bytes - off);
             // At most the budget's rate; in the background only into a port with nothing booked,
             // as a share in turn with demand (the port's order of arrival).
             const Picoseconds slot = m_migration_budget.reserve(kernel_now(), piece_bytes).start;

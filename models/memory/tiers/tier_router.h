@@ -131,7 +131,6 @@ private:
     void migration_engine();
     void evict_staged(const LocalCopies::Copy& c);
     static Picoseconds kernel_now() { return ClockDomain::to_ps(sc_core::sc_time_stamp()); }
-    static constexpr uint64_t kBackgroundPiece = 64 * 1024;  // see pool_access
 
     DsmParams m_params;
     DsmPool& m_pool;
@@ -146,6 +145,7 @@ private:
     CalendarServer m_port_serve;  // booked by the reading dies, each at its own times
     LocalCopies m_staged;
     LocalCopies m_promoted;
+    NodeTiering* m_warm = nullptr;  // this die's node's tiering (dsm.warm), null when off
     std::unordered_map<uint64_t, uint32_t> m_block_reads;  // tiering counters, per pool block
     // Endurance counters of the tiers that count writes: per tier, writes per block.
     std::vector<std::unordered_map<uint64_t, uint32_t>> m_counted_writes =
