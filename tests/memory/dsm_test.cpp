@@ -4,8 +4,10 @@
 // owner die's HBM. A driver thread issues accesses through the router's L2 socket.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -500,6 +502,49 @@ TEST(CalendarServer, DemandGoesAroundBackground) {
     EXPECT_EQ(demand.start, 1'000u);
     const auto bg2 = device.reserve(0, 1'000, true);
     EXPECT_EQ(bg2.start, 11'000u);  // after bg and the demand booked into the background calendar
+}
+
+// The calendar against first fit over every transfer kept apart (no merging, no flat array):
+// random arrivals from the kernel's time on, a third of them background, with the past forgotten
+// as time goes on; every transfer must start and end where first fit puts it.
+TEST(CalendarServer, BooksTheFirstFitLikeAPlainListOfTransfers) {
+    const ClockDomain ps("ps", 1'000'000'000'000ULL);
+    CalendarServer device(&ps, 1.0);
+    struct Booked {
+        Cycles start, end;
+    };
+    std::vector<Booked> all, demand;  // the reference: every transfer, in start order
+    auto first_fit = [](const std::vector<Booked>& booked, Cycles at, Cycles busy) {
+        for (const Booked& b : booked) {
+            if (at < b.end && b.start < at + busy) at = b.end;
+        }
+        return at;
+    };
+    auto keep = [](std::vector<Booked>& booked, Cycles start, Cycles busy) {
+        const Booked b{start, start + busy};
+        booked.insert(
+            std::upper_bound(booked.begin(), booked.end(), b,
+                             [](const Booked& x, const Booked& y) { return x.start < y.start; }),
+            b);
+    };
+    std::mt19937_64 rng(7);
+    Cycles now = 0;
+    for (int i = 0; i < 20000; ++i) {
+        if (rng() % 8 == 0) {
+            now += rng() % 400;
+            device.forget_before(now);
+        }
+        const Cycles at = now + rng() % 2000;
+        const Cycles busy = 1 + rng() % 60;
+        const bool background = rng() % 3 == 0;
+        const auto grant = device.reserve(at, busy, background);
+        const Cycles start = first_fit(background ? all : demand, at, busy);
+        ASSERT_EQ(grant.start, start) << "transfer " << i;
+        ASSERT_EQ(grant.end, start + busy) << "transfer " << i;
+        if (!background) keep(demand, start, busy);
+        keep(all, background ? start : first_fit(all, start, busy), busy);
+    }
+    EXPECT_LT(device.intervals(), 2000u);  // the past is forgotten
 }
 
 }  // namespace

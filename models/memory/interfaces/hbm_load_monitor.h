@@ -97,6 +97,10 @@ private:
         }
         if (index - m_first >= m_buckets.size()) m_buckets.resize(index - m_first + 1);
         Bucket& b = m_buckets[index - m_first];
+        if (b.records.capacity() == 0 && !m_spare.empty()) {
+            b.records.swap(m_spare.back());
+            m_spare.pop_back();
+        }
         b.bytes += r.bytes;
         b.records.push_back(r);
     }
@@ -106,6 +110,11 @@ private:
         if (now >= m_window_ps) {
             const Picoseconds gone = now - m_window_ps;  // completions at or before it are out
             while (!m_buckets.empty() && (m_first + 1) * m_bucket_ps - 1 <= gone) {
+                std::vector<Record>& records = m_buckets.front().records;
+                if (records.capacity() != 0 && m_spare.size() < kBucketsPerWindow) {
+                    records.clear();
+                    m_spare.push_back(std::move(records));
+                }
                 m_buckets.pop_front();
                 ++m_first;
             }
@@ -123,6 +132,9 @@ private:
     Picoseconds m_bucket_ps;
     std::deque<Bucket> m_buckets;  // bucket m_first + i covers [m_bucket_ps x (m_first + i), +1)
     uint64_t m_first = 0;
+    // Record arrays of forgotten buckets, kept for new ones (each bucket allocating its own was
+    // 5 % of a pool run's profile, in malloc and free).
+    std::vector<std::vector<Record>> m_spare;
     struct Later {
         bool operator()(const Record& a, const Record& b) const { return a.done > b.done; }
     };

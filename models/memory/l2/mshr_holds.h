@@ -2,14 +2,17 @@
 // which the model takes the earliest. Only the times matter (two holds ending at the same time
 // are interchangeable), so any exact min-queue gives the same results.
 //
-// This one is a radix heap: holds live in buckets by the highest bit in which their time differs
-// from `last`, the earliest time taken so far (bucket 0: equal to it); the earliest hold is found
-// by scanning only the lowest non-empty bucket and spreading it over the buckets below. That
-// needs every time pushed to be >= `last`, which holds for nearly every fetch (it completes after
-// the misses it was issued behind); the few that complete earlier (requests are served in call
-// order, not time order) go to a small binary heap beside it. Simulator speed only: the binary
-// heap of std::push_heap/pop_heap, up to 4,096 holds and one per stalled line, was 7 % of the
-// 8-die TP8 layer's profile, most of it host cache misses.
+// Holds pushed in time order (no earlier than the last one queued so) go to a FIFO: behind a
+// memory that serialises fetches (a pool port, MSHRs all taken) every line is its own fetch and
+// its own hold, each later than the one before, and a FIFO takes them in and out in constant
+// time. The others go to a radix heap: holds live in buckets by the highest bit in which their
+// time differs from `last`, the earliest time taken so far (bucket 0: equal to it); the earliest
+// hold is found by scanning only the lowest non-empty bucket and spreading it over the buckets
+// below. That needs every time pushed to be >= `last`; the few that complete earlier (requests
+// are served in call order, not time order) go to a small binary heap beside it. Simulator speed
+// only: the binary heap of std::push_heap/pop_heap, up to 4,096 holds and one per stalled line,
+// was 7 % of the 8-die TP8 layer's profile, most of it host cache misses; the radix heap's
+// spreading alone was 9 % of a run with the weights in the pool (one hold per line).
 #pragma once
 
 #include <algorithm>
@@ -22,12 +25,15 @@
 
 namespace asim {
 
-class MshrHolds {
+struct MshrHold {
+    Picoseconds until;
+    uint32_t count;
+};
+
+// The radix heap (with its binary heap of early holds) described above.
+class MshrRadixHeap {
 public:
-    struct Hold {
-        Picoseconds until;
-        uint32_t count;
-    };
+    using Hold = MshrHold;
 
     bool empty() const { return m_buckets_used == 0 && m_early.empty(); }
     // The earliest hold (not empty()); its count may be changed in place.
@@ -96,6 +102,45 @@ private:
     Picoseconds m_last = 0;
     std::vector<Hold> m_early;   // holds earlier than m_last: a binary min-heap
     std::vector<Hold> m_spread;  // scratch for spread_lowest
+};
+
+class MshrHolds {
+public:
+    using Hold = MshrHold;
+
+    bool empty() const { return m_in_order_head == m_in_order.size() && m_heap.empty(); }
+    // The earliest hold (not empty()); its count may be changed in place.
+    Hold& front() { return from_in_order() ? m_in_order[m_in_order_head] : m_heap.front(); }
+    // Removes the hold front() returns.
+    void pop() {
+        if (!from_in_order()) return m_heap.pop();
+        if (++m_in_order_head == m_in_order.size()) {
+            m_in_order.clear();
+            m_in_order_head = 0;
+        } else if (m_in_order_head >= kCompactFrom && 2 * m_in_order_head >= m_in_order.size()) {
+            m_in_order.erase(m_in_order.begin(),
+                             m_in_order.begin() + static_cast<std::ptrdiff_t>(m_in_order_head));
+            m_in_order_head = 0;
+        }
+    }
+    void push(Hold h) {
+        if (m_in_order_head == m_in_order.size() || h.until >= m_in_order.back().until)
+            m_in_order.push_back(h);
+        else
+            m_heap.push(h);
+    }
+
+private:
+    static constexpr std::size_t kCompactFrom = 256;
+    // Whether the earliest hold is the FIFO's first (on a tie either is the earliest).
+    bool from_in_order() {
+        if (m_in_order_head == m_in_order.size()) return false;
+        return m_heap.empty() || m_in_order[m_in_order_head].until <= m_heap.front().until;
+    }
+
+    std::vector<Hold> m_in_order;  // from m_in_order_head on: holds in time order
+    std::size_t m_in_order_head = 0;
+    MshrRadixHeap m_heap;  // holds pushed out of order
 };
 
 }  // namespace asim
