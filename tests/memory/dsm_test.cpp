@@ -19,6 +19,7 @@
 #include "models/common/payload.h"
 #include "models/common/stats.h"
 #include "models/memory/hbm_flat/hbm_flat.h"
+#include "models/memory/interfaces/hbm_load_monitor.h"
 #include "models/memory/tiers/dsm_pool.h"
 #include "models/memory/tiers/tier_router.h"
 #include "tests/harness/sc_harness.h"
@@ -153,6 +154,35 @@ TEST(TierRouter, PoolReadTakesLatencyAndThePortsBandwidth) {
     EXPECT_EQ(b.router->totals(tier("pmem")).write_bytes, 1u << 20);
     EXPECT_EQ(b.router->totals(tier("pmem")).max_block_writes, 1u);
     EXPECT_EQ(b.hbm->read_bytes(), 0u);
+}
+
+// The H-JSD's HBM load monitor hears what an HBM serves, whoever sent it: a read of host DDR
+// loads no HBM, a read of the die's own HBM loads its monitor, and a read of another die's HBM
+// loads that die's monitor and not the reader's.
+TEST(TierRouter, OnlyWhatAnHbmServesCountsAsItsLoad) {
+    Bench b("bench", pool_params(), true);
+    constexpr Picoseconds kWindow = 100'000'000;  // 100 us
+    HbmLoadMonitor own(1e12, kWindow), other(1e12, kWindow);
+    b.hbm->set_load_monitor(&own);
+    b.other->set_load_monitor(&other);
+    double after_ddr = -1, own_after_local = -1, own_after_remote = -1, other_after_remote = -1;
+    b.run_body([&](Bench& x) {
+        auto settle = [](Picoseconds d) { sc_core::wait(ClockDomain::from_ps(d)); };
+        settle(x.access(base_of("host_ddr"), 1 << 20, false, false));
+        after_ddr = own.utilisation(ClockDomain::to_ps(sc_core::sc_time_stamp())) +
+                    other.utilisation(ClockDomain::to_ps(sc_core::sc_time_stamp()));
+        settle(x.access(0x10000, 1 << 20, false, false));
+        own_after_local = own.utilisation(ClockDomain::to_ps(sc_core::sc_time_stamp()));
+        settle(x.access(base_of("remote_hbm") + kRemoteHbmOwnerStride, 1 << 20, false, false));
+        const Picoseconds now = ClockDomain::to_ps(sc_core::sc_time_stamp());
+        own_after_remote = own.utilisation(now);
+        other_after_remote = other.utilisation(now);
+    });
+    EXPECT_EQ(after_ddr, 0.0);
+    // 1 MiB in a 100 us window of a 1 TB/s peak: 1.05 %.
+    EXPECT_NEAR(own_after_local, 0.0105, 0.0001);
+    EXPECT_NEAR(own_after_remote, 0.0105, 0.0001);  // the remote read did not add to it
+    EXPECT_NEAR(other_after_remote, 0.0105, 0.0001);
 }
 
 // Demand first at the port: a prefetch is granted only once the demand booked before it has

@@ -37,11 +37,11 @@ Die::Die(sc_core::sc_module_name name, const DieParams& params, StatsRegistry& s
     m_tiers = std::move(memory.tiers);
 
     // The H-JSD prefetches weights into the L2 through its own SDMA port; the L2 returns its
-    // credits and feeds the HBM load monitor that throttles it.
+    // credits, and the die's HBM feeds the load monitor that throttles it.
     m_hbm_monitor =
         std::make_unique<HbmLoadMonitor>(params.hbm.bandwidth_bytes_per_s(),
                                          static_cast<Picoseconds>(params.hjsd.throttle_window_ps));
-    m_l2->set_load_monitor(m_hbm_monitor.get());
+    m_hbm->set_load_monitor(m_hbm_monitor.get());
     // With a staging region the H-JSD has one more credit pool, after the L2's partitions.
     const auto l2_partitions = static_cast<uint32_t>(m_l2->partition_count());
     const bool staging = m_tiers && params.dsm.staging.capacity > 0;

@@ -178,6 +178,7 @@ Picoseconds Hbm::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int
     if (info && info->ledger) {
         info->ledger->hbm(*info, p.get_data_length(), is_write);  // per-op bytes (op_ledger.h)
     }
+    delivered(done, p.get_data_length());
     return done;
 }
 

@@ -130,6 +130,7 @@ Picoseconds HbmFlat::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
     if (info && info->ledger) {
         info->ledger->hbm(*info, p.get_data_length(), p.is_write());  // per-op bytes (op_ledger.h)
     }
+    delivered(done, p.get_data_length());
     return done;
 }
 

@@ -1,7 +1,8 @@
 // Measures how busy HBM is: bytes HBM delivered in a sliding window, as a fraction of what the
 // peak bandwidth could move in that window, as a controller's bus-utilisation counter does. The
-// L2 records every HBM access when it completes (its data delivered, its write taken); the H-JSD
-// raises its throttle when the fraction is above a threshold. Arithmetic only.
+// HBM model records every access it serves when it completes (its data delivered, its write
+// taken; HbmModel::set_load_monitor); the H-JSD raises its throttle when the fraction is above a
+// threshold. Arithmetic only.
 //
 // Delivered, not requested: requests come in bursts (decode attention asks for its KV cache at
 // once), so bytes requested per window ran to over twice the peak while a queue built up, and a

@@ -11,7 +11,6 @@
 
 #include "models/common/errors.h"
 #include "models/common/op_ledger.h"
-#include "models/memory/interfaces/hbm_load_monitor.h"
 
 namespace asim {
 
@@ -324,7 +323,6 @@ Picoseconds L2Cache::hbm_access(Picoseconds arrival, uint64_t addr, uint64_t byt
     if (!is_write) (prefetch ? m_hbm_fetch_prefetch : m_hbm_fetch_demand) += bytes;
     // The target may have waited: the kernel's time now, not the time of the call.
     const Picoseconds done = kernel_now() + ClockDomain::to_ps(delay);  // at the controller
-    if (m_monitor) m_monitor->record(done, bytes);
     if (m_timeline)
         m_timeline->add_bytes(is_write ? m_tl_hbm_write : m_tl_hbm_read, arrival, bytes);
     return done + m_noc_to_hbm;  // data back to the slice

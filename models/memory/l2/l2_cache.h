@@ -29,7 +29,6 @@
 namespace asim {
 
 class ConfigNode;
-class HbmLoadMonitor;
 
 // Told when prefetched bytes stop occupying the L2 for the prefetcher's accounting: on the first
 // demand access to a prefetched line (consumed), on its eviction (unused), or at once when a
@@ -124,7 +123,6 @@ public:
     // request's runs of misses but its last, so they are in flight together, each from its own
     // issue time, as they are behind a target that computes its delay.
     void set_target_waits(bool waits) { m_target_waits = waits; }
-    void set_load_monitor(HbmLoadMonitor* monitor) { m_monitor = monitor; }
     // The on-die network's one-way latency from a slice to the HBM controllers, added to every
     // fill and write-back each way (models/interconnect/noc). The distances from a request's
     // port to the slices come with the request (TransactionInfo::noc_route).
@@ -331,7 +329,6 @@ private:
     uint32_t m_write_back_waiters = 0;
     PayloadPool m_pool;
     L2PrefetchListener* m_listener = nullptr;
-    HbmLoadMonitor* m_monitor = nullptr;
     Picoseconds m_noc_to_hbm = 0;  // slice to HBM controller, one way
     Timeline* m_timeline = nullptr;
     Timeline::TrackId m_tl_read = Timeline::kNoTrack, m_tl_write = Timeline::kNoTrack;
