@@ -61,7 +61,6 @@ private:
             Cycles start, end;
         };
         std::size_t size() const { return m_booked.size() - m_head; }
-        bool empty() const { return size() == 0; }
         // Books `busy` cycles in the first gap at or after `start`; returns the start.
         Cycles book(Cycles start, Cycles busy) {
             std::size_t i = first_after(start);  // the first interval starting after `start`
