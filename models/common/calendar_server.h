@@ -80,7 +80,13 @@ private:
                     m_booked.erase(m_booked.begin() + static_cast<std::ptrdiff_t>(next));
             } else if (joins_next) {
                 m_booked[next].start = start;
-            } else if (next == m_booked.size() || m_booked[next].start != start) {
+            } else if (next == m_booked.size()) {
+                // After a gap, at the end: the next commonest. Field by field: GCC built the pair
+                // on the stack and copied it with one 16-byte load, a store-forwarding stall.
+                Interval& added = m_booked.emplace_back();
+                added.start = start;
+                added.end = end;
+            } else if (m_booked[next].start != start) {
                 m_booked.insert(m_booked.begin() + static_cast<std::ptrdiff_t>(next), {start, end});
             }
             return start;

@@ -49,11 +49,15 @@ private:
     // only products that do not fit take the 128-bit path (__udivti3 was 8 % of a GEMM run's
     // profile, and every run past 11 ms took it before the ratio was reduced). Same quotients as
     // on 1e12 and f: the fraction is the same.
+    // A whole number of ps per cycle (1 GHz, 1.6 GHz, the pool's and links' ps clocks) makes d
+    // 1 in one direction or both: no division then (a 64-bit divide by 1 still took its tens of
+    // host cycles, most of a pool port reservation's time).
     template <bool kCeil>
     static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t d) {
         uint64_t product = 0;
         if (__builtin_expect(!__builtin_mul_overflow(a, b, &product) && product <= ~uint64_t{0} - d,
                              1)) {
+            if (d == 1) return product;
             return kCeil ? (product + d - 1) / d : product / d;
         }
         return mul_div_wide(a, b, d, kCeil);

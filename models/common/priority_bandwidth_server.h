@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <iterator>
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
@@ -42,16 +43,20 @@ public:
             start = std::max(at, m_all_free);
             m_all_free = start + busy;
             m_background.push_back({start, m_all_free});
+            m_background_end = m_all_free;
             if (m_background.size() > kKeep) m_background.pop_front();
         } else {
-            // The background transfer in service at `at`, if any, finishes first.
+            // The background transfer in service at `at`, if any, finishes first. The spans are
+            // in start order and disjoint (each starts at or after m_all_free, which never
+            // decreases), so it is the last one starting at or before `at`; when the latest ends
+            // by `at` there is none, and the spans (another host cache line) are not read.
             Cycles in_service_end = 0;
-            for (auto it = m_background.rbegin(); it != m_background.rend(); ++it) {
-                if (it->start <= at && at < it->end) {
-                    in_service_end = it->end;
-                    break;
-                }
-                if (it->end <= at) break;
+            if (at < m_background_end) {
+                const auto after =
+                    std::upper_bound(m_background.begin(), m_background.end(), at,
+                                     [](Cycles v, const Span& s) { return v < s.start; });
+                if (after != m_background.begin() && at < std::prev(after)->end)
+                    in_service_end = std::prev(after)->end;
             }
             start = std::max({at, m_demand_free, in_service_end});
             m_demand_free = start + busy;
@@ -94,7 +99,8 @@ private:
     Cycles m_busy_cycles = 0;
     Cycles m_overlap_cycles = 0;
     uint64_t m_bytes = 0;
-    std::deque<Span> m_background;
+    std::deque<Span> m_background;  // the latest kKeep, in start order
+    Cycles m_background_end = 0;    // the end of the latest (0: none yet)
 };
 
 }  // namespace asim

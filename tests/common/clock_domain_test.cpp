@@ -22,6 +22,24 @@ TEST(ClockDomain, CeilAndFloorConversions) {
     for (Cycles n = 0; n < 10000; n += 7) EXPECT_EQ(c.ps_to_cycles_ceil(c.cycles_to_ps(n)), n);
 }
 
+// A whole number of ps per cycle divides by 1 one way (no division is made) and a ps clock both
+// ways; times whose product with the other side overflows 64 bits take the wide path.
+TEST(ClockDomain, WholePicosecondPeriods) {
+    const ClockDomain ghz("hbm", 1'000'000'000);
+    EXPECT_EQ(ghz.cycles_to_ps(3), 3000u);
+    EXPECT_EQ(ghz.ps_to_cycles_ceil(3001), 4u);
+    EXPECT_EQ(ghz.ps_to_cycles_floor(3999), 3u);
+    const ClockDomain ps("pool", 1'000'000'000'000ULL);
+    for (const Picoseconds t : {Picoseconds{0}, Picoseconds{1}, Picoseconds{123456789},
+                                ~Picoseconds{0} - 1, ~Picoseconds{0}}) {
+        EXPECT_EQ(ps.cycles_to_ps(t), t);
+        EXPECT_EQ(ps.ps_to_cycles_ceil(t), t);
+        EXPECT_EQ(ps.ps_to_cycles_floor(t), t);
+    }
+    EXPECT_EQ(ghz.ps_to_cycles_floor(~Picoseconds{0}), ~Picoseconds{0} / 1000);  // the wide path
+    EXPECT_EQ(ghz.ps_to_cycles_ceil(~Picoseconds{0}), ~Picoseconds{0} / 1000 + 1);
+}
+
 TEST(ClockDomain, RejectsZeroFrequency) {
     EXPECT_THROW(ClockDomain("x", 0), std::invalid_argument);
 }

@@ -26,7 +26,7 @@ public:
     HbmLoadMonitor(double peak_bytes_per_s, Picoseconds window_ps)
         : m_peak_bytes_per_ps(peak_bytes_per_s * 1e-12),
           m_window_ps(window_ps),
-          m_bucket_ps(std::max<Picoseconds>(1, window_ps / kBucketsPerWindow)) {}
+          m_bucket_shift(floor_log2(std::max<Picoseconds>(1, window_ps / kBucketsPerWindow))) {}
 
     // An access of `bytes` that completes at `done` (at or after the kernel's time). Also forgets
     // what has left the window at the kernel's time: its caller asks at the kernel's time, which
@@ -52,7 +52,10 @@ private:
     // The accesses sit in buckets of completion time (a window is kBucketsPerWindow of them):
     // record() is a push, and a question adds whole buckets and looks at single accesses only in
     // the two buckets the window's edges cut. A heap in completion order cost 19 % of the
-    // default layer's run time (it held every access still to complete).
+    // default layer's run time (it held every access still to complete). A bucket spans a power
+    // of two ps, the largest within window / kBucketsPerWindow (so 64 to 128 buckets a window):
+    // an access's bucket is a shift, not a 64-bit division. The answers do not depend on the
+    // bucket size (the edge buckets are looked at access by access).
     static constexpr Picoseconds kBucketsPerWindow = 64;
     // Buckets kept from the oldest one in the window on: an access that completes further ahead
     // (a memory made absurdly slow by --set) waits in m_far, so memory stays bounded.
@@ -71,8 +74,8 @@ private:
         if (m_buckets.empty()) return 0;
         const bool whole_past = now < m_window_ps;  // the window reaches back before time 0
         const Picoseconds after = whole_past ? 0 : now - m_window_ps;  // exclusive, unless 0
-        const uint64_t lo = std::max(after / m_bucket_ps, m_first);
-        const uint64_t hi = std::min<uint64_t>(now / m_bucket_ps, m_first + m_buckets.size() - 1);
+        const uint64_t lo = std::max(bucket_of(after), m_first);
+        const uint64_t hi = std::min<uint64_t>(bucket_of(now), m_first + m_buckets.size() - 1);
         uint64_t sum = 0;
         for (uint64_t i = lo; i <= hi; ++i) {
             const Bucket& b = m_buckets[i - m_first];
@@ -89,7 +92,7 @@ private:
     }
     // Puts an access into its bucket, or into m_far when that is kMaxBuckets or more ahead.
     void place(const Record& r) {
-        const uint64_t index = r.done / m_bucket_ps;
+        const uint64_t index = bucket_of(r.done);
         if (m_buckets.empty() && index < m_first) m_first = index;
         for (; index < m_first; --m_first) m_buckets.emplace_front();  // not after forget()
         if (index - m_first >= kMaxBuckets) {
@@ -110,7 +113,7 @@ private:
     void forget(Picoseconds now) {
         if (now >= m_window_ps) {
             const Picoseconds gone = now - m_window_ps;  // completions at or before it are out
-            while (!m_buckets.empty() && (m_first + 1) * m_bucket_ps - 1 <= gone) {
+            while (!m_buckets.empty() && ((m_first + 1) << m_bucket_shift) - 1 <= gone) {
                 std::vector<Record>& records = m_buckets.front().records;
                 if (records.capacity() != 0 && m_spare.size() < kBucketsPerWindow) {
                     records.clear();
@@ -119,19 +122,22 @@ private:
                 m_buckets.pop_front();
                 ++m_first;
             }
-            if (m_buckets.empty()) m_first = std::max(m_first, gone / m_bucket_ps);
+            if (m_buckets.empty()) m_first = std::max(m_first, bucket_of(gone));
         }
-        while (!m_far.empty() && m_far.top().done / m_bucket_ps < m_first + kMaxBuckets) {
+        while (!m_far.empty() && bucket_of(m_far.top().done) < m_first + kMaxBuckets) {
             const Record r = m_far.top();
             m_far.pop();
-            if (r.done / m_bucket_ps >= m_first) place(r);  // else it has left the window
+            if (bucket_of(r.done) >= m_first) place(r);  // else it has left the window
         }
     }
 
     double m_peak_bytes_per_ps;
     Picoseconds m_window_ps;
-    Picoseconds m_bucket_ps;
-    std::deque<Bucket> m_buckets;  // bucket m_first + i covers [m_bucket_ps x (m_first + i), +1)
+    static int floor_log2(Picoseconds v) { return 63 - __builtin_clzll(v); }
+    uint64_t bucket_of(Picoseconds t) const { return t >> m_bucket_shift; }
+
+    int m_bucket_shift;            // a bucket spans 2^m_bucket_shift ps
+    std::deque<Bucket> m_buckets;  // bucket m_first + i covers [(m_first + i) << shift, +1)
     uint64_t m_first = 0;
     // Record arrays of forgotten buckets, kept for new ones (each bucket allocating its own was
     // 5 % of a pool run's profile, in malloc and free).
