@@ -12,10 +12,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/clock_domain.h"
+#include "models/common/sliding_vector.h"
 
 namespace asim {
 
@@ -50,21 +50,21 @@ public:
     std::size_t intervals() const { return m_all.size() + m_demand.size(); }
 
 private:
-    // Booked intervals [start, end) in start order, disjoint and not touching, in a vector whose
-    // first `m_head` entries are forgotten (dropped in one move once they are half of it).
-    // Bookings land at the end nearly always (99.9 % of the 771 k of a Llama-3-70B decode layer
-    // reading its weights from the pool), so a flat array does in a push or an in-place extension
-    // what a std::map did with a node allocation and a rebalance each.
+    // Booked intervals [start, end) in start order, disjoint and not touching, in a flat array
+    // that drops the forgotten ones from its front (SlidingVector). Bookings land at the end
+    // nearly always (99.9 % of the 771 k of a Llama-3-70B decode layer reading its weights from
+    // the pool), so a flat array does in a push or an in-place extension what a std::map did with
+    // a node allocation and a rebalance each.
     class Calendar {
     public:
         struct Interval {
             Cycles start, end;
         };
-        std::size_t size() const { return m_booked.size() - m_head; }
+        std::size_t size() const { return m_booked.size(); }
         // Books `busy` cycles in the first gap at or after `start`; returns the start.
         Cycles book(Cycles start, Cycles busy) {
             std::size_t i = first_after(start);  // the first interval starting after `start`
-            if (i != m_head && m_booked[i - 1].end > start) start = m_booked[i - 1].end;
+            if (i != 0 && m_booked[i - 1].end > start) start = m_booked[i - 1].end;
             while (i != m_booked.size() && m_booked[i].start < start + busy) {
                 start = std::max(start, m_booked[i].end);
                 ++i;
@@ -74,56 +74,44 @@ private:
             // common case (transfers booked back to back at the calendar's end).
             const std::size_t next = first_from(start);
             const bool joins_next = next != m_booked.size() && m_booked[next].start == end;
-            if (next != m_head && m_booked[next - 1].end == start) {
+            if (next != 0 && m_booked[next - 1].end == start) {
                 m_booked[next - 1].end = joins_next ? m_booked[next].end : end;
-                if (joins_next)
-                    m_booked.erase(m_booked.begin() + static_cast<std::ptrdiff_t>(next));
+                if (joins_next) m_booked.erase(next);
             } else if (joins_next) {
                 m_booked[next].start = start;
             } else if (next == m_booked.size()) {
-                // After a gap, at the end: the next commonest. Field by field: GCC built the pair
-                // on the stack and copied it with one 16-byte load, a store-forwarding stall.
-                Interval& added = m_booked.emplace_back();
+                Interval& added = m_booked.emplace_back();  // after a gap, at the end
                 added.start = start;
                 added.end = end;
             } else if (m_booked[next].start != start) {
-                m_booked.insert(m_booked.begin() + static_cast<std::ptrdiff_t>(next), {start, end});
+                m_booked.insert(next, {start, end});
             }
             return start;
         }
         // Drops the intervals that end before cycle `c`.
         void forget_before(Cycles c) {
-            while (m_head != m_booked.size() && m_booked[m_head].end < c) ++m_head;
-            if (m_head >= kCompactFrom && 2 * m_head >= m_booked.size()) {
-                m_booked.erase(m_booked.begin(),
-                               m_booked.begin() + static_cast<std::ptrdiff_t>(m_head));
-                m_head = 0;
-            }
+            while (!m_booked.empty() && m_booked.front().end < c) m_booked.pop_front();
         }
 
     private:
-        static constexpr std::size_t kCompactFrom = 64;
-        // The index of the first live interval starting after `c` (upper bound), and at or
-        // after `c` (lower bound); the end first, where bookings land.
+        // The index of the first interval starting after `c` (upper bound), and at or after `c`
+        // (lower bound); the end first, where bookings land.
         std::size_t first_after(Cycles c) const {
-            if (m_booked.size() == m_head || m_booked.back().start <= c) return m_booked.size();
+            if (m_booked.empty() || m_booked.back().start <= c) return m_booked.size();
             return static_cast<std::size_t>(
-                std::upper_bound(m_booked.begin() + static_cast<std::ptrdiff_t>(m_head),
-                                 m_booked.end(), c,
+                std::upper_bound(m_booked.begin(), m_booked.end(), c,
                                  [](Cycles v, const Interval& i) { return v < i.start; }) -
                 m_booked.begin());
         }
         std::size_t first_from(Cycles c) const {
-            if (m_booked.size() == m_head || m_booked.back().start < c) return m_booked.size();
+            if (m_booked.empty() || m_booked.back().start < c) return m_booked.size();
             return static_cast<std::size_t>(
-                std::lower_bound(m_booked.begin() + static_cast<std::ptrdiff_t>(m_head),
-                                 m_booked.end(), c,
+                std::lower_bound(m_booked.begin(), m_booked.end(), c,
                                  [](const Interval& i, Cycles v) { return i.start < v; }) -
                 m_booked.begin());
         }
 
-        std::vector<Interval> m_booked;
-        std::size_t m_head = 0;
+        SlidingVector<Interval> m_booked{64};
     };
 
     BandwidthServer m_sizer;  // occupancy arithmetic only

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "models/common/clock_domain.h"
+#include "models/common/sliding_vector.h"
 
 namespace asim {
 
@@ -108,39 +109,30 @@ class MshrHolds {
 public:
     using Hold = MshrHold;
 
-    bool empty() const { return m_in_order_head == m_in_order.size() && m_heap.empty(); }
+    bool empty() const { return m_in_order.empty() && m_heap.empty(); }
     // The earliest hold (not empty()); its count may be changed in place.
-    Hold& front() { return from_in_order() ? m_in_order[m_in_order_head] : m_heap.front(); }
+    Hold& front() { return from_in_order() ? m_in_order.front() : m_heap.front(); }
     // Removes the hold front() returns.
     void pop() {
         if (!from_in_order()) return m_heap.pop();
-        if (++m_in_order_head == m_in_order.size()) {
-            m_in_order.clear();
-            m_in_order_head = 0;
-        } else if (m_in_order_head >= kCompactFrom && 2 * m_in_order_head >= m_in_order.size()) {
-            m_in_order.erase(m_in_order.begin(),
-                             m_in_order.begin() + static_cast<std::ptrdiff_t>(m_in_order_head));
-            m_in_order_head = 0;
-        }
+        m_in_order.pop_front();
     }
     void push(Hold h) {
-        if (m_in_order_head == m_in_order.size() || h.until >= m_in_order.back().until)
+        if (m_in_order.empty() || h.until >= m_in_order.back().until)
             m_in_order.push_back(h);
         else
             m_heap.push(h);
     }
 
 private:
-    static constexpr std::size_t kCompactFrom = 256;
     // Whether the earliest hold is the FIFO's first (on a tie either is the earliest).
     bool from_in_order() {
-        if (m_in_order_head == m_in_order.size()) return false;
-        return m_heap.empty() || m_in_order[m_in_order_head].until <= m_heap.front().until;
+        if (m_in_order.empty()) return false;
+        return m_heap.empty() || m_in_order.front().until <= m_heap.front().until;
     }
 
-    std::vector<Hold> m_in_order;  // from m_in_order_head on: holds in time order
-    std::size_t m_in_order_head = 0;
-    MshrRadixHeap m_heap;  // holds pushed out of order
+    SlidingVector<Hold> m_in_order{256};  // holds in time order
+    MshrRadixHeap m_heap;                 // holds pushed out of order
 };
 
 }  // namespace asim
