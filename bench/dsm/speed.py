@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wall-time cost of the memory pool (issue 15, "Performance"): each workload run with its weights
-in HBM and in a pool tier, as alternating pairs (A B A B ...) in one session; prints the medians
-and the ratio pool / HBM (target: at most 1.5).
+in HBM and in a pool tier, as alternating pairs (A B A B ...) in one session; prints the medians,
+the ratio pool / HBM (target: at most 1.5), and the median and range of the pairs' own ratios.
 usage: speed.py [--asim PATH] [--runs N] [--work DIR]"""
 import argparse
 import os
@@ -62,6 +62,20 @@ def wall(asim, trace, extra, work):
     return time.monotonic() - t
 
 
+def measure(asim, name, local, pool, extra, runs, work):
+    """Runs the HBM and the pool trace in turn `runs` times and prints a table row: the medians,
+    their ratio, and the median and range of the pairs' own ratios (a pair's two runs are
+    neighbours in time, so a machine that slows down for a minute moves both)."""
+    hbm_w, pool_w = [], []
+    for _ in range(runs):
+        hbm_w.append(wall(asim, local, extra, work))
+        pool_w.append(wall(asim, pool, extra, work))
+    h, p = statistics.median(hbm_w), statistics.median(pool_w)
+    pairs = [q / r for r, q in zip(hbm_w, pool_w)]
+    print(f"| {name} | {h:.2f} | {p:.2f} | {p / h:.2f} | {statistics.median(pairs):.2f} "
+          f"({min(pairs):.2f}-{max(pairs):.2f}) |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--asim", default=os.path.join(ROOT, "build/release/testbenches/ascend-sim"))
@@ -69,28 +83,19 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "bench/results/dsm-speed"))
     a = ap.parse_args()
     os.environ["SYSTEMC_DISABLE_COPYRIGHT_MESSAGE"] = "1"
-    print("| workload | HBM wall s (median) | pool wall s (median) | pool / HBM |")
-    print("|---|---|---|---|")
+    print("| workload | HBM wall s (median) | pool wall s (median) | pool / HBM | pairs' pool / HBM: "
+          "median (range) |")
+    print("|---|---|---|---|---|")
     for i, (name, args, option, tier) in enumerate(WORKLOADS):
         local = gen(a.asim, a.work, f"w{i}-hbm", args, option, "hbm")
         pool = gen(a.asim, a.work, f"w{i}-{tier}", args, option, tier)
         extra = ["--set", "die.hjsd.prefetch_depth=1", "--set", "die.l2.partitions.weight=32MiB",
                  "--set", "die.l2.partitions.general=rest"] if args is None else []
-        hbm_w, pool_w = [], []
-        for _ in range(a.runs):
-            hbm_w.append(wall(a.asim, local, extra, a.work))
-            pool_w.append(wall(a.asim, pool, extra, a.work))
-        h, p = statistics.median(hbm_w), statistics.median(pool_w)
-        print(f"| {name} | {h:.2f} | {p:.2f} | {p / h:.2f} |", flush=True)
+        measure(a.asim, name, local, pool, extra, a.runs, a.work)
     for i, (name, args, option, tier, platform) in enumerate(SETS):
         local = gen_set(a.asim, a.work, f"s{i}-hbm", args, option, "hbm")
         pool = gen_set(a.asim, a.work, f"s{i}-{tier}", args, option, tier)
-        hbm_w, pool_w = [], []
-        for _ in range(a.runs):
-            hbm_w.append(wall(a.asim, local, ["--platform", platform], a.work))
-            pool_w.append(wall(a.asim, pool, ["--platform", platform], a.work))
-        h, p = statistics.median(hbm_w), statistics.median(pool_w)
-        print(f"| {name} | {h:.2f} | {p:.2f} | {p / h:.2f} |", flush=True)
+        measure(a.asim, name, local, pool, ["--platform", platform], a.runs, a.work)
 
 
 if __name__ == "__main__":
