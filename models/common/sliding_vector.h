@@ -3,8 +3,8 @@
 // a head index; the dropped entries are erased in one move once they are at least `compact_from`
 // and half of the array (amortised O(1) per element), and the array is emptied when nothing is
 // left. The live elements are [begin(), end()), indexed from 0 at the head. Simulator speed
-// only: a std::map or std::deque did the same with a node or block allocation per few elements
-// (the pool's calendars and the L2's in-order MSHR holds; models/memory/l2/mshr_holds.h).
+// only: the pool's calendars were a std::map before (a node allocation per interval), the L2's
+// in-order MSHR holds a heap (models/memory/l2/mshr_holds.h).
 #pragma once
 
 #include <cstddef>
