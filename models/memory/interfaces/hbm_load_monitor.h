@@ -49,7 +49,7 @@ public:
     Picoseconds window_ps() const { return m_window_ps; }
 
 private:
-    // The accesses sit in buckets of completion time (a window is kBucketsPerWindow of them):
+    // The accesses sit in buckets of completion time (a window is 64 to 128 of them, below):
     // record() is a push, and a question adds whole buckets and looks at single accesses only in
     // the two buckets the window's edges cut. A heap in completion order cost 19 % of the
     // default layer's run time (it held every access still to complete). A bucket spans a power
@@ -57,8 +57,9 @@ private:
     // an access's bucket is a shift, not a 64-bit division. The answers do not depend on the
     // bucket size (the edge buckets are looked at access by access).
     static constexpr Picoseconds kBucketsPerWindow = 64;
-    // Buckets kept from the oldest one in the window on: an access that completes further ahead
-    // (a memory made absurdly slow by --set) waits in m_far, so memory stays bounded.
+    // Buckets kept from the oldest one in the window on (32 to 64 windows): an access that
+    // completes further ahead (a memory made absurdly slow by --set) waits in m_far, so memory
+    // stays bounded.
     static constexpr uint64_t kMaxBuckets = 64 * kBucketsPerWindow;
     struct Record {
         Picoseconds done;
