@@ -52,9 +52,10 @@ DsmPool::Owner DsmPool::owner(uint32_t die) const {
 }
 
 void DsmPool::finalize_stats() {
-    std::map<Tier, uint64_t> busy;  // per tier, summed over its nodes' devices
+    std::map<Tier, uint64_t> busy, overlap;  // per tier, summed over its nodes' devices
     for (const auto& [key, d] : m_devices) {
         busy[key.first] += d->read.busy_cycles() + d->write.busy_cycles();
+        overlap[key.first] += d->read.overlap_cycles() + d->write.overlap_cycles();
     }
     const StatsGroup dsm(m_stats, "dsm");  // the pool is no module: its group is named here
     if (m_params.warm.enable) {
@@ -84,6 +85,12 @@ void DsmPool::finalize_stats() {
                      "nodes (remote_hbm: the stand-in for another die's HBM)",
                      "ps")
             .set(ps);
+        dsm.group(to_string(tier))
+            .counter("device_overlap_ps",
+                     "demand time on the tier's devices that ran over background transfers "
+                     "already granted (calendar_server.h), summed over nodes",
+                     "ps")
+            .set(overlap[tier]);
     }
 }
 

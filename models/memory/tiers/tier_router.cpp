@@ -399,6 +399,18 @@ void TierRouter::stage_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& 
 }
 
 void TierRouter::finalize_stats() {
+    StatsGroup(m_registry, *this)
+        .counter("egress_overlap_ps",
+                 "demand time on the port out of the die (other dies' reads of its HBM) that ran "
+                 "over background transfers already granted (calendar_server.h)",
+                 "ps")
+        .set(m_port_serve.overlap_ps());
+    StatsGroup(m_registry, *this)
+        .counter("port_overlap_bytes",
+                 "bytes' worth of demand time on the die's pool port, both directions, that ran "
+                 "over background transfers already granted (priority_bandwidth_server.h)",
+                 "B")
+        .set(m_port_read.overlap_bytes() + m_port_write.overlap_bytes());
     for (const TierParams& t : m_params.tiers) {
         const TierTotals& tot = totals(t.tier);
         const StatsGroup g = StatsGroup(m_registry, *this).group(to_string(t.tier));
