@@ -59,8 +59,6 @@ public:
         m_background.forget_before(c);
     }
 
-    // When the last transfer booked ends (0: nothing booked yet): from then on the server is idle.
-    Picoseconds free_at() const { return m_clock->cycles_to_ps(m_all.last_end()); }
     Cycles busy_cycles() const { return m_busy_cycles; }
     // Demand time booked over background transfers already granted (see reserve()), in cycles.
     Cycles overlap_cycles() const { return m_overlap_cycles; }
@@ -116,7 +114,6 @@ private:
                 m_booked.insert(next, {start, end});
             }
         }
-        Cycles last_end() const { return m_booked.empty() ? 0 : m_booked.back().end; }
         // Drops the intervals that end before cycle `c`.
         void forget_before(Cycles c) {
             while (!m_booked.empty() && m_booked.front().end < c) m_booked.pop_front();
