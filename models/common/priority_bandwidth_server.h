@@ -11,7 +11,8 @@
 // already granted are not pushed back by demand that arrives later; in a window where both
 // overlap the server can move up to one background backlog more than its rate. The background
 // backlog is bounded by its issuers (the H-JSD's SDMA slots, the migration budget), so the excess
-// is bounded too; `overlap_bytes()` reports how much of it there was. Summed over a long run with
+// is bounded too; `overlap_bytes()` reports how much of it there was (the demand time shared
+// with the latest kKeep background transfers granted, by interval). Summed over a long run with
 // background always outstanding it is not small (2.4 % of a pool port's time on a DeepSeek-V3
 // decode step), so the pool port grants H-JSD prefetches only when idle
 // (TierRouter::await_idle_port).
@@ -60,9 +61,11 @@ public:
             }
             start = std::max({at, m_demand_free, in_service_end});
             m_demand_free = start + busy;
-            // Background work not yet started moves behind this transfer.
+            // Background work not yet started moves behind this transfer; the spans already
+            // granted stay where they are: the time this transfer shares with them is overlap.
             if (m_all_free > start) {
-                m_overlap_cycles += std::min(busy, m_all_free - start);
+                if (!m_background.empty() && start < m_background_end)
+                    m_overlap_cycles += granted_within(start, start + busy);
                 m_all_free += busy;
             } else {
                 m_all_free = m_demand_free;
@@ -87,6 +90,19 @@ public:
     const ClockDomain& clock() const { return *m_clock; }
 
 private:
+    // Cycles of [from, to) that the kept background spans occupy.
+    Cycles granted_within(Cycles from, Cycles to) const {
+        Cycles sum = 0;
+        auto it = std::upper_bound(m_background.begin(), m_background.end(), from,
+                                   [](Cycles v, const Span& s) { return v < s.start; });
+        if (it != m_background.begin()) --it;
+        for (; it != m_background.end() && it->start < to; ++it) {
+            const Cycles lo = std::max(from, it->start), hi = std::min(to, it->end);
+            if (lo < hi) sum += hi - lo;
+        }
+        return sum;
+    }
+
     static constexpr std::size_t kKeep = 64;  // recent background transfers, for "in service"
     struct Span {
         Cycles start;

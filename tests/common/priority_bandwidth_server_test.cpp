@@ -31,7 +31,7 @@ TEST(PriorityBandwidthServer, MatchesAPlainListOfItsRules) {
         Cycles start, end;
     };
     std::vector<Span> background;  // every background transfer (the server keeps the latest 64)
-    Cycles demand_free = 0, all_free = 0;
+    Cycles demand_free = 0, all_free = 0, overlap = 0;
     std::mt19937_64 rng(11);
     Cycles now = 0;
     for (int i = 0; i < 50000; ++i) {
@@ -53,12 +53,38 @@ TEST(PriorityBandwidthServer, MatchesAPlainListOfItsRules) {
             }
             start = std::max({at, demand_free, in_service_end});
             demand_free = start + busy;
+            // Overlap: the time shared with the kept background transfers already granted.
+            if (all_free > start) {
+                for (std::size_t k = background.size() - kept; k < background.size(); ++k) {
+                    const Cycles lo = std::max(start, background[k].start);
+                    const Cycles hi = std::min(start + busy, background[k].end);
+                    if (lo < hi) overlap += hi - lo;
+                }
+            }
             all_free = all_free > start ? all_free + busy : demand_free;
         }
         const auto grant = server.reserve(at, busy, is_background);
         ASSERT_EQ(grant.start, start) << "transfer " << i;
         ASSERT_EQ(grant.end, start + busy) << "transfer " << i;
+        ASSERT_EQ(server.overlap_bytes(), overlap) << "transfer " << i;  // 1 B per cycle
     }
+    EXPECT_GT(overlap, 0u);
+}
+
+// The overlap counts the demand time spent beside granted background transfers, not the
+// backlog: a demand that ends before the granted transfer starts overlaps nothing.
+TEST(PriorityBandwidthServer, OverlapIsTheTimeSharedWithGrantedBackground) {
+    const ClockDomain ps("ps", 1'000'000'000'000ULL);
+    PriorityBandwidthServer server(&ps, 1.0);
+    server.reserve(0, 100, false);                         // demand [0, 100)
+    EXPECT_EQ(server.reserve(0, 50, true).start, 100u);    // background [100, 150)
+    EXPECT_EQ(server.reserve(10, 30, false).start, 100u);  // demand [100, 130): over it
+    EXPECT_EQ(server.overlap_bytes(), 30u);
+    EXPECT_EQ(server.reserve(1'000, 100, true).start, 1'000u);  // background [1000, 1100)
+    EXPECT_EQ(server.reserve(200, 50, false).start, 200u);      // demand [200, 250): before it
+    EXPECT_EQ(server.overlap_bytes(), 30u);
+    EXPECT_EQ(server.reserve(1'090, 20, false).start, 1'100u);  // waits for the one in service
+    EXPECT_EQ(server.overlap_bytes(), 30u);
 }
 
 }  // namespace

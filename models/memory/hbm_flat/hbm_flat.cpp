@@ -56,7 +56,13 @@ HbmFlat::HbmFlat(sc_core::sc_module_name name, const HbmFlatParams& params, Stat
                   .counter("turnaround_cycles",
                            "channel-cycles of busy_cycles the bus idled turning around for write "
                            "drains",
-                           "cycles")} {
+                           "cycles"),
+              StatsGroup(stats, *this)
+                  .counter("overlap_bytes",
+                           "bytes' worth of demand time that ran over prefetch (background) "
+                           "transfers already granted, summed over channels "
+                           "(priority_bandwidth_server.h)",
+                           "B")} {
     const double per_channel =
         params.bandwidth_bytes_per_s / params.channels() / static_cast<double>(params.clock_hz);
     m_channels.assign(params.channels(), Channel{PriorityBandwidthServer(&m_clock, per_channel)});
@@ -136,8 +142,13 @@ Picoseconds HbmFlat::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay,
 
 void HbmFlat::finalize_stats() {
     uint64_t busy = 0;
-    for (const auto& c : m_channels) busy += c.server.busy_cycles();
+    uint64_t overlap = 0;
+    for (const auto& c : m_channels) {
+        busy += c.server.busy_cycles();
+        overlap += c.server.overlap_bytes();
+    }
     m_stats.busy_cycles.set(busy);
+    m_stats.overlap_bytes.set(overlap);
 }
 
 }  // namespace asim

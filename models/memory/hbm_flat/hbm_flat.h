@@ -66,6 +66,7 @@ struct HbmFlatStats {
     Histogram& read_latency_ns;
     Counter& busy_cycles;        // summed over channels, turnarounds included
     Counter& turnaround_cycles;  // the part of busy_cycles spent turning the bus around
+    Counter& overlap_bytes;      // demand time over granted prefetches (priority server)
 };
 
 class HbmFlat : public sc_core::sc_module, public HbmModel, public TlmTarget<HbmFlat> {
