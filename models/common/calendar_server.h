@@ -67,6 +67,19 @@ public:
     std::size_t intervals() const { return m_all.size() + m_demand.size() + m_background.size(); }
 
 private:
+    struct Interval {
+        Cycles start, end;
+    };
+    // The index of the first of `spans` (in start order) starting after `c`; the end first,
+    // where bookings land.
+    static std::size_t first_after(const SlidingVector<Interval>& spans, Cycles c) {
+        if (spans.empty() || spans.back().start <= c) return spans.size();
+        return static_cast<std::size_t>(
+            std::upper_bound(spans.begin(), spans.end(), c,
+                             [](Cycles v, const Interval& i) { return v < i.start; }) -
+            spans.begin());
+    }
+
     // Booked intervals [start, end) in start order, disjoint and not touching, in a flat array
     // that drops the forgotten ones from its front (SlidingVector). Bookings land at the end
     // nearly always (99.9 % of the 771 k of a Llama-3-70B decode layer reading its weights from
@@ -74,9 +87,6 @@ private:
     // a node allocation and a rebalance each.
     class Calendar {
     public:
-        struct Interval {
-            Cycles start, end;
-        };
         std::size_t size() const { return m_booked.size(); }
         // Books `busy` cycles in the first gap at or after `start`; returns the start.
         Cycles book(Cycles start, Cycles busy) {
@@ -122,13 +132,7 @@ private:
     private:
         // The index of the first interval starting after `c` (upper bound), and at or after `c`
         // (lower bound); the end first, where bookings land.
-        std::size_t first_after(Cycles c) const {
-            if (m_booked.empty() || m_booked.back().start <= c) return m_booked.size();
-            return static_cast<std::size_t>(
-                std::upper_bound(m_booked.begin(), m_booked.end(), c,
-                                 [](Cycles v, const Interval& i) { return v < i.start; }) -
-                m_booked.begin());
-        }
+        std::size_t first_after(Cycles c) const { return CalendarServer::first_after(m_booked, c); }
         std::size_t first_from(Cycles c) const {
             if (m_booked.empty() || m_booked.back().start < c) return m_booked.size();
             return static_cast<std::size_t>(
@@ -148,7 +152,7 @@ private:
         std::size_t size() const { return m_spans.size(); }
         void add(Cycles start, Cycles end) {
             if (m_spans.empty() || m_spans.back().start <= start) {
-                Calendar::Interval& added = m_spans.emplace_back();
+                Interval& added = m_spans.emplace_back();
                 added.start = start;
                 added.end = end;
                 return;
@@ -178,16 +182,8 @@ private:
         }
 
     private:
-        // The index of the first transfer starting after `c`.
-        std::size_t first_after(Cycles c) const {
-            if (m_spans.empty() || m_spans.back().start <= c) return m_spans.size();
-            return static_cast<std::size_t>(
-                std::upper_bound(
-                    m_spans.begin(), m_spans.end(), c,
-                    [](Cycles v, const Calendar::Interval& i) { return v < i.start; }) -
-                m_spans.begin());
-        }
-        SlidingVector<Calendar::Interval> m_spans{64};
+        std::size_t first_after(Cycles c) const { return CalendarServer::first_after(m_spans, c); }
+        SlidingVector<Interval> m_spans{64};
     };
 
     BandwidthServer m_sizer;  // occupancy arithmetic only
