@@ -12,6 +12,22 @@
 
 namespace asim {
 
+// Cycles of [from, to) that the spans [first, last) occupy: disjoint spans (members `start`,
+// `end`) in start order, as the priority and calendar servers keep their granted background
+// transfers.
+template <class SpanIt>
+Cycles occupied_within(SpanIt first, SpanIt last, Cycles from, Cycles to) {
+    auto it =
+        std::upper_bound(first, last, from, [](Cycles v, const auto& s) { return v < s.start; });
+    if (it != first) --it;
+    Cycles sum = 0;
+    for (; it != last && it->start < to; ++it) {
+        const Cycles lo = std::max(from, it->start), hi = std::min(to, it->end);
+        if (lo < hi) sum += hi - lo;
+    }
+    return sum;
+}
+
 class BandwidthServer {
 public:
     BandwidthServer(const ClockDomain* clock, double bytes_per_cycle)

@@ -167,15 +167,7 @@ private:
         }
         // Cycles of [from, to) that transfers occupy.
         Cycles overlap(Cycles from, Cycles to) const {
-            Cycles sum = 0;
-            std::size_t i = first_after(from);
-            if (i != 0) --i;
-            for (; i != m_spans.size() && m_spans[i].start < to; ++i) {
-                const Cycles lo = std::max(from, m_spans[i].start);
-                const Cycles hi = std::min(to, m_spans[i].end);
-                if (lo < hi) sum += hi - lo;
-            }
-            return sum;
+            return occupied_within(m_spans.begin(), m_spans.end(), from, to);
         }
         void forget_before(Cycles c) {
             while (!m_spans.empty() && m_spans.front().end < c) m_spans.pop_front();

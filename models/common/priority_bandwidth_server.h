@@ -65,7 +65,8 @@ public:
             // granted stay where they are: the time this transfer shares with them is overlap.
             if (m_all_free > start) {
                 if (!m_background.empty() && start < m_background_end)
-                    m_overlap_cycles += granted_within(start, start + busy);
+                    m_overlap_cycles += occupied_within(m_background.begin(), m_background.end(),
+                                                        start, start + busy);
                 m_all_free += busy;
             } else {
                 m_all_free = m_demand_free;
@@ -90,19 +91,6 @@ public:
     const ClockDomain& clock() const { return *m_clock; }
 
 private:
-    // Cycles of [from, to) that the kept background spans occupy.
-    Cycles granted_within(Cycles from, Cycles to) const {
-        Cycles sum = 0;
-        auto it = std::upper_bound(m_background.begin(), m_background.end(), from,
-                                   [](Cycles v, const Span& s) { return v < s.start; });
-        if (it != m_background.begin()) --it;
-        for (; it != m_background.end() && it->start < to; ++it) {
-            const Cycles lo = std::max(from, it->start), hi = std::min(to, it->end);
-            if (lo < hi) sum += hi - lo;
-        }
-        return sum;
-    }
-
     static constexpr std::size_t kKeep = 64;  // recent background transfers, for "in service"
     struct Span {
         Cycles start;
