@@ -286,7 +286,19 @@ private:
     uint32_t m_physical;  // links in the topology; aggregated bundles follow
     uint64_t m_max_mtu;   // the largest MTU of any link class
     int64_t m_now = 0;
-    std::priority_queue<BucketKey, std::vector<BucketKey>, std::greater<BucketKey>> m_bucket_heap;
+    // The buckets by (time, made), least on top; it also names the bucket that will most likely
+    // run after the top one, for the event loop's read-ahead.
+    struct BucketHeap
+        : std::priority_queue<BucketKey, std::vector<BucketKey>, std::greater<BucketKey>> {
+        static constexpr uint32_t kNone = ~uint32_t{0};
+        // The lesser of the top's children: the next top unless an earlier bucket is made
+        // meanwhile.
+        uint32_t runner_up() const {
+            if (c.size() < 2) return kNone;
+            return c.size() > 2 && c[1] > c[2] ? c[2].bucket : c[1].bucket;
+        }
+    };
+    BucketHeap m_bucket_heap;
     std::vector<std::vector<Event>> m_buckets;
     std::vector<uint32_t> m_free_buckets;
     std::array<BucketHint, kBucketHints> m_bucket_hints{};
